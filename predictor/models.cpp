@@ -1,0 +1,49 @@
+#include <cstdlib>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "predictor/device_model.hpp"
+#include "predictor/fixed_model.hpp"
+#include "predictor/mems/mems_model.hpp"
+
+namespace disksched {
+
+std::unique_ptr<DeviceModel> load_model(std::string_view spec) {
+  std::string s(spec);
+  if (s == "mems") return make_mems_model();
+  if (s.rfind("fixed", 0) == 0) {
+    // fixed:ms=X[,capacity=BYTES]
+    Millis ms = -1;
+    std::uint64_t capacity = 1ull << 30;
+    auto colon = s.find(':');
+    std::string rest = colon == std::string::npos ? "" : s.substr(colon + 1);
+    std::size_t pos = 0;
+    while (pos < rest.size()) {
+      auto comma = rest.find(',', pos);
+      std::string item = rest.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+      pos = comma == std::string::npos ? rest.size() : comma + 1;
+      auto eq = item.find('=');
+      std::string key = item.substr(0, eq);
+      std::string value = eq == std::string::npos ? "" : item.substr(eq + 1);
+      char* end = nullptr;
+      if (key == "ms") {
+        ms = std::strtod(value.c_str(), &end);
+        if (value.empty() || *end != '\0' || !(ms >= 0))
+          throw ModelError(fmt::format("model '{}': ms='{}' is not a time in ms >= 0", s, value));
+      } else if (key == "capacity") {
+        capacity = std::strtoull(value.c_str(), &end, 10);
+        if (value.empty() || *end != '\0' || capacity == 0)
+          throw ModelError(fmt::format("model '{}': capacity='{}' is not a byte count > 0", s, value));
+      } else {
+        throw ModelError(fmt::format("model '{}': unknown key '{}'; valid: ms, capacity", s, key));
+      }
+    }
+    if (ms < 0) throw ModelError(fmt::format("model '{}': needs ms=X (e.g. fixed:ms=10)", s));
+    return std::make_unique<FixedModel>(ms, capacity);
+  }
+  throw ModelError(fmt::format(
+      "unknown model '{}'; valid: hp97560, hp97560-full, mems, fixed:ms=X, or a .json profile", s));
+}
+
+}  // namespace disksched

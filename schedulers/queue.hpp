@@ -1,0 +1,73 @@
+// The request queue in front of a scheduler: it holds every request that has arrived
+// and not completed, enforces the overlap rule, and offers the scheduler only eligible
+// requests. The simulator and the daemon both use it, so both keep the same ordering
+// rule: a request that overlaps an earlier, unfinished request (queued or at the
+// device) waits until that one completes; reordering never changes what a read returns.
+// Flushes, which have no extent, are not ordered here: the daemon handles their
+// semantics (a flush covers writes acknowledged before it arrived). Two reads never
+// conflict: only an overlap where at least one side modifies data orders them.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "predictor/device_model.hpp"
+#include "schedulers/request.hpp"
+#include "schedulers/scheduler.hpp"
+
+namespace disksched {
+
+class RequestQueue {
+ public:
+  RequestQueue(std::unique_ptr<Scheduler> scheduler, const DeviceModel& model);
+
+  // A new request. Computes its Location from the model; hands it to the scheduler
+  // at once when it overlaps nothing unfinished, else holds it back. Its id must be
+  // unique among unfinished requests.
+  void push(Request r);
+
+  // The scheduler's choice among eligible requests; it is then "at the device"
+  // (unfinished) until complete(id).
+  std::optional<Request> pick(Millis now, const HeadState& head);
+
+  // The request with this id finished at the device; requests waiting on it become
+  // eligible if nothing else blocks them.
+  void complete(std::uint64_t id, Millis now);
+
+  // Withdraw a queued (not dispatched) request. False when not queued.
+  bool cancel(std::uint64_t id);
+
+  // Swap the algorithm; every eligible request moves to the new scheduler.
+  void set_scheduler(std::unique_ptr<Scheduler> s);
+  const Scheduler& scheduler() const { return *scheduler_; }
+
+  std::size_t queued() const;       // waiting (eligible or blocked)
+  std::size_t eligible() const;     // held by the scheduler
+  std::size_t in_flight() const;    // dispatched, not completed
+  bool empty() const { return queued() == 0 && in_flight() == 0; }
+
+ private:
+  struct Unfinished {
+    Request req;
+    bool at_device = false;
+    bool blocked = false;
+  };
+  // True when an earlier unfinished request (seq < seq_limit) conflicts with `r`.
+  bool conflicts_before(const Request& r, std::uint64_t seq_limit) const;
+
+  std::unique_ptr<Scheduler> scheduler_;
+  const DeviceModel& model_;
+  // Unfinished requests (held, blocked or at the device) by arrival sequence.
+  std::map<std::uint64_t, Unfinished> unfinished_;
+  std::unordered_map<std::uint64_t, std::uint64_t> seq_of_;  // id -> seq
+  std::size_t blocked_count_ = 0;
+  std::size_t in_flight_ = 0;
+  std::uint64_t next_seq_ = 0;
+};
+
+}  // namespace disksched

@@ -1,0 +1,171 @@
+#include "schedulers/registry.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace disksched {
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+std::string trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return std::string(s);
+}
+
+std::string describe_param(const ParamSpec& p) {
+  if (!p.choices.empty()) {
+    std::string c;
+    for (const auto& x : p.choices) c += (c.empty() ? "" : "|") + x;
+    return fmt::format("{}={} (default {})", p.name, c, p.default_choice);
+  }
+  return fmt::format("{} in [{}, {}] {} (default {})", p.name, p.min, p.max, p.unit,
+                     p.default_value);
+}
+
+std::string valid_keys(const AlgorithmInfo& a) {
+  if (a.params.empty()) return fmt::format("'{}' takes no parameters", a.name);
+  std::string s;
+  for (const auto& p : a.params) s += (s.empty() ? "" : "; ") + describe_param(p);
+  return "valid: " + s;
+}
+
+// Parses a number with an optional unit suffix. Time parameters (unit "ms") accept
+// "500", "500ms", "0.5s", "500000us"; other units accept a bare number or their own
+// unit name as suffix.
+double parse_value(const AlgorithmInfo& a, const ParamSpec& p, const std::string& text) {
+  const char* begin = text.c_str();
+  char* end = nullptr;
+  double v = std::strtod(begin, &end);
+  if (end == begin || !std::isfinite(v)) {
+    throw SpecError(fmt::format("{}: value '{}' for '{}' is not a number; {}", a.name, text,
+                                p.name, describe_param(p)));
+  }
+  std::string suffix = lower(trim(end));
+  if (!suffix.empty()) {
+    if (p.unit == "ms" && suffix == "ms") {
+    } else if (p.unit == "ms" && suffix == "s") {
+      v *= 1000.0;
+    } else if (p.unit == "ms" && suffix == "us") {
+      v /= 1000.0;
+    } else if (suffix == lower(p.unit)) {
+    } else {
+      throw SpecError(fmt::format("{}: unit '{}' in '{}={}' is not valid; {} is in {}", a.name,
+                                  suffix, p.name, text, p.name,
+                                  p.unit.empty() ? "plain numbers" : p.unit));
+    }
+  }
+  if (v < p.min || v > p.max) {
+    throw SpecError(fmt::format("{}: {}={} is out of range; {}", a.name, p.name, text,
+                                describe_param(p)));
+  }
+  return v;
+}
+
+}  // namespace
+
+void Registry::add(AlgorithmInfo info) { algorithms_.push_back(std::move(info)); }
+
+const AlgorithmInfo* Registry::find(std::string_view name) const {
+  std::string n = lower(trim(name));
+  for (const auto& a : algorithms_) {
+    if (lower(a.name) == n) return &a;
+    for (const auto& alias : a.aliases)
+      if (lower(alias) == n) return &a;
+  }
+  return nullptr;
+}
+
+std::pair<const AlgorithmInfo*, Params> Registry::parse(std::string_view spec) const {
+  std::string s = trim(spec);
+  auto colon = s.find(':');
+  std::string name = trim(s.substr(0, colon));
+  const AlgorithmInfo* a = find(name);
+  if (a == nullptr) {
+    std::string names;
+    for (const auto& x : algorithms_) names += (names.empty() ? "" : ", ") + x.name;
+    throw SpecError(fmt::format("unknown scheduler '{}'; valid: {}", name, names));
+  }
+  Params params;
+  for (const auto& p : a->params) {
+    if (p.choices.empty())
+      params.numbers_[p.name] = p.default_value;
+    else
+      params.choices_[p.name] = p.default_choice;
+  }
+  if (colon == std::string::npos) return {a, params};
+  std::set<std::string> seen;
+  std::string rest = s.substr(colon + 1);
+  std::size_t pos = 0;
+  while (pos <= rest.size()) {
+    std::size_t comma = rest.find(',', pos);
+    std::string item = trim(rest.substr(pos, comma == std::string::npos ? std::string::npos
+                                                                          : comma - pos));
+    pos = comma == std::string::npos ? rest.size() + 1 : comma + 1;
+    if (item.empty()) continue;
+    auto eq = item.find('=');
+    if (eq == std::string::npos)
+      throw SpecError(fmt::format("{}: parameter '{}' has no value (write key=value); {}",
+                                  a->name, item, valid_keys(*a)));
+    std::string key = lower(trim(item.substr(0, eq)));
+    std::string value = trim(item.substr(eq + 1));
+    auto it = std::find_if(a->params.begin(), a->params.end(),
+                           [&](const ParamSpec& p) { return lower(p.name) == key; });
+    if (it == a->params.end())
+      throw SpecError(fmt::format("{}: unknown parameter '{}'; {}", a->name, key, valid_keys(*a)));
+    if (!seen.insert(it->name).second)
+      throw SpecError(fmt::format("{}: parameter '{}' given twice", a->name, it->name));
+    if (!it->choices.empty()) {
+      std::string v = lower(value);
+      auto c = std::find(it->choices.begin(), it->choices.end(), v);
+      if (c == it->choices.end())
+        throw SpecError(fmt::format("{}: '{}' is not a valid value for '{}'; {}", a->name, value,
+                                    it->name, describe_param(*it)));
+      params.choices_[it->name] = *c;
+    } else {
+      params.numbers_[it->name] = parse_value(*a, *it, value);
+    }
+  }
+  return {a, params};
+}
+
+std::unique_ptr<Scheduler> Registry::make(std::string_view spec, const DeviceModel& model) const {
+  auto [a, params] = parse(spec);
+  if (a->needs_rotation && !model.rotational() && model.kind() != "mems")
+    throw SpecError(fmt::format(
+        "scheduler '{}' needs a device geometry with rotational positions; model '{}' has none",
+        a->name, model.name()));
+  if (a->needs_mems && model.kind() != "mems")
+    throw SpecError(fmt::format("scheduler '{}' needs the MEMS model; model '{}' is a {}",
+                                a->name, model.name(), model.kind()));
+  return a->factory(params, model);
+}
+
+const Registry& Registry::builtin() {
+  static const Registry r = [] {
+    Registry reg;
+    register_seek_algorithms(reg);
+    register_rotational_algorithms(reg);
+    register_class_algorithms(reg);
+    register_mems_algorithms(reg);
+    return reg;
+  }();
+  return r;
+}
+
+std::unique_ptr<Scheduler> make_scheduler(std::string_view spec, const DeviceModel& model) {
+  return Registry::builtin().make(spec, model);
+}
+
+}  // namespace disksched

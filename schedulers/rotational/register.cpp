@@ -1,0 +1,7 @@
+#include "schedulers/registry.hpp"
+
+namespace disksched {
+
+void register_rotational_algorithms(Registry& /*r*/) {}
+
+}  // namespace disksched

@@ -1,0 +1,50 @@
+// The interface every scheduling algorithm implements.
+//
+// A scheduler never reads a clock and never sees a concrete device: the time and the
+// predicted head state are passed to pick(), and costs come from the DeviceModel it was
+// built with. The same object runs in the simulator, the emulator and the daemon.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "predictor/device_model.hpp"
+#include "schedulers/request.hpp"
+
+namespace disksched {
+
+class Scheduler {
+ public:
+  virtual ~Scheduler() = default;
+
+  // The canonical spec of this instance with every parameter, e.g. "asatf:w=30".
+  virtual std::string spec() const = 0;
+
+  // Offer an eligible request. Its id is unique among the requests held.
+  virtual void add(const Request& r) = 0;
+
+  // Withdraw a request that was added and not yet picked (e.g. a cancelled one).
+  // Returns false when the id is not held.
+  virtual bool remove(std::uint64_t id) = 0;
+
+  // Choose the next request to send to the device and remove it from the scheduler.
+  // `now` is the current time; `head` the predicted head state when the device will
+  // be free (head.time_ms >= now when the device is still busy). Ties go to the
+  // earliest arrival, then the lowest id. Returns nullopt when empty.
+  virtual std::optional<Request> pick(Millis now, const HeadState& head) = 0;
+
+  // Number of requests held.
+  virtual std::size_t size() const = 0;
+
+  // Every request held, in no particular order (used to hand the queue to another
+  // scheduler when the daemon switches algorithms).
+  virtual std::vector<Request> drain() = 0;
+
+  // Told when a dispatched request completes (batch algorithms track their batch).
+  virtual void completed(const Request& /*r*/, Millis /*now*/) {}
+};
+
+}  // namespace disksched

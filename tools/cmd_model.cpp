@@ -1,0 +1,7 @@
+#include "tools/commands.hpp"
+
+namespace disksched::cli {
+
+void add_model_commands(CLI::App& /*app*/) {}
+
+}  // namespace disksched::cli
