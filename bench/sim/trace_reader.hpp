@@ -1,0 +1,65 @@
+// Block I/O trace readers (formats in shared/reference/trace-formats.md).
+//
+// Every reader turns a file into the same records: arrival time in ms from the
+// trace's first request, op, byte offset and length, the device/volume number, and
+// (DiskSim validate only) the think time that follows the request. A malformed line
+// is a TraceError naming the file, the line number and the field.
+//
+// Our own CSV ("csv"), one request per line, '#' starts a comment, an optional
+// header line `time_ms,op,offset,length[,device]` is skipped:
+//   time_ms  arrival time in ms, float, non-decreasing
+//   op       R|W|T|F (read, write, trim, flush) or read|write|trim|flush
+//   offset   bytes, integer
+//   length   bytes, integer > 0 (0 allowed for flush)
+//   device   optional integer, default 0
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "predictor/device_model.hpp"
+
+namespace disksched {
+
+class TraceError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct TraceRecord {
+  Millis time_ms = 0.0;     // arrival, from the trace's first record
+  Op op = Op::Read;
+  std::uint64_t offset = 0; // bytes
+  std::uint32_t length = 0; // bytes
+  std::uint32_t device = 0; // device / volume / ASU number as the trace names it
+  Millis think_ms = 0.0;    // validate: think time after this request completes
+};
+
+struct TraceData {
+  std::string format;               // ascii, validate, msr, spc, blkparse, srt, csv
+  std::string path;
+  std::vector<TraceRecord> records; // in arrival order
+  std::uint64_t skipped = 0;        // records of kinds we do not replay (see reader)
+  // Mean arrival rate over the trace, requests per second (0 for validate).
+  double rate_per_s() const;
+  double mean_bytes() const;
+};
+
+// The formats read_trace knows, for messages and `--help`.
+const std::vector<std::string>& trace_formats();
+
+// Reads `path` in `format`. `sector_bytes` overrides the format's sector size (0:
+// the format's own, e.g. 512 for DiskSim and blkparse, the header's for SRT).
+// Throws TraceError.
+TraceData read_trace(std::string_view format, const std::string& path,
+                     std::uint32_t sector_bytes = 0);
+
+// The same from a stream; `name` stands for the file in error messages.
+TraceData read_trace(std::string_view format, std::istream& in, const std::string& name,
+                     std::uint32_t sector_bytes = 0);
+
+}  // namespace disksched

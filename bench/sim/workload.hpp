@@ -1,0 +1,162 @@
+// Workloads: what requests arrive, where, and when.
+//
+// One spec string names a workload, the same for the simulator (`disksched sim`,
+// `sweep`, `repro`) and the live load generator (`disksched replay`), so a result in
+// virtual time and a run against a real device can be compared request for request:
+// the same spec, device extent and seed give the same stream, byte for byte, on any
+// machine (the random numbers come from our own generator and our own distribution
+// code, never from <random>'s implementation-defined distributions).
+//
+// Specs (sizes accept k/m/g suffixes in KiB/MiB/GiB, times ms/s/us):
+//   uniform[:size=8k,reads=1.0,align=512]
+//       JW sec. 6: start uniform over the device, fixed size, Poisson arrivals.
+//   seq[:p=0.829,size=8k,reads=1.0,align=512]
+//       Hong sec. 7: with probability p a request starts where the previous one
+//       ended ("logical sequentiality"), else it starts uniformly at random.
+//       Hong's server trace: p=0.005; user trace: p=0.829.
+//   burst[:size=4k,reads=0.9,len=32,span=2m,p=0.7,gap=...]
+//       bursts of `len` requests at once, each burst inside a random window of
+//       `span` bytes, sequential within the burst with probability p (the documented
+//       stand-in for Deodhar & Naik's boot workload; see bench/sim/RESULTS.md).
+//   closed:n=16[,think=5ms,thinkdist=fixed|exp,p=0,size=8k,reads=1.0,align=512]
+//       N clients, each with one request outstanding; after a completion the client
+//       thinks, then issues its next request (addresses as `seq` with probability p,
+//       so p=0 is uniform).
+//   trace:FORMAT:PATH[,scale=F,dev=N,fold=1,sector=B]
+//       replay a trace file. FORMAT: ascii (DiskSim), validate (DiskSim, closed loop
+//       depth 1 with the recorded think time), msr (MSR Cambridge CSV), spc (UMass /
+//       SPC CSV), blkparse (blkparse text), srt (HP SRT 1.3 binary), csv (ours; see
+//       trace_reader.hpp). scale=F divides the trace's inter-arrival times by F
+//       (Hong's trace scaling factor); dev=N keeps one device/volume/ASU; fold=1
+//       (default) folds offsets onto the device's capacity, fold=0 makes an offset
+//       beyond the device an error; sector=B overrides the trace's sector size. The
+//       options are taken from the end of the spec, so a path may hold ',' and ':'
+//       as long as its last ','-separated part is not `key=value` with a known key.
+//
+// Open workloads (uniform, seq, burst, trace formats other than validate) produce a
+// time-ordered stream of arrivals. For synthetic open workloads the rate is a
+// parameter of the stream; for a trace, a rate R > 0 rescales the trace so its mean
+// arrival rate is R (Hong's scaling factor = R / the trace's own rate) and 0 keeps
+// the trace's own timing (times `scale`).
+//
+// Closed workloads (closed, trace:validate) have a population of clients; each
+// client's next request comes with the think time that precedes it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "predictor/device_model.hpp"
+
+namespace disksched {
+
+class WorkloadError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// The part of a device a workload needs: where requests may go.
+struct DeviceExtent {
+  std::uint64_t capacity_bytes = 0;
+  std::uint32_t sector_bytes = 512;
+  static DeviceExtent of(const DeviceModel& m) { return {m.capacity_bytes(), m.sector_bytes()}; }
+};
+
+// One request of an open workload.
+struct Arrival {
+  Millis time_ms = 0.0;       // arrival time from the start of the run
+  Op op = Op::Read;
+  std::uint64_t offset = 0;   // bytes, sector aligned, offset + length <= capacity
+  std::uint32_t length = 0;   // bytes, > 0
+};
+
+// One request of a closed workload's client: it is issued `think_ms` after the
+// client's previous request completed (after the start of the run for the first).
+struct ClosedStep {
+  Millis think_ms = 0.0;
+  Op op = Op::Read;
+  std::uint64_t offset = 0;
+  std::uint32_t length = 0;
+};
+
+// A time-ordered stream of arrivals. Synthetic streams never end; a trace ends.
+class ArrivalStream {
+ public:
+  virtual ~ArrivalStream() = default;
+  // The next arrival, with time_ms >= the previous one's; nullopt when exhausted.
+  virtual std::optional<Arrival> next() = 0;
+};
+
+// The clients of a closed workload.
+class ClosedStream {
+ public:
+  virtual ~ClosedStream() = default;
+  virtual std::size_t population() const = 0;
+  // Client `client`'s next request (0 <= client < population()); nullopt when the
+  // client has nothing more to issue (a trace ended).
+  virtual std::optional<ClosedStep> next(std::size_t client) = 0;
+};
+
+struct TraceData;  // trace_reader.hpp
+
+class Workload {
+ public:
+  // Parses and validates `spec`; a trace file is read here (once: copies share it).
+  // Throws WorkloadError naming the bad key or value and what was expected, or
+  // TraceError (trace_reader.hpp) naming the file, line and field.
+  static Workload parse(std::string_view spec);
+
+  // The canonical spec with every parameter, e.g. "uniform:size=8192,reads=1,align=512".
+  std::string spec() const;
+  // "uniform", "seq", "burst", "closed" or "trace".
+  const std::string& kind() const { return kind_; }
+  bool is_closed() const;
+  // Mean request size in bytes (for a trace: the trace's mean).
+  double mean_request_bytes() const;
+  // A trace's own mean arrival rate in requests per second (after `scale`), or 0.
+  double trace_rate_per_s() const;
+
+  // Open workloads. `rate_per_s` must be > 0 for synthetic workloads; for a trace it
+  // rescales the timing (see above). Throws WorkloadError for a closed workload or a
+  // request that does not fit the device.
+  std::unique_ptr<ArrivalStream> open_stream(const DeviceExtent& dev, double rate_per_s,
+                                             std::uint64_t seed) const;
+  // Closed workloads. Throws WorkloadError for an open workload.
+  std::unique_ptr<ClosedStream> closed_stream(const DeviceExtent& dev, std::uint64_t seed) const;
+
+  // Parameters, by name (as in the spec); numbers for synthetic workloads.
+  double number(const std::string& key) const;
+  const std::string& trace_format() const { return trace_format_; }
+  const std::string& trace_path() const { return trace_path_; }
+  std::shared_ptr<const TraceData> trace() const { return trace_; }
+
+ private:
+  std::string kind_;
+  std::vector<std::pair<std::string, double>> params_;  // in canonical order
+  std::string trace_format_, trace_path_;
+  std::shared_ptr<const TraceData> trace_;
+};
+
+// A small, portable, seedable generator (xoshiro256**, seeded through splitmix64):
+// the same numbers on every platform and standard library.
+class Rng {
+ public:
+  explicit Rng(std::uint64_t seed);
+  std::uint64_t next_u64();
+  double uniform();                          // [0, 1)
+  double exponential(double mean);           // mean > 0
+  std::uint64_t below(std::uint64_t n);      // [0, n), n > 0, unbiased
+  // A seed for stream `index` derived from `seed` (replications, clients).
+  static std::uint64_t derive(std::uint64_t seed, std::uint64_t index);
+
+ private:
+  std::uint64_t s_[4];
+};
+
+}  // namespace disksched
