@@ -52,6 +52,7 @@
 #include <string_view>
 #include <vector>
 
+#include "emulator/sim/arrivals.hpp"
 #include "predictor/device_model.hpp"
 
 namespace disksched {
@@ -68,40 +69,8 @@ struct DeviceExtent {
   static DeviceExtent of(const DeviceModel& m) { return {m.capacity_bytes(), m.sector_bytes()}; }
 };
 
-// One request of an open workload.
-struct Arrival {
-  Millis time_ms = 0.0;       // arrival time from the start of the run
-  Op op = Op::Read;
-  std::uint64_t offset = 0;   // bytes, sector aligned, offset + length <= capacity
-  std::uint32_t length = 0;   // bytes, > 0
-};
-
-// One request of a closed workload's client: it is issued `think_ms` after the
-// client's previous request completed (after the start of the run for the first).
-struct ClosedStep {
-  Millis think_ms = 0.0;
-  Op op = Op::Read;
-  std::uint64_t offset = 0;
-  std::uint32_t length = 0;
-};
-
-// A time-ordered stream of arrivals. Synthetic streams never end; a trace ends.
-class ArrivalStream {
- public:
-  virtual ~ArrivalStream() = default;
-  // The next arrival, with time_ms >= the previous one's; nullopt when exhausted.
-  virtual std::optional<Arrival> next() = 0;
-};
-
-// The clients of a closed workload.
-class ClosedStream {
- public:
-  virtual ~ClosedStream() = default;
-  virtual std::size_t population() const = 0;
-  // Client `client`'s next request (0 <= client < population()); nullopt when the
-  // client has nothing more to issue (a trace ended).
-  virtual std::optional<ClosedStep> next(std::size_t client) = 0;
-};
+// Arrival, ClosedStep, ArrivalStream and ClosedStream: emulator/sim/arrivals.hpp (the
+// simulator's input interfaces, which the workloads implement).
 
 struct TraceData;  // trace_reader.hpp
 
