@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include "predictor/device_model.hpp"
+#include "predictor/disk_model.hpp"
+#include "predictor/profile.hpp"
 #include "predictor/fixed_model.hpp"
 #include "predictor/mems/mems_model.hpp"
 
@@ -11,7 +13,10 @@ namespace disksched {
 
 std::unique_ptr<DeviceModel> load_model(std::string_view spec) {
   std::string s(spec);
+  if (s == "hp97560") return std::make_unique<DiskModel>(hp97560_profile());
+  if (s == "hp97560-full") return std::make_unique<DiskModel>(hp97560_full_profile());
   if (s == "mems") return make_mems_model();
+  if (s.size() > 5 && s.substr(s.size() - 5) == ".json") return std::make_unique<DiskModel>(load_profile(s));
   if (s.rfind("fixed", 0) == 0) {
     // fixed:ms=X[,capacity=BYTES]
     Millis ms = -1;

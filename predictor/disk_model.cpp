@@ -1,0 +1,230 @@
+#include "predictor/disk_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace disksched {
+namespace {
+
+inline double frac(double x) { return x - std::floor(x); }
+
+// A wait within this much of a full rotation is rounding noise on "no wait at all".
+constexpr double kAngleEpsilon = 1e-9;
+
+}  // namespace
+
+DiskModel::DiskModel(DiskProfile profile) : profile_(std::move(profile)) {
+  if (profile_.zones.empty()) throw ModelError(profile_.name + ": a disk needs at least one zone");
+  rotation_ms_ = profile_.rotation_ms;
+  if (!(rotation_ms_ > 0)) throw ModelError(profile_.name + ": rotation period must be > 0");
+  inv_rotation_ = 1.0 / rotation_ms_;
+  phase_ = frac(profile_.rotation_phase);
+
+  const auto heads = static_cast<std::uint64_t>(profile_.heads);
+  std::uint64_t pba = 0;
+  double angle = 0.0;
+  for (std::size_t i = 0; i < profile_.zones.size(); ++i) {
+    const ZoneSpec& zs = profile_.zones[i];
+    Zone z{zs.first_cylinder, zs.last_cylinder, zs.sectors_per_track, pba, 0.0,
+           zs.track_skew_sectors.value_or(profile_.track_skew_sectors),
+           zs.cylinder_skew_sectors.value_or(profile_.cylinder_skew_sectors)};
+    if (i > 0) angle = frac(angle + z.cylinder_skew / z.spt);  // crossing into this zone
+    z.base_angle = angle;
+    const auto ncyl = static_cast<std::uint64_t>(z.last_cylinder - z.first_cylinder + 1);
+    // Angle of the last track of this zone, from which the next zone's first track is skewed.
+    const double per_cyl = ((heads - 1) * z.track_skew + z.cylinder_skew) / z.spt;
+    angle = frac(z.base_angle + static_cast<double>(ncyl - 1) * per_cyl +
+                 static_cast<double>(heads - 1) * z.track_skew / z.spt);
+    pba += ncyl * heads * z.spt;
+    zones_.push_back(z);
+  }
+  cylinders_ = zones_.back().last_cylinder + 1;
+  pbas_ = pba;
+  for (const auto& d : profile_.defects) defects_.push_back(chs_to_pba({d.cylinder, d.head, d.sector}));
+  std::sort(defects_.begin(), defects_.end());
+  defects_.erase(std::unique(defects_.begin(), defects_.end()), defects_.end());
+  lbas_ = pbas_ - defects_.size();
+  for (const auto& t : profile_.track_phase) track_phase_[t.cylinder * profile_.heads + t.head] = frac(t.phase);
+  seek_ = SeekCurve(profile_.seek, cylinders_);
+}
+
+const DiskModel::Zone& DiskModel::zone_of_pba(std::uint64_t pba) const {
+  auto it = std::upper_bound(zones_.begin(), zones_.end(), pba,
+                             [](std::uint64_t p, const Zone& z) { return p < z.first_pba; });
+  return *(it - 1);
+}
+
+const DiskModel::Zone& DiskModel::zone_of_cylinder(std::int64_t c) const {
+  auto it = std::upper_bound(zones_.begin(), zones_.end(), c,
+                             [](std::int64_t cyl, const Zone& z) { return cyl < z.first_cylinder; });
+  return *(it - 1);
+}
+
+std::uint64_t DiskModel::lba_to_pba(std::uint64_t lba) const {
+  // Sector slipping: every defect at or before the candidate pushes it one further.
+  std::uint64_t pba = lba;
+  for (std::uint64_t d : defects_) {
+    if (d <= pba)
+      ++pba;
+    else
+      break;
+  }
+  return pba;
+}
+
+Chs DiskModel::pba_to_chs(std::uint64_t pba) const {
+  const Zone& z = zone_of_pba(pba);
+  const std::uint64_t rel = pba - z.first_pba;
+  const std::uint64_t track = rel / z.spt;
+  const auto heads = static_cast<std::uint64_t>(profile_.heads);
+  return Chs{z.first_cylinder + static_cast<std::int64_t>(track / heads),
+             static_cast<std::int32_t>(track % heads), static_cast<std::uint32_t>(rel % z.spt)};
+}
+
+std::uint64_t DiskModel::chs_to_pba(const Chs& chs) const {
+  if (chs.cylinder < 0 || chs.cylinder >= cylinders_ || chs.head < 0 || chs.head >= profile_.heads)
+    throw ModelError(fmt::format("{}: no cylinder {} head {}", name(), chs.cylinder, chs.head));
+  const Zone& z = zone_of_cylinder(chs.cylinder);
+  if (chs.sector >= z.spt)
+    throw ModelError(fmt::format("{}: cylinder {} has {} sectors per track, not sector {}", name(),
+                                 chs.cylinder, z.spt, chs.sector));
+  const auto heads = static_cast<std::uint64_t>(profile_.heads);
+  return z.first_pba +
+         (static_cast<std::uint64_t>(chs.cylinder - z.first_cylinder) * heads +
+          static_cast<std::uint64_t>(chs.head)) * z.spt + chs.sector;
+}
+
+Chs DiskModel::lba_to_chs(std::uint64_t lba) const {
+  if (lba >= lbas_) throw ModelError(fmt::format("{}: LBA {} is beyond the last ({})", name(), lba, lbas_ - 1));
+  return pba_to_chs(lba_to_pba(lba));
+}
+
+std::uint64_t DiskModel::chs_to_lba(const Chs& chs) const {
+  const std::uint64_t pba = chs_to_pba(chs);
+  auto it = std::lower_bound(defects_.begin(), defects_.end(), pba);
+  if (it != defects_.end() && *it == pba)
+    throw ModelError(fmt::format("{}: sector {}:{}:{} is a slipped defect and has no LBA", name(),
+                                 chs.cylinder, chs.head, chs.sector));
+  return pba - static_cast<std::uint64_t>(it - defects_.begin());
+}
+
+std::uint32_t DiskModel::sectors_per_track(std::int64_t cylinder) const {
+  return zone_of_cylinder(cylinder).spt;
+}
+
+double DiskModel::track_angle(std::int64_t c, std::int32_t h) const {
+  if (!track_phase_.empty()) {
+    auto it = track_phase_.find(c * profile_.heads + h);
+    if (it != track_phase_.end()) return it->second;
+  }
+  const Zone& z = zone_of_cylinder(c);
+  const double per_cyl = ((profile_.heads - 1) * z.track_skew + z.cylinder_skew) / z.spt;
+  return frac(z.base_angle + static_cast<double>(c - z.first_cylinder) * per_cyl +
+              static_cast<double>(h) * z.track_skew / z.spt);
+}
+
+double DiskModel::sector_angle(const Chs& chs) const {
+  return frac(track_angle(chs.cylinder, chs.head) +
+              static_cast<double>(chs.sector) / zone_of_cylinder(chs.cylinder).spt);
+}
+
+Millis DiskModel::sector_time_ms() const { return rotation_ms_ / zones_.front().spt; }
+
+double DiskModel::angle_at(Millis t) const { return frac(t * inv_rotation_ + phase_); }
+
+void DiskModel::anchor_rotation(Millis t, double angle, Millis period_ms) {
+  if (period_ms > 0) {
+    rotation_ms_ = period_ms;
+    inv_rotation_ = 1.0 / period_ms;
+  }
+  phase_ = frac(angle - t * inv_rotation_);
+}
+
+double DiskModel::end_angle(std::uint64_t lba, std::uint32_t sectors) const {
+  const Chs last = pba_to_chs(lba_to_pba(lba + std::max<std::uint32_t>(sectors, 1) - 1));
+  return frac(sector_angle(last) + 1.0 / zone_of_cylinder(last.cylinder).spt);
+}
+
+Millis DiskModel::wait_for(Millis t, double angle) const {
+  double d = frac(angle - angle_at(t));
+  if (d > 1.0 - kAngleEpsilon) d = 0.0;
+  return d * rotation_ms_;
+}
+
+Millis DiskModel::move_ms(std::int64_t c0, std::int32_t h0, std::int64_t c1, std::int32_t h1) const {
+  if (c0 != c1) {
+    const Millis s = seek_(c1 - c0);
+    return h0 != h1 ? std::max(s, profile_.head_switch_ms) : s;
+  }
+  return h0 != h1 ? profile_.head_switch_ms : 0.0;
+}
+
+Location DiskModel::locate(std::uint64_t lba, std::uint32_t sectors, Op op) const {
+  if (lba >= lbas_ || sectors > lbas_ - lba)
+    throw ModelError(fmt::format("{}: sectors [{}, {}) lie beyond the device ({} sectors)", name(),
+                                 lba, lba + sectors, lbas_));
+  const Chs chs = pba_to_chs(lba_to_pba(lba));
+  Location l;
+  l.lba = lba;
+  l.sectors = sectors;
+  l.cylinder = chs.cylinder;
+  l.head = chs.head;
+  l.angle = sector_angle(chs);
+  l.overhead_ms = profile_.overhead_ms.of(op);
+  return l;
+}
+
+Millis DiskModel::positioning_ms(const HeadState& from, const Location& to) const {
+  const Millis move = move_ms(from.cylinder, from.head, to.cylinder, to.head);
+  const Millis t = from.time_ms + to.overhead_ms + move;
+  return to.overhead_ms + move + wait_for(t, to.angle);
+}
+
+Cost DiskModel::service(const HeadState& from, Op op, std::uint64_t offset,
+                        std::uint32_t length) const {
+  Cost c;
+  c.end = from;
+  c.overhead_ms = profile_.overhead_ms.of(op);
+  c.completion_ms = profile_.completion_ms.of(op);
+  const bool media = op == Op::Read || op == Op::Write || op == Op::Zero || op == Op::Cache;
+  const std::uint32_t sb = profile_.sector_bytes;
+  if (!media || length == 0) {
+    // Flush and trim: the disk has nothing to position for (write-through cache).
+    c.end.time_ms = from.time_ms + c.overhead_ms + c.completion_ms;
+    return c;
+  }
+  const std::uint64_t lba = offset / sb;
+  const std::uint64_t end_lba = (offset + length + sb - 1) / sb;
+  const Location loc = locate(lba, static_cast<std::uint32_t>(end_lba - lba), op);
+  c.seek_ms = move_ms(from.cylinder, from.head, loc.cylinder, loc.head);
+  Millis t = from.time_ms + c.overhead_ms + c.seek_ms;
+  c.rotation_ms = wait_for(t, loc.angle);
+  t += c.rotation_ms;
+  const Millis transfer_start = t;
+
+  // Walk the physical sectors from the first to the last LBA's, track by track; slipped
+  // defects in between pass under the head and cost their sector time.
+  std::uint64_t pba = lba_to_pba(lba);
+  const std::uint64_t last_pba = lba_to_pba(end_lba - 1);
+  Chs pos = pba_to_chs(pba);
+  for (;;) {
+    const Zone& z = zone_of_cylinder(pos.cylinder);
+    const std::uint64_t on_track = std::min<std::uint64_t>(z.spt - pos.sector, last_pba - pba + 1);
+    t += static_cast<double>(on_track) * rotation_ms_ / z.spt;
+    pba += on_track;
+    if (pba > last_pba) break;
+    const Chs next = pba_to_chs(pba);
+    t += move_ms(pos.cylinder, pos.head, next.cylinder, next.head);
+    t += wait_for(t, sector_angle(next));
+    pos = next;
+  }
+  c.transfer_ms = t - transfer_start;
+  c.end.cylinder = pos.cylinder;
+  c.end.head = pos.head;
+  c.end.time_ms = t + c.completion_ms;
+  return c;
+}
+
+}  // namespace disksched

@@ -1,0 +1,361 @@
+#include "predictor/profile.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+namespace disksched {
+namespace {
+
+using nlohmann::json;
+
+// Reads fields of one JSON object and reports errors as
+// "profile 'ORIGIN': field 'PATH': value V: expected WHAT".
+class Reader {
+ public:
+  Reader(const json& obj, std::string origin, std::string path)
+      : obj_(obj), origin_(std::move(origin)), path_(std::move(path)) {
+    if (!obj_.is_object()) fail("", obj_, "an object");
+  }
+
+  [[noreturn]] void fail(const std::string& key, const json& v, const std::string& what) const {
+    std::string field = path_.empty() ? key : (key.empty() ? path_ : path_ + "." + key);
+    throw ModelError(fmt::format("profile '{}': field '{}': value {}: expected {}", origin_, field,
+                                 v.dump(), what));
+  }
+  [[noreturn]] void missing(const std::string& key, const std::string& what) const {
+    std::string field = path_.empty() ? key : path_ + "." + key;
+    throw ModelError(fmt::format("profile '{}': field '{}' is missing: expected {}", origin_,
+                                 field, what));
+  }
+
+  bool has(const std::string& key) const { return obj_.contains(key); }
+  const json& at(const std::string& key) const { return obj_.at(key); }
+  std::string child(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
+  const std::string& origin() const { return origin_; }
+
+  double number(const std::string& key, double lo, double hi, std::optional<double> def = {}) const {
+    std::string what = fmt::format("a number in [{}, {}]", lo, hi);
+    if (!has(key)) {
+      if (def) return *def;
+      missing(key, what);
+    }
+    const json& v = at(key);
+    if (!v.is_number()) fail(key, v, what);
+    double d = v.get<double>();
+    if (!std::isfinite(d) || d < lo || d > hi) fail(key, v, what);
+    return d;
+  }
+  std::int64_t integer(const std::string& key, std::int64_t lo, std::int64_t hi,
+                       std::optional<std::int64_t> def = {}) const {
+    std::string what = fmt::format("an integer in [{}, {}]", lo, hi);
+    if (!has(key)) {
+      if (def) return *def;
+      missing(key, what);
+    }
+    const json& v = at(key);
+    if (!v.is_number_integer()) fail(key, v, what);
+    std::int64_t i = v.get<std::int64_t>();
+    if (i < lo || i > hi) fail(key, v, what);
+    return i;
+  }
+  std::string string(const std::string& key, std::optional<std::string> def = {}) const {
+    if (!has(key)) {
+      if (def) return *def;
+      missing(key, "a string");
+    }
+    const json& v = at(key);
+    if (!v.is_string()) fail(key, v, "a string");
+    return v.get<std::string>();
+  }
+  void only(const std::set<std::string>& keys) const {
+    for (auto it = obj_.begin(); it != obj_.end(); ++it) {
+      if (keys.count(it.key()) == 0) {
+        std::string valid;
+        for (const auto& k : keys) valid += (valid.empty() ? "" : ", ") + k;
+        std::string field = path_.empty() ? it.key() : path_ + "." + it.key();
+        throw ModelError(fmt::format("profile '{}': unknown field '{}'; valid: {}", origin_,
+                                     field, valid));
+      }
+    }
+  }
+
+ private:
+  const json& obj_;
+  std::string origin_;
+  std::string path_;
+};
+
+constexpr double kMaxMs = 1e6;
+
+PerOp read_per_op(const Reader& r, const std::string& key) {
+  PerOp p;
+  if (!r.has(key)) return p;
+  Reader o(r.at(key), r.origin(), r.child(key));
+  o.only({"read", "write", "other"});
+  p.read = o.number("read", 0, kMaxMs, 0.0);
+  p.write = o.number("write", 0, kMaxMs, 0.0);
+  p.other = o.number("other", 0, kMaxMs, 0.0);
+  return p;
+}
+
+json per_op_json(const PerOp& p) { return {{"read", p.read}, {"write", p.write}, {"other", p.other}}; }
+
+SeekCurveSpec read_seek(const Reader& r, std::int64_t cylinders) {
+  SeekCurveSpec s;
+  if (!r.has("seek")) r.missing("seek", "an object with \"form\"");
+  Reader o(r.at("seek"), r.origin(), "seek");
+  std::string form = o.string("form");
+  auto piece = [&](const std::string& key, double& a, double& b) {
+    if (!o.has(key)) o.missing(key, "an object {\"a\": ms, \"b\": ms}");
+    Reader p(o.at(key), r.origin(), o.child(key));
+    p.only({"a", "b"});
+    a = p.number("a", 0, kMaxMs);
+    b = p.number("b", 0, kMaxMs);
+  };
+  if (form == "two-piece" || form == "three-piece") {
+    s.form = form == "two-piece" ? SeekCurveSpec::Form::TwoPiece : SeekCurveSpec::Form::ThreePiece;
+    if (form == "two-piece")
+      o.only({"form", "short", "boundary", "long"});
+    else
+      o.only({"form", "short", "boundary", "long", "single_cylinder_ms"});
+    piece("short", s.short_a, s.short_b);
+    piece("long", s.long_a, s.long_b);
+    s.boundary = o.integer("boundary", 0, std::max<std::int64_t>(cylinders, 1));
+    if (form == "three-piece") s.single_cylinder_ms = o.number("single_cylinder_ms", 0, kMaxMs);
+  } else if (form == "table") {
+    o.only({"form", "points"});
+    s.form = SeekCurveSpec::Form::Table;
+    if (!o.has("points")) o.missing("points", "a list of [distance, ms] pairs");
+    const json& pts = o.at("points");
+    if (!pts.is_array() || pts.empty()) o.fail("points", pts, "a non-empty list of [distance, ms] pairs");
+    std::int64_t last = 0;
+    for (std::size_t i = 0; i < pts.size(); ++i) {
+      const json& p = pts[i];
+      std::string key = fmt::format("points[{}]", i);
+      if (!p.is_array() || p.size() != 2 || !p[0].is_number_integer() || !p[1].is_number())
+        o.fail(key, p, "a pair [distance (integer > 0), ms (number >= 0)]");
+      std::int64_t d = p[0].get<std::int64_t>();
+      double ms = p[1].get<double>();
+      if (d <= last) o.fail(key, p, fmt::format("a distance greater than {} (points sorted, > 0)", last));
+      if (!(ms >= 0 && ms <= kMaxMs)) o.fail(key, p, "a time in ms >= 0");
+      s.points.emplace_back(d, ms);
+      last = d;
+    }
+  } else {
+    o.fail("form", o.at("form"), "one of \"two-piece\", \"three-piece\", \"table\"");
+  }
+  return s;
+}
+
+json seek_json(const SeekCurveSpec& s) {
+  json j;
+  j["form"] = seek_form_name(s.form);
+  if (s.form == SeekCurveSpec::Form::Table) {
+    json pts = json::array();
+    for (const auto& [d, ms] : s.points) pts.push_back({d, ms});
+    j["points"] = pts;
+  } else {
+    j["short"] = {{"a", s.short_a}, {"b", s.short_b}};
+    j["boundary"] = s.boundary;
+    j["long"] = {{"a", s.long_a}, {"b", s.long_b}};
+    if (s.form == SeekCurveSpec::Form::ThreePiece) j["single_cylinder_ms"] = s.single_cylinder_ms;
+  }
+  return j;
+}
+
+}  // namespace
+
+DiskProfile profile_from_json(const json& j, const std::string& origin) {
+  Reader r(j, origin, "");
+  r.only({"schema", "version", "kind", "name", "sector_bytes", "heads", "rpm", "rotation_ms",
+          "zones", "track_skew_sectors", "cylinder_skew_sectors", "head_switch_ms",
+          "overhead_ms", "completion_ms", "seek", "rotation_phase", "track_phase", "defects",
+          "source"});
+  if (r.has("schema") && r.string("schema") != "disksched-geometry")
+    r.fail("schema", r.at("schema"), "\"disksched-geometry\"");
+  std::int64_t version = r.integer("version", 1, 1000);
+  if (version != kProfileVersion)
+    r.fail("version", r.at("version"), fmt::format("{} (this disksched reads version {})",
+                                                   kProfileVersion, kProfileVersion));
+  if (r.has("kind") && r.string("kind") != "disk") r.fail("kind", r.at("kind"), "\"disk\"");
+
+  DiskProfile p;
+  p.name = r.string("name", std::string("disk"));
+  p.sector_bytes = static_cast<std::uint32_t>(r.integer("sector_bytes", 1, 1 << 20, 512));
+  if ((p.sector_bytes & (p.sector_bytes - 1)) != 0)
+    r.fail("sector_bytes", r.at("sector_bytes"), "a power of two");
+  p.heads = static_cast<std::int32_t>(r.integer("heads", 1, 1024));
+  if (r.has("rpm") == r.has("rotation_ms"))
+    throw ModelError(fmt::format("profile '{}': give exactly one of 'rpm' and 'rotation_ms'", origin));
+  if (r.has("rpm"))
+    p.rotation_ms = 60000.0 / r.number("rpm", 1, 1e6);
+  else
+    p.rotation_ms = r.number("rotation_ms", 1e-3, kMaxMs);
+  p.track_skew_sectors = r.number("track_skew_sectors", 0, 1e6, 0.0);
+  p.cylinder_skew_sectors = r.number("cylinder_skew_sectors", 0, 1e6, 0.0);
+  p.head_switch_ms = r.number("head_switch_ms", 0, kMaxMs, 0.0);
+  p.overhead_ms = read_per_op(r, "overhead_ms");
+  p.completion_ms = read_per_op(r, "completion_ms");
+  p.rotation_phase = r.number("rotation_phase", 0, 1, 0.0);
+
+  if (!r.has("zones")) r.missing("zones", "a non-empty list of zones");
+  const json& zones = r.at("zones");
+  if (!zones.is_array() || zones.empty()) r.fail("zones", zones, "a non-empty list of zones");
+  std::int64_t next_cyl = 0;
+  for (std::size_t i = 0; i < zones.size(); ++i) {
+    Reader z(zones[i], origin, fmt::format("zones[{}]", i));
+    z.only({"first_cylinder", "last_cylinder", "sectors_per_track", "track_skew_sectors",
+            "cylinder_skew_sectors"});
+    ZoneSpec zs;
+    zs.first_cylinder = z.integer("first_cylinder", 0, 1ll << 40);
+    if (zs.first_cylinder != next_cyl)
+      z.fail("first_cylinder", zones[i].at("first_cylinder"),
+             fmt::format("{} (zones are contiguous, in order, from cylinder 0)", next_cyl));
+    zs.last_cylinder = z.integer("last_cylinder", zs.first_cylinder, 1ll << 40);
+    zs.sectors_per_track = static_cast<std::uint32_t>(z.integer("sectors_per_track", 1, 1 << 20));
+    if (z.has("track_skew_sectors")) zs.track_skew_sectors = z.number("track_skew_sectors", 0, 1e6);
+    if (z.has("cylinder_skew_sectors"))
+      zs.cylinder_skew_sectors = z.number("cylinder_skew_sectors", 0, 1e6);
+    next_cyl = zs.last_cylinder + 1;
+    p.zones.push_back(zs);
+  }
+  p.seek = read_seek(r, next_cyl);
+
+  auto find_zone = [&](std::int64_t c) -> const ZoneSpec* {
+    for (const auto& z : p.zones)
+      if (c >= z.first_cylinder && c <= z.last_cylinder) return &z;
+    return nullptr;
+  };
+  if (r.has("track_phase")) {
+    const json& tp = r.at("track_phase");
+    if (!tp.is_array()) r.fail("track_phase", tp, "a list of {cylinder, head, phase}");
+    for (std::size_t i = 0; i < tp.size(); ++i) {
+      Reader t(tp[i], origin, fmt::format("track_phase[{}]", i));
+      t.only({"cylinder", "head", "phase"});
+      TrackPhase ph;
+      ph.cylinder = t.integer("cylinder", 0, next_cyl - 1);
+      ph.head = static_cast<std::int32_t>(t.integer("head", 0, p.heads - 1));
+      ph.phase = t.number("phase", 0, 1);
+      if (ph.phase >= 1.0) ph.phase = 0.0;
+      p.track_phase.push_back(ph);
+    }
+  }
+  if (r.has("defects")) {
+    const json& d = r.at("defects");
+    if (!d.is_array()) r.fail("defects", d, "a list of {cylinder, head, sector}");
+    for (std::size_t i = 0; i < d.size(); ++i) {
+      Reader t(d[i], origin, fmt::format("defects[{}]", i));
+      t.only({"cylinder", "head", "sector"});
+      Defect df;
+      df.cylinder = t.integer("cylinder", 0, next_cyl - 1);
+      df.head = static_cast<std::int32_t>(t.integer("head", 0, p.heads - 1));
+      const ZoneSpec* z = find_zone(df.cylinder);
+      df.sector = static_cast<std::uint32_t>(t.integer("sector", 0, z->sectors_per_track - 1));
+      p.defects.push_back(df);
+    }
+  }
+  if (r.has("source")) p.source = r.at("source");
+  return p;
+}
+
+json profile_to_json(const DiskProfile& p) {
+  json j;
+  j["schema"] = "disksched-geometry";
+  j["version"] = kProfileVersion;
+  j["kind"] = "disk";
+  j["name"] = p.name;
+  j["sector_bytes"] = p.sector_bytes;
+  j["heads"] = p.heads;
+  j["rotation_ms"] = p.rotation_ms;
+  json zones = json::array();
+  for (const auto& z : p.zones) {
+    json zj = {{"first_cylinder", z.first_cylinder},
+               {"last_cylinder", z.last_cylinder},
+               {"sectors_per_track", z.sectors_per_track}};
+    if (z.track_skew_sectors) zj["track_skew_sectors"] = *z.track_skew_sectors;
+    if (z.cylinder_skew_sectors) zj["cylinder_skew_sectors"] = *z.cylinder_skew_sectors;
+    zones.push_back(zj);
+  }
+  j["zones"] = zones;
+  j["track_skew_sectors"] = p.track_skew_sectors;
+  j["cylinder_skew_sectors"] = p.cylinder_skew_sectors;
+  j["head_switch_ms"] = p.head_switch_ms;
+  j["overhead_ms"] = per_op_json(p.overhead_ms);
+  j["completion_ms"] = per_op_json(p.completion_ms);
+  j["seek"] = seek_json(p.seek);
+  j["rotation_phase"] = p.rotation_phase;
+  if (!p.track_phase.empty()) {
+    json tp = json::array();
+    for (const auto& t : p.track_phase)
+      tp.push_back({{"cylinder", t.cylinder}, {"head", t.head}, {"phase", t.phase}});
+    j["track_phase"] = tp;
+  }
+  if (!p.defects.empty()) {
+    json d = json::array();
+    for (const auto& t : p.defects)
+      d.push_back({{"cylinder", t.cylinder}, {"head", t.head}, {"sector", t.sector}});
+    j["defects"] = d;
+  }
+  j["source"] = p.source;
+  return j;
+}
+
+DiskProfile load_profile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ModelError(fmt::format("profile '{}': cannot open the file", path));
+  json j;
+  try {
+    j = json::parse(in);
+  } catch (const json::parse_error& e) {
+    throw ModelError(fmt::format("profile '{}': not valid JSON: {}", path, e.what()));
+  }
+  return profile_from_json(j, path);
+}
+
+void save_profile(const DiskProfile& p, const std::string& path) {
+  std::ofstream out(path);
+  if (!out) throw ModelError(fmt::format("profile '{}': cannot write the file", path));
+  out << profile_to_json(p).dump(2) << "\n";
+  if (!out) throw ModelError(fmt::format("profile '{}': write failed", path));
+}
+
+DiskProfile hp97560_profile() {
+  DiskProfile p;
+  p.name = "hp97560";
+  p.sector_bytes = 512;
+  p.heads = 19;
+  p.rotation_ms = 60000.0 / 4002.0;
+  p.zones = {ZoneSpec{0, 1963, 72, {}, {}}};
+  p.seek.form = SeekCurveSpec::Form::TwoPiece;
+  p.seek.short_a = 3.24;
+  p.seek.short_b = 0.400;
+  p.seek.boundary = 383;
+  p.seek.long_a = 8.20;
+  p.seek.long_b = 0.0075;
+  p.source = {{"reference", "Jacobson & Wilkes, HPL-CSP-91-7rev1, sec. 3"},
+              {"notes", "JW's simulated model: seek + rotation + transfer, no skew, "
+                        "no head switch, no controller overhead"}};
+  return p;
+}
+
+DiskProfile hp97560_full_profile() {
+  DiskProfile p = hp97560_profile();
+  p.name = "hp97560-full";
+  p.track_skew_sectors = 8;
+  p.cylinder_skew_sectors = 18;
+  p.head_switch_ms = 1.6;
+  p.overhead_ms = PerOp{2.2, 2.2, 2.2};
+  p.source = {{"reference",
+               "JW sec. 3 geometry and seek curve; skews, head switch and controller "
+               "overhead from Ruemmler & Wilkes 1994 and Kotz et al. 1994"},
+              {"notes", "head switch 1.6 ms is R&W's simulator value (JW quotes ~2.5 ms); "
+                        "no read-ahead cache is modelled"}};
+  return p;
+}
+
+}  // namespace disksched

@@ -1,0 +1,101 @@
+// Geometry profiles: the JSON description of a zoned disk that the predictor, the
+// emulator and the filter load, and that `disksched extract` writes.
+//
+// Schema "disksched-geometry", version 1 (documented in predictor/PROFILE.md):
+//   {
+//     "schema": "disksched-geometry", "version": 1, "kind": "disk",
+//     "name": "hp97560",
+//     "sector_bytes": 512, "heads": 19,
+//     "rpm": 4002                        (or "rotation_ms": 14.9925),
+//     "zones": [ {"first_cylinder": 0, "last_cylinder": 1963, "sectors_per_track": 72,
+//                 "track_skew_sectors": 8, "cylinder_skew_sectors": 18}  (skews optional) ],
+//     "track_skew_sectors": 0, "cylinder_skew_sectors": 0,   (defaults for every zone)
+//     "head_switch_ms": 0,
+//     "overhead_ms":   {"read": 0, "write": 0, "other": 0},  (command overhead per op)
+//     "completion_ms": {"read": 0, "write": 0, "other": 0},  (transfer end -> completion)
+//     "seek": {"form": "two-piece", "short": {"a": 3.24, "b": 0.4}, "boundary": 383,
+//              "long": {"a": 8.2, "b": 0.0075}}
+//           | {"form": "three-piece", "single_cylinder_ms": 1.2, "short": ..., "boundary": ...,
+//              "long": ...}
+//           | {"form": "table", "points": [[1, 3.64], [2, 3.81], ...]},
+//     "rotation_phase": 0.0,             (platter angle in rotations at time 0)
+//     "track_phase": [ {"cylinder": 0, "head": 0, "phase": 0.25}, ... ],  (optional,
+//                     measured angle of sector 0 of a track; overrides the skews there)
+//     "defects": [ {"cylinder": 5, "head": 2, "sector": 17}, ... ],  (optional, slipped)
+//     "source": { ... free-form provenance: tool, date, device, notes ... }
+//   }
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "predictor/device_model.hpp"
+#include "predictor/seek_curve.hpp"
+
+namespace disksched {
+
+inline constexpr int kProfileVersion = 1;
+
+struct ZoneSpec {
+  std::int64_t first_cylinder = 0;
+  std::int64_t last_cylinder = 0;
+  std::uint32_t sectors_per_track = 0;
+  std::optional<double> track_skew_sectors;     // default: the profile's
+  std::optional<double> cylinder_skew_sectors;  // default: the profile's
+};
+
+struct TrackPhase {
+  std::int64_t cylinder = 0;
+  std::int32_t head = 0;
+  double phase = 0.0;  // angle of sector 0, rotations [0, 1)
+};
+
+struct Defect {
+  std::int64_t cylinder = 0;
+  std::int32_t head = 0;
+  std::uint32_t sector = 0;
+};
+
+// Per-op times: reads, writes, and everything else (trim, zero, flush, cache).
+struct PerOp {
+  Millis read = 0.0, write = 0.0, other = 0.0;
+  Millis of(Op op) const {
+    return op == Op::Read ? read : (op == Op::Write || op == Op::Zero) ? write : other;
+  }
+};
+
+struct DiskProfile {
+  std::string name = "disk";
+  std::uint32_t sector_bytes = 512;
+  std::int32_t heads = 1;
+  Millis rotation_ms = 0.0;
+  std::vector<ZoneSpec> zones;
+  double track_skew_sectors = 0.0;
+  double cylinder_skew_sectors = 0.0;
+  Millis head_switch_ms = 0.0;
+  PerOp overhead_ms;
+  PerOp completion_ms;
+  SeekCurveSpec seek;
+  double rotation_phase = 0.0;
+  std::vector<TrackPhase> track_phase;
+  std::vector<Defect> defects;
+  nlohmann::json source = nlohmann::json::object();
+};
+
+// Validates and converts. `origin` names the file in error messages. Throws
+// ModelError naming the field, the value and what was expected.
+DiskProfile profile_from_json(const nlohmann::json& j, const std::string& origin);
+nlohmann::json profile_to_json(const DiskProfile& p);
+DiskProfile load_profile(const std::string& path);
+void save_profile(const DiskProfile& p, const std::string& path);
+
+// The built-in profiles: JW's HP 97560 exactly, and with Ruemmler & Wilkes / Kotz
+// et al.'s skews, head switch and controller overhead.
+DiskProfile hp97560_profile();
+DiskProfile hp97560_full_profile();
+
+}  // namespace disksched

@@ -1,0 +1,55 @@
+// The HP 97560 seek curve (JW sec. 3) and the other curve forms.
+#include <catch2/catch.hpp>
+
+#include "predictor/device_model.hpp"
+#include "predictor/seek_curve.hpp"
+
+using namespace disksched;
+
+TEST_CASE("HP 97560 seek times match JW sec. 3 at the published distances", "[seek]") {
+  auto m = load_model("hp97560");
+  // Values computed from JW's fitted curve (models-and-claims.md).
+  CHECK(m->seek_ms(1) == Approx(3.640).margin(5e-4));
+  CHECK(m->seek_ms(383) == Approx(11.068).margin(5e-4));
+  CHECK(m->seek_ms(384) == Approx(11.080).margin(5e-4));
+  CHECK(m->seek_ms(1963) == Approx(22.923).margin(5e-4));
+  CHECK(m->seek_ms(0) == 0.0);
+  CHECK(m->seek_ms(-383) == m->seek_ms(383));
+}
+
+TEST_CASE("two-piece curve is the closed form at every distance", "[seek]") {
+  auto m = load_model("hp97560");
+  for (int s = 1; s < 1964; ++s) {
+    double expect = s <= 383 ? 3.24 + 0.4 * std::sqrt(s) : 8.20 + 0.0075 * s;
+    REQUIRE(m->seek_ms(s) == Approx(expect).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("three-piece curve uses the single-cylinder time at distance 1", "[seek]") {
+  SeekCurveSpec s;
+  s.form = SeekCurveSpec::Form::ThreePiece;
+  s.single_cylinder_ms = 0.9;
+  s.short_a = 1.0;
+  s.short_b = 0.5;
+  s.boundary = 100;
+  s.long_a = 4.0;
+  s.long_b = 0.01;
+  SeekCurve c(s, 1000);
+  CHECK(c(1) == 0.9);
+  CHECK(c(4) == Approx(2.0));
+  CHECK(c(200) == Approx(6.0));
+  CHECK(c(5000) == Approx(54.0));  // beyond the table: closed form
+}
+
+TEST_CASE("table curve interpolates linearly and holds its ends", "[seek]") {
+  SeekCurveSpec s;
+  s.form = SeekCurveSpec::Form::Table;
+  s.points = {{2, 2.0}, {10, 4.0}, {100, 13.0}};
+  SeekCurve c(s, 200);
+  CHECK(c(0) == 0.0);
+  CHECK(c(1) == 2.0);
+  CHECK(c(2) == 2.0);
+  CHECK(c(6) == Approx(3.0));
+  CHECK(c(55) == Approx(8.5));
+  CHECK(c(150) == 13.0);
+}
