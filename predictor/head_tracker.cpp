@@ -1,0 +1,174 @@
+#include "predictor/head_tracker.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace disksched {
+namespace {
+
+struct Extent {
+  std::uint64_t lba = 0;
+  std::uint32_t sectors = 0;
+};
+
+Extent extent_of(const DeviceModel& m, std::uint64_t offset, std::uint32_t length) {
+  const std::uint32_t sb = m.sector_bytes();
+  Extent e;
+  e.lba = offset / sb;
+  e.sectors = static_cast<std::uint32_t>((offset + length + sb - 1) / sb - e.lba);
+  return e;
+}
+
+// Ops whose transfer passes the media, so the platter angle at their end is known.
+bool moves_media(Op op) { return op == Op::Read || op == Op::Write || op == Op::Zero; }
+
+}  // namespace
+
+HeadTracker::HeadTracker(DeviceModel& model, Options options)
+    : model_(model), options_(options), delta_ms_(options.delta_ms),
+      position_(model.initial_state()) {
+  if (!(options.delta_ms >= 0.0)) throw std::invalid_argument("head tracker: delta must be >= 0");
+  if (options_.window == 0) options_.window = 1;
+}
+
+void HeadTracker::set_delta_ms(Millis d) {
+  if (!(d >= 0.0)) throw std::invalid_argument("head tracker: delta must be >= 0");
+  delta_ms_ = d;
+}
+
+HeadState HeadTracker::predict(Millis now) const {
+  HeadState s = position_;
+  s.time_ms = now + delta_ms_;
+  if (!flight_.empty()) {
+    // The device serves what it holds first: start after the last one dispatched.
+    const Prediction& last = flight_.at(last_id_).pred;
+    const HeadState& end = last.cost.end;
+    s = end;
+    s.time_ms = std::max(now + delta_ms_, last.completion_ms());
+  }
+  return s;
+}
+
+const Prediction& HeadTracker::dispatched(std::uint64_t id, Millis now, Op op,
+                                          std::uint64_t offset, std::uint32_t length) {
+  if (flight_.count(id) != 0)
+    throw std::invalid_argument("head tracker: request " + std::to_string(id) +
+                                " dispatched twice");
+  InFlight f;
+  f.pred.dispatch_ms = now;
+  f.pred.idle_start = flight_.empty();
+  f.pred.from = predict(now);
+  f.pred.cost = model_.service(f.pred.from, op, offset, length);
+  f.sample.dispatch_ms = now;
+  f.sample.from = f.pred.idle_start ? position_ : f.pred.from;
+  f.sample.anchored = anchored_;
+  f.sample.anchor_ms = anchor_ms_;
+  f.sample.anchor_angle = anchor_angle_;
+  f.sample.op = op;
+  f.sample.offset = offset;
+  f.sample.length = length;
+  f.order = next_order_++;
+  last_id_ = id;
+  return flight_.emplace(id, f).first->second.pred;
+}
+
+Prediction HeadTracker::completed(std::uint64_t id, Millis now, bool ok) {
+  auto it = flight_.find(id);
+  if (it == flight_.end())
+    throw std::invalid_argument("head tracker: completion of unknown request " +
+                                std::to_string(id));
+  InFlight f = it->second;
+  flight_.erase(it);
+  if (ok) {
+    // The head stays where this request left it (or where the last one dispatched
+    // will leave it: predict() chains after that one while any is in flight).
+    position_ = f.pred.cost.end;
+    if (moves_media(f.sample.op) && f.sample.length > 0 && model_.rotational()) {
+      const Extent e = extent_of(model_, f.sample.offset, f.sample.length);
+      anchor_ms_ = now - f.pred.cost.completion_ms;
+      anchor_angle_ = model_.end_angle(e.lba, e.sectors);
+      model_.anchor_rotation(anchor_ms_, anchor_angle_);
+      anchored_ = true;
+    }
+    if (f.pred.idle_start) {
+      f.sample.complete_ms = now;
+      samples_.push_back(f.sample);
+      ++samples_recorded_;
+      while (samples_.size() > options_.window) samples_.pop_front();
+    }
+  }
+  if (!flight_.empty() && last_id_ == id) {
+    // The newest dispatch completed before older ones: chain after the newest left.
+    auto newest = std::max_element(flight_.begin(), flight_.end(), [](auto& a, auto& b) {
+      return a.second.order < b.second.order;
+    });
+    last_id_ = newest->first;
+  }
+  return f.pred;
+}
+
+Calibration calibrate_delta(DeviceModel& scratch, const std::vector<TrackerSample>& samples,
+                            CalibrationOptions options) {
+  Calibration out;
+  std::vector<const TrackerSample*> usable;
+  for (const auto& s : samples)
+    if (!scratch.rotational() || s.anchored) usable.push_back(&s);
+  out.samples = usable.size();
+  if (usable.empty()) return out;
+
+  auto service_of = [&](const TrackerSample& s, Millis delta) {
+    if (s.anchored) scratch.anchor_rotation(s.anchor_ms, s.anchor_angle);
+    HeadState from = s.from;
+    from.time_ms = s.dispatch_ms + delta;
+    return scratch.service(from, s.op, s.offset, s.length).service_ms();
+  };
+
+  if (!scratch.rotational()) {
+    // Prediction = delta + a cost that does not depend on time: the median residual.
+    const Millis tol = options.tolerance_ms > 0 ? options.tolerance_ms : 0.1;
+    std::vector<Millis> residual;
+    for (const auto* s : usable)
+      residual.push_back((s->complete_ms - s->dispatch_ms) - service_of(*s, 0.0));
+    std::vector<Millis> sorted = residual;
+    std::nth_element(sorted.begin(), sorted.begin() + sorted.size() / 2, sorted.end());
+    out.delta_ms = std::max(0.0, sorted[sorted.size() / 2]);
+    std::size_t hits = 0;
+    for (Millis r : residual) hits += std::abs(r - out.delta_ms) <= tol;
+    out.within = static_cast<double>(hits) / residual.size();
+    return out;
+  }
+
+  const Millis tol = options.tolerance_ms > 0 ? options.tolerance_ms : scratch.sector_time_ms();
+  const Millis max_delta =
+      options.max_delta_ms > 0 ? options.max_delta_ms : 2.0 * scratch.rotation_ms();
+  const Millis step = tol / 8.0;
+  const std::size_t n = static_cast<std::size_t>(std::ceil(max_delta / step)) + 1;
+  std::vector<std::size_t> hits(n, 0);
+  for (const auto* s : usable) {
+    const Millis actual = s->complete_ms - s->dispatch_ms;
+    for (std::size_t i = 0; i < n; ++i) {
+      const Millis delta = i * step;
+      hits[i] += std::abs(delta + service_of(*s, delta) - actual) <= tol;
+    }
+  }
+  const std::size_t best = *std::max_element(hits.begin(), hits.end());
+  // The widest run of best candidates; its middle.
+  std::size_t run_start = 0, best_start = 0, best_len = 0;
+  for (std::size_t i = 0; i <= n; ++i) {
+    if (i < n && hits[i] == best) {
+      if (i == 0 || hits[i - 1] != best) run_start = i;
+      continue;
+    }
+    if (i > 0 && hits[i - 1] == best && i - run_start > best_len) {
+      best_len = i - run_start;
+      best_start = run_start;
+    }
+  }
+  out.delta_ms = (best_start + (best_len - 1) / 2.0) * step;
+  out.within = static_cast<double>(best) / usable.size();
+  return out;
+}
+
+}  // namespace disksched

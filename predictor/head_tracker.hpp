@@ -1,0 +1,135 @@
+// Live head tracking (Huang & Chiueh, "Implementation of a rotation latency sensitive
+// disk scheduler", sec. 3): no disk tells the host where its head is, so predict it in
+// software from the last completion's time and LBA plus the geometry, and re-anchor the
+// prediction at every completion.
+//
+// The tracker sees the device only from outside, as the daemon does: when a request was
+// dispatched and when its completion was observed. Between the two lie costs the model
+// cannot see (waking the worker, the call into the plugin or the driver, the completion
+// report travelling back). Huang & Chiueh fold them into one empirical value, delta:
+// here the time from the moment a request is dispatched to an idle device until the
+// device starts it, counted so that the platter is taken to be at the end angle of the
+// last transfer at the observed completion time (so delta also absorbs the completion
+// path). With delta right, a request dispatched at D from an idle device is predicted to
+// complete at D + delta + service(head at D + delta), exactly when the model is exact.
+// calibrate_delta() finds delta from observed completions.
+//
+// All times are the caller's clock in model milliseconds (the daemon divides real time
+// by its timescale); the tracker never reads a clock.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <vector>
+
+#include "predictor/device_model.hpp"
+
+namespace disksched {
+
+// What the tracker predicted for one dispatched request.
+struct Prediction {
+  Millis dispatch_ms = 0.0;    // when it was dispatched
+  HeadState from;              // predicted head state when the device starts it
+  Cost cost;                   // the model's cost from `from`
+  bool idle_start = false;     // dispatched to an idle device (nothing in flight)
+  // Predicted time of the observed completion.
+  Millis completion_ms() const { return from.time_ms + cost.service_ms(); }
+  // Predicted service time as observed by the dispatcher: completion - dispatch.
+  Millis observed_service_ms() const { return completion_ms() - dispatch_ms; }
+};
+
+// One observed request that started on an idle device: enough to recompute its
+// prediction for any delta.
+struct TrackerSample {
+  Millis dispatch_ms = 0.0;
+  Millis complete_ms = 0.0;
+  HeadState from;              // position at dispatch (time_ms not used)
+  bool anchored = false;       // a rotation anchor existed at dispatch
+  Millis anchor_ms = 0.0;      // ... the platter was at anchor_angle at anchor_ms
+  double anchor_angle = 0.0;
+  Op op = Op::Read;
+  std::uint64_t offset = 0;
+  std::uint32_t length = 0;
+};
+
+class HeadTracker {
+ public:
+  struct Options {
+    Millis delta_ms = 0.0;       // starting value of delta
+    std::size_t window = 128;    // calibration samples kept (newest)
+  };
+
+  // The tracker re-anchors `model`'s rotation at completions, so it must be the model
+  // the scheduler costs requests with (and no one else anchors it).
+  HeadTracker(DeviceModel& model, Options options);
+
+  // The head state the device would start a request from if one were dispatched at
+  // `now`: after everything in flight, and no earlier than now + delta.
+  HeadState predict(Millis now) const;
+
+  // Request `id` was dispatched at `now`. Returns the prediction (kept until completion).
+  const Prediction& dispatched(std::uint64_t id, Millis now, Op op, std::uint64_t offset,
+                               std::uint32_t length);
+
+  // Request `id`'s completion was observed at `now`. When `ok`, the head is re-anchored
+  // there (a failed request says nothing certain about where the head went). Returns the
+  // prediction made at dispatch. Throws std::invalid_argument for an unknown id.
+  Prediction completed(std::uint64_t id, Millis now, bool ok);
+
+  Millis delta_ms() const { return delta_ms_; }
+  void set_delta_ms(Millis d);
+
+  std::size_t in_flight() const { return flight_.size(); }
+  // Calibration samples, oldest first, and how many were ever recorded.
+  std::vector<TrackerSample> samples() const { return {samples_.begin(), samples_.end()}; }
+  std::uint64_t samples_recorded() const { return samples_recorded_; }
+
+  const DeviceModel& model() const { return model_; }
+
+ private:
+  struct InFlight {
+    Prediction pred;
+    TrackerSample sample;
+    std::uint64_t order = 0;
+  };
+
+  DeviceModel& model_;
+  Options options_;
+  Millis delta_ms_;
+  HeadState position_;            // after the last completion (time not used)
+  bool anchored_ = false;
+  Millis anchor_ms_ = 0.0;
+  double anchor_angle_ = 0.0;
+  std::map<std::uint64_t, InFlight> flight_;
+  std::uint64_t next_order_ = 0;
+  // The most recently dispatched request still in flight (predict() chains after it).
+  std::uint64_t last_id_ = 0;
+  std::deque<TrackerSample> samples_;
+  std::uint64_t samples_recorded_ = 0;
+};
+
+// Result of calibrating delta.
+struct Calibration {
+  Millis delta_ms = 0.0;
+  double within = 0.0;        // fraction of samples predicted within the tolerance
+  std::size_t samples = 0;
+};
+
+struct CalibrationOptions {
+  Millis tolerance_ms = 0.0;  // a prediction is right within this (0: one sector time)
+  Millis max_delta_ms = 0.0;  // largest delta tried (0: two rotations, or 50 ms)
+};
+
+// Finds the delta that predicts the most samples within the tolerance. A rotating disk's
+// prediction is piecewise constant in delta (a larger delta shortens the rotational wait
+// by as much until the target sector is missed), so the best deltas form a plateau: the
+// middle of the widest best plateau is returned, the value furthest from a miss. Without
+// rotation the prediction is delta plus a fixed cost and the median residual is returned.
+// `scratch` must be the same model as the tracker's (a separate instance: its rotation
+// anchor is overwritten). Empty samples give delta 0 and within 0.
+Calibration calibrate_delta(DeviceModel& scratch, const std::vector<TrackerSample>& samples,
+                            CalibrationOptions options = {});
+
+}  // namespace disksched

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# `disksched model`: JSON keys and values, errors for bad models, distances and files.
+. "$TESTS_SRCDIR/lib.sh"
+make_tmpdir
+py=/usr/bin/python3
+
+show=$("$DISKSCHED" model show hp97560 --json)
+echo "$show" | $py -c '
+import json, sys
+j = json.load(sys.stdin)
+assert j["kind"] == "disk", j["kind"]
+assert j["capacity_bytes"] == 1375617024, j["capacity_bytes"]
+assert j["cylinders"] == 1964 and j["heads"] == 19 and j["sector_bytes"] == 512
+assert abs(j["rpm"] - 4002) < 1e-9
+assert abs(j["sector_time_ms"] - 0.2082) < 5e-5, j["sector_time_ms"]
+z = j["zones"]
+assert len(z) == 1 and z[0]["first_cylinder"] == 0 and z[0]["last_cylinder"] == 1963
+assert z[0]["sectors_per_track"] == 72
+' || fail "model show hp97560 --json"
+
+"$DISKSCHED" model show fixed:ms=10 --json | $py -c '
+import json, sys; j = json.load(sys.stdin); assert j["kind"] == "fixed" and j["service_ms"] == 10' \
+  || fail "model show fixed"
+
+"$DISKSCHED" model seek hp97560 1 383 384 1963 --json | $py -c '
+import json, sys
+got = json.load(sys.stdin)["seek_ms"]
+want = [3.640, 11.068, 11.080, 22.923]
+assert all(abs(a - b) < 5e-4 for a, b in zip(got, want)) and len(got) == 4, got
+' || fail "model seek"
+
+# A profile written by `model show`'s sibling format loads by path.
+cat > "$TMPDIR_TEST/z.json" <<'JSON'
+{"schema": "disksched-geometry", "version": 1, "name": "two-zone", "heads": 2, "rpm": 5400,
+ "zones": [{"first_cylinder": 0, "last_cylinder": 99, "sectors_per_track": 100},
+           {"first_cylinder": 100, "last_cylinder": 199, "sectors_per_track": 60}],
+ "seek": {"form": "table", "points": [[1, 1.5], [50, 4.0], [199, 9.0]]}}
+JSON
+"$DISKSCHED" model show "$TMPDIR_TEST/z.json" --json | $py -c '
+import json, sys; j = json.load(sys.stdin)
+assert j["capacity_bytes"] == (100*2*100 + 100*2*60) * 512, j["capacity_bytes"]
+assert [z["sectors_per_track"] for z in j["zones"]] == [100, 60]' || fail "profile by path"
+
+# The map: CSV with the fraction reachable printed, and a PNG.
+out=$("$DISKSCHED" model map hp97560 --from 0:0:0 -o "$TMPDIR_TEST/m.png")
+echo "$out" | grep -q "reachable within 1 rotation" || fail "map prints reach: $out"
+[ -s "$TMPDIR_TEST/m.png" ] && [ -s "$TMPDIR_TEST/m.csv" ] || fail "map wrote no png/csv"
+rows=$(($(wc -l < "$TMPDIR_TEST/m.csv") - 1))
+[ "$rows" -eq $((1964 * 72)) ] || fail "map has $rows rows"
+
+# Errors: a message and a non-zero exit, never a crash.
+expect_error() {
+  local pattern=$1; shift
+  local err rc=0
+  err=$("$DISKSCHED" "$@" 2>&1 >/dev/null) || rc=$?
+  [ "$rc" -ne 0 ] || fail "'$*' succeeded"
+  [ "$rc" -lt 128 ] || fail "'$*' crashed (status $rc)"
+  echo "$err" | grep -q -- "$pattern" || fail "'$*' said '$err', expected '$pattern'"
+}
+expect_error "unknown model 'hp9756'" model show hp9756
+expect_error "distance 'x' is not an integer" model seek hp97560 x
+expect_error "beyond the device" model seek hp97560 5000
+expect_error "cannot open" model show "$TMPDIR_TEST/missing.json"
+echo '{"version": 1}' > "$TMPDIR_TEST/bad.json"
+expect_error "field 'heads' is missing" model show "$TMPDIR_TEST/bad.json"
+expect_error "outside the disk" model map hp97560 --from 0:30:0 -o "$TMPDIR_TEST/x.csv"
+expect_error "must end in .csv or .png" model map hp97560 --from 0:0:0 -o "$TMPDIR_TEST/x.txt"
+echo "model CLI ok"
