@@ -1,0 +1,648 @@
+#include "bench/sim/workload.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "bench/sim/trace_reader.hpp"
+
+namespace disksched {
+
+// ---------------------------------------------------------------- random numbers
+
+namespace {
+
+std::uint64_t splitmix64(std::uint64_t& x) {
+  std::uint64_t z = (x += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+}  // namespace
+
+Rng::Rng(std::uint64_t seed) {
+  std::uint64_t x = seed;
+  for (auto& s : s_) s = splitmix64(x);
+}
+
+std::uint64_t Rng::next_u64() {
+  const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
+  const std::uint64_t t = s_[1] << 17;
+  s_[2] ^= s_[0];
+  s_[3] ^= s_[1];
+  s_[1] ^= s_[2];
+  s_[0] ^= s_[3];
+  s_[2] ^= t;
+  s_[3] = rotl(s_[3], 45);
+  return result;
+}
+
+double Rng::uniform() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
+
+double Rng::exponential(double mean) { return -mean * std::log1p(-uniform()); }
+
+std::uint64_t Rng::below(std::uint64_t n) {
+  // Lemire's multiply-shift with rejection: unbiased for every n.
+  std::uint64_t x = next_u64();
+  __uint128_t m = static_cast<__uint128_t>(x) * n;
+  auto low = static_cast<std::uint64_t>(m);
+  if (low < n) {
+    const std::uint64_t threshold = (0 - n) % n;
+    while (low < threshold) {
+      x = next_u64();
+      m = static_cast<__uint128_t>(x) * n;
+      low = static_cast<std::uint64_t>(m);
+    }
+  }
+  return static_cast<std::uint64_t>(m >> 64);
+}
+
+std::uint64_t Rng::derive(std::uint64_t seed, std::uint64_t index) {
+  std::uint64_t x = seed ^ (0xd1b54a32d192ed03ull * (index + 1));
+  splitmix64(x);
+  return splitmix64(x);
+}
+
+// ---------------------------------------------------------------- spec parsing
+
+namespace {
+
+enum class Unit { Size, Time, Fraction, Count, Number, Choice };
+
+struct ParamDef {
+  const char* name;
+  Unit unit;
+  double def;
+  double min;
+  double max;
+  const char* help;
+  std::vector<std::string> choices = {};
+};
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+const std::vector<ParamDef>& params_of(const std::string& kind) {
+  static const std::vector<ParamDef> uniform = {
+      {"size", Unit::Size, 8192, 1, 1ull << 31, "request size in bytes"},
+      {"reads", Unit::Fraction, 1.0, 0, 1, "fraction of reads"},
+      {"align", Unit::Size, 0, 0, 1ull << 31, "start alignment in bytes (0: the device's sector)"},
+  };
+  static const std::vector<ParamDef> seq = {
+      {"p", Unit::Fraction, 0.829, 0, 1, "probability that a request starts where the previous ended"},
+      {"size", Unit::Size, 8192, 1, 1ull << 31, "request size in bytes"},
+      {"reads", Unit::Fraction, 1.0, 0, 1, "fraction of reads"},
+      {"align", Unit::Size, 0, 0, 1ull << 31, "start alignment in bytes (0: the device's sector)"},
+  };
+  static const std::vector<ParamDef> burst = {
+      {"len", Unit::Count, 32, 1, 1e6, "requests per burst"},
+      {"span", Unit::Size, 4 << 20, 1, kInf, "bytes of the window a burst stays in"},
+      {"p", Unit::Fraction, 0.7, 0, 1, "probability that a request continues the previous one"},
+      {"gap", Unit::Time, 0, 0, kInf, "time between the requests of a burst"},
+      {"size", Unit::Size, 4096, 1, 1ull << 31, "request size in bytes"},
+      {"reads", Unit::Fraction, 0.9, 0, 1, "fraction of reads"},
+      {"align", Unit::Size, 0, 0, 1ull << 31, "start alignment in bytes (0: the device's sector)"},
+  };
+  static const std::vector<ParamDef> closed = {
+      {"n", Unit::Count, 16, 1, 1e6, "clients, each with one request outstanding"},
+      {"think", Unit::Time, 0, 0, kInf, "think time between a completion and the next request"},
+      {"thinkdist", Unit::Choice, 0, 0, 1, "think time distribution", {"fixed", "exp"}},
+      {"p", Unit::Fraction, 0, 0, 1, "probability of a sequential request (per client)"},
+      {"size", Unit::Size, 8192, 1, 1ull << 31, "request size in bytes"},
+      {"reads", Unit::Fraction, 1.0, 0, 1, "fraction of reads"},
+      {"align", Unit::Size, 0, 0, 1ull << 31, "start alignment in bytes (0: the device's sector)"},
+  };
+  static const std::vector<ParamDef> trace = {
+      {"scale", Unit::Number, 1, 1e-9, kInf, "trace scaling factor (divides inter-arrival times)"},
+      {"dev", Unit::Number, -1, -1, 4294967295.0, "keep only this device/volume/ASU (-1: all)"},
+      {"fold", Unit::Count, 1, 0, 1, "fold offsets onto the device's capacity (1) or refuse (0)"},
+      {"sector", Unit::Size, 0, 0, 1 << 20, "sector size of the trace's block numbers (0: format's)"},
+  };
+  static const std::vector<ParamDef> none;
+  if (kind == "uniform") return uniform;
+  if (kind == "seq") return seq;
+  if (kind == "burst") return burst;
+  if (kind == "closed") return closed;
+  if (kind == "trace") return trace;
+  return none;
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return std::string(s);
+}
+
+std::string valid_keys(const std::string& kind) {
+  std::string s;
+  for (const auto& p : params_of(kind)) {
+    s += (s.empty() ? "" : ", ") + std::string(p.name);
+  }
+  return s;
+}
+
+double parse_param(const std::string& kind, const ParamDef& p, const std::string& text) {
+  auto bad = [&](const std::string& why) {
+    return WorkloadError(fmt::format("workload '{}': {}={}: {} ({})", kind, p.name, text, why,
+                                     p.help));
+  };
+  if (p.unit == Unit::Choice) {
+    std::string v = lower(text);
+    for (std::size_t i = 0; i < p.choices.size(); ++i)
+      if (p.choices[i] == v) return static_cast<double>(i);
+    std::string c;
+    for (const auto& x : p.choices) c += (c.empty() ? "" : "|") + x;
+    throw bad("expected one of " + c);
+  }
+  const char* begin = text.c_str();
+  char* end = nullptr;
+  double v = std::strtod(begin, &end);
+  if (end == begin || !std::isfinite(v)) throw bad("not a number");
+  std::string suffix = lower(trim(end));
+  switch (p.unit) {
+    case Unit::Size:
+      if (suffix == "" || suffix == "b") {
+      } else if (suffix == "k" || suffix == "kb" || suffix == "kib") {
+        v *= 1024;
+      } else if (suffix == "m" || suffix == "mb" || suffix == "mib") {
+        v *= 1024 * 1024;
+      } else if (suffix == "g" || suffix == "gb" || suffix == "gib") {
+        v *= 1024.0 * 1024 * 1024;
+      } else {
+        throw bad("unit '" + suffix + "' is not a size unit (b, k, m, g)");
+      }
+      if (v != std::floor(v)) throw bad("not a whole number of bytes");
+      break;
+    case Unit::Time:
+      if (suffix == "" || suffix == "ms") {
+      } else if (suffix == "s") {
+        v *= 1000;
+      } else if (suffix == "us") {
+        v /= 1000;
+      } else {
+        throw bad("unit '" + suffix + "' is not a time unit (ms, s, us)");
+      }
+      break;
+    case Unit::Count:
+      if (!suffix.empty()) throw bad("expected a plain integer");
+      if (v != std::floor(v)) throw bad("not an integer");
+      break;
+    default:
+      if (!suffix.empty()) throw bad("expected a plain number");
+  }
+  if (v < p.min || v > p.max)
+    throw bad(fmt::format("out of range [{}, {}]", p.min, p.max));
+  return v;
+}
+
+// Splits "a=1,b=2" into items, checks keys against `kind`'s table, fills `values`.
+void parse_items(const std::string& kind, const std::vector<std::string>& items,
+                 std::vector<std::pair<std::string, double>>& values) {
+  const auto& defs = params_of(kind);
+  std::vector<bool> seen(defs.size(), false);
+  for (const auto& raw : items) {
+    std::string item = trim(raw);
+    if (item.empty()) continue;
+    auto eq = item.find('=');
+    if (eq == std::string::npos)
+      throw WorkloadError(fmt::format("workload '{}': parameter '{}' has no value (write key=value); "
+                                      "valid keys: {}", kind, item, valid_keys(kind)));
+    std::string key = lower(trim(item.substr(0, eq)));
+    std::string value = trim(item.substr(eq + 1));
+    std::size_t i = 0;
+    while (i < defs.size() && key != defs[i].name) ++i;
+    if (i == defs.size())
+      throw WorkloadError(fmt::format("workload '{}': unknown parameter '{}'; valid keys: {}", kind,
+                                      key, valid_keys(kind)));
+    if (seen[i]) throw WorkloadError(fmt::format("workload '{}': parameter '{}' given twice", kind, key));
+    seen[i] = true;
+    values[i].second = parse_param(kind, defs[i], value);
+  }
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::size_t pos = 0;
+  while (true) {
+    auto c = s.find(sep, pos);
+    out.push_back(s.substr(pos, c == std::string::npos ? std::string::npos : c - pos));
+    if (c == std::string::npos) break;
+    pos = c + 1;
+  }
+  return out;
+}
+
+std::string format_value(const ParamDef& p, double v) {
+  if (p.unit == Unit::Choice) return p.choices.at(static_cast<std::size_t>(v));
+  if (p.unit == Unit::Time) return fmt::format("{}ms", v);
+  return fmt::format("{}", v);
+}
+
+}  // namespace
+
+Workload Workload::parse(std::string_view spec_text) {
+  std::string spec = trim(spec_text);
+  Workload w;
+  auto colon = spec.find(':');
+  w.kind_ = lower(trim(spec.substr(0, colon)));
+  std::string rest = colon == std::string::npos ? "" : spec.substr(colon + 1);
+  const auto& defs = params_of(w.kind_);
+  if (defs.empty())
+    throw WorkloadError(fmt::format(
+        "unknown workload '{}'; valid: uniform[:size=8k,reads=1.0], seq[:p=0.829], "
+        "burst[:len=32,span=4m], closed:n=16[,think=5ms], trace:FORMAT:PATH[,scale=F]",
+        w.kind_));
+  for (const auto& d : defs) w.params_.emplace_back(d.name, d.def);
+
+  if (w.kind_ != "trace") {
+    if (w.kind_ == "closed" && rest.find("n=") == std::string::npos &&
+        rest.find("N=") == std::string::npos)
+      throw WorkloadError("workload 'closed': needs n=N (the number of clients), e.g. closed:n=16");
+    parse_items(w.kind_, rest.empty() ? std::vector<std::string>{} : split(rest, ','), w.params_);
+    return w;
+  }
+
+  // trace:FORMAT:PATH[,key=value...], options peeled off the end.
+  auto colon2 = rest.find(':');
+  if (colon2 == std::string::npos || colon2 == 0)
+    throw WorkloadError(fmt::format("workload 'trace': expected trace:FORMAT:PATH, got '{}'; formats: {}",
+                                    spec, fmt::join(trace_formats(), ", ")));
+  w.trace_format_ = lower(trim(rest.substr(0, colon2)));
+  const auto& formats = trace_formats();
+  if (std::find(formats.begin(), formats.end(), w.trace_format_) == formats.end())
+    throw WorkloadError(fmt::format("workload 'trace': unknown format '{}'; valid: {}",
+                                    w.trace_format_, fmt::join(formats, ", ")));
+  std::string path_and_opts = rest.substr(colon2 + 1);
+  std::vector<std::string> opts;
+  while (true) {
+    auto comma = path_and_opts.rfind(',');
+    if (comma == std::string::npos) break;
+    std::string tail = trim(path_and_opts.substr(comma + 1));
+    auto eq = tail.find('=');
+    if (eq == std::string::npos) break;
+    std::string key = lower(trim(tail.substr(0, eq)));
+    bool known = false;
+    for (const auto& d : defs) known |= key == d.name;
+    if (!known) {
+      // Looks like an option but is not one: say so rather than treat it as a path.
+      if (key.find('/') == std::string::npos && key.find('.') == std::string::npos)
+        throw WorkloadError(fmt::format("workload 'trace': unknown option '{}'; valid: {}", key,
+                                        valid_keys("trace")));
+      break;
+    }
+    opts.insert(opts.begin(), tail);
+    path_and_opts = path_and_opts.substr(0, comma);
+  }
+  w.trace_path_ = path_and_opts;
+  if (w.trace_path_.empty()) throw WorkloadError("workload 'trace': empty path");
+  parse_items("trace", opts, w.params_);
+  auto data = std::make_shared<TraceData>(read_trace(
+      w.trace_format_, w.trace_path_, static_cast<std::uint32_t>(w.number("sector"))));
+  const double dev = w.number("dev");
+  if (dev >= 0) {
+    auto& r = data->records;
+    r.erase(std::remove_if(r.begin(), r.end(),
+                           [&](const TraceRecord& x) { return x.device != static_cast<std::uint32_t>(dev); }),
+            r.end());
+    if (!r.empty()) {
+      const Millis t0 = r.front().time_ms;
+      for (auto& x : r) x.time_ms -= t0;
+    }
+  }
+  if (data->records.empty())
+    throw WorkloadError(fmt::format("workload 'trace': '{}' holds no requests to replay{}",
+                                    w.trace_path_, dev >= 0 ? fmt::format(" for dev={}", dev) : ""));
+  w.trace_ = std::move(data);
+  return w;
+}
+
+double Workload::number(const std::string& key) const {
+  for (const auto& [k, v] : params_)
+    if (k == key) return v;
+  throw WorkloadError(fmt::format("workload '{}' has no parameter '{}'", kind_, key));
+}
+
+std::string Workload::spec() const {
+  const auto& defs = params_of(kind_);
+  std::string out = kind_;
+  if (kind_ == "trace") {
+    out += ":" + trace_format_ + ":" + trace_path_;
+    for (std::size_t i = 0; i < defs.size(); ++i) {
+      if (defs[i].name == std::string("dev") && params_[i].second < 0) continue;
+      if (defs[i].name == std::string("sector") && params_[i].second == 0) continue;
+      out += fmt::format(",{}={}", defs[i].name, format_value(defs[i], params_[i].second));
+    }
+    return out;
+  }
+  for (std::size_t i = 0; i < defs.size(); ++i)
+    out += fmt::format("{}{}={}", i == 0 ? ":" : ",", defs[i].name,
+                       format_value(defs[i], params_[i].second));
+  return out;
+}
+
+bool Workload::is_closed() const {
+  return kind_ == "closed" || (kind_ == "trace" && trace_format_ == "validate");
+}
+
+double Workload::mean_request_bytes() const {
+  if (kind_ == "trace") return trace_->mean_bytes();
+  return number("size");
+}
+
+double Workload::trace_rate_per_s() const {
+  if (kind_ != "trace" || is_closed()) return 0.0;
+  return trace_->rate_per_s() * number("scale");
+}
+
+// ---------------------------------------------------------------- generators
+
+namespace {
+
+struct Placement {
+  std::uint64_t capacity;   // usable bytes (a whole number of sectors)
+  std::uint64_t align;
+  std::uint32_t size;
+  std::uint64_t slots;      // possible aligned starts
+
+  Placement(const DeviceExtent& dev, double size_bytes, double align_bytes, const std::string& kind) {
+    if (dev.sector_bytes == 0 || dev.capacity_bytes < dev.sector_bytes)
+      throw WorkloadError(fmt::format("workload '{}': device extent of {} bytes is empty", kind,
+                                      dev.capacity_bytes));
+    capacity = dev.capacity_bytes / dev.sector_bytes * dev.sector_bytes;
+    align = align_bytes > 0 ? static_cast<std::uint64_t>(align_bytes) : dev.sector_bytes;
+    size = static_cast<std::uint32_t>(size_bytes);
+    if (align % dev.sector_bytes != 0)
+      throw WorkloadError(fmt::format("workload '{}': align={} is not a multiple of the device's "
+                                      "{}-byte sector", kind, align, dev.sector_bytes));
+    if (size > capacity)
+      throw WorkloadError(fmt::format("workload '{}': size={} is larger than the device ({} bytes)",
+                                      kind, size, capacity));
+    slots = (capacity - size) / align + 1;
+  }
+  std::uint64_t random(Rng& rng) const { return rng.below(slots) * align; }
+  // The start right after [prev, prev + size), wrapping to 0 at the end.
+  std::uint64_t after(std::uint64_t prev_end) const {
+    return prev_end + size <= capacity ? prev_end : 0;
+  }
+};
+
+Op pick_op(Rng& rng, double reads) {
+  if (reads >= 1.0) return Op::Read;
+  if (reads <= 0.0) return Op::Write;
+  return rng.uniform() < reads ? Op::Read : Op::Write;
+}
+
+// uniform and seq: Poisson arrivals, sequential with probability p.
+class PoissonStream final : public ArrivalStream {
+ public:
+  PoissonStream(const Placement& place, double rate_per_s, double p, double reads, std::uint64_t seed)
+      : place_(place), mean_gap_ms_(1000.0 / rate_per_s), p_(p), reads_(reads), rng_(seed) {}
+
+  std::optional<Arrival> next() override {
+    Arrival a;
+    now_ += rng_.exponential(mean_gap_ms_);
+    a.time_ms = now_;
+    a.op = pick_op(rng_, reads_);
+    const bool sequential = first_ ? false : (p_ > 0.0 && rng_.uniform() < p_);
+    a.offset = sequential ? place_.after(prev_end_) : place_.random(rng_);
+    a.length = place_.size;
+    prev_end_ = a.offset + a.length;
+    first_ = false;
+    return a;
+  }
+
+ private:
+  Placement place_;
+  double mean_gap_ms_, p_, reads_;
+  Rng rng_;
+  Millis now_ = 0.0;
+  std::uint64_t prev_end_ = 0;
+  bool first_ = true;
+};
+
+// burst: bursts arrive as a Poisson process at rate/len; each burst's requests go to
+// one window of `span` bytes, continuing the previous request with probability p.
+class BurstStream final : public ArrivalStream {
+ public:
+  BurstStream(const DeviceExtent& dev, const Workload& w, double rate_per_s, std::uint64_t seed)
+      : place_(dev, w.number("size"), w.number("align"), "burst"),
+        len_(static_cast<std::uint64_t>(w.number("len"))),
+        p_(w.number("p")), reads_(w.number("reads")), gap_(w.number("gap")), rng_(seed) {
+    mean_burst_gap_ms_ = 1000.0 * static_cast<double>(len_) / rate_per_s;
+    std::uint64_t span = static_cast<std::uint64_t>(w.number("span"));
+    span = std::max<std::uint64_t>(span, place_.size);
+    span = std::min(span, place_.capacity);
+    span_ = span;
+    window_slots_ = (span - place_.size) / place_.align + 1;
+    windows_ = (place_.capacity - span) / place_.align + 1;
+  }
+
+  std::optional<Arrival> next() override {
+    if (left_ == 0) {
+      burst_start_ += rng_.exponential(mean_burst_gap_ms_);
+      now_ = burst_start_;
+      window_ = rng_.below(windows_) * place_.align;
+      left_ = len_;
+      first_in_burst_ = true;
+    } else {
+      now_ += gap_;
+    }
+    --left_;
+    Arrival a;
+    a.time_ms = now_;
+    a.op = pick_op(rng_, reads_);
+    const bool sequential = !first_in_burst_ && p_ > 0.0 && rng_.uniform() < p_ &&
+                            prev_end_ + place_.size <= window_ + span_;
+    a.offset = sequential ? prev_end_ : window_ + rng_.below(window_slots_) * place_.align;
+    a.length = place_.size;
+    prev_end_ = a.offset + a.length;
+    first_in_burst_ = false;
+    return a;
+  }
+
+ private:
+  Placement place_;
+  std::uint64_t len_;
+  double p_, reads_, gap_;
+  Rng rng_;
+  double mean_burst_gap_ms_ = 0;
+  std::uint64_t span_ = 0, window_slots_ = 1, windows_ = 1;
+  Millis burst_start_ = 0.0, now_ = 0.0;
+  std::uint64_t left_ = 0, window_ = 0, prev_end_ = 0;
+  bool first_in_burst_ = true;
+};
+
+class ClosedSynthetic final : public ClosedStream {
+ public:
+  ClosedSynthetic(const DeviceExtent& dev, const Workload& w, std::uint64_t seed)
+      : place_(dev, w.number("size"), w.number("align"), "closed"),
+        think_(w.number("think")), exp_(w.number("thinkdist") == 1), p_(w.number("p")),
+        reads_(w.number("reads")) {
+    const auto n = static_cast<std::size_t>(w.number("n"));
+    for (std::size_t i = 0; i < n; ++i) clients_.push_back(Client{Rng(Rng::derive(seed, i)), 0, true});
+  }
+
+  std::size_t population() const override { return clients_.size(); }
+
+  std::optional<ClosedStep> next(std::size_t client) override {
+    Client& c = clients_.at(client);
+    ClosedStep s;
+    s.think_ms = think_ <= 0 ? 0.0 : (exp_ ? c.rng.exponential(think_) : think_);
+    s.op = pick_op(c.rng, reads_);
+    const bool sequential = !c.first && p_ > 0.0 && c.rng.uniform() < p_;
+    s.offset = sequential ? place_.after(c.prev_end) : place_.random(c.rng);
+    s.length = place_.size;
+    c.prev_end = s.offset + s.length;
+    c.first = false;
+    return s;
+  }
+
+ private:
+  struct Client {
+    Rng rng;
+    std::uint64_t prev_end;
+    bool first;
+  };
+  Placement place_;
+  double think_;
+  bool exp_;
+  double p_, reads_;
+  std::vector<Client> clients_;
+};
+
+// Maps a trace's byte range onto the device: modulo the capacity (fold) or refuse.
+struct Folder {
+  std::uint64_t capacity;
+  std::uint32_t sector;
+  bool fold;
+  const std::string& path;
+
+  void apply(std::uint64_t& offset, std::uint32_t length, std::size_t index) const {
+    if (length > capacity)
+      throw WorkloadError(fmt::format("trace '{}': request {} of {} bytes is larger than the device "
+                                      "({} bytes)", path, index + 1, length, capacity));
+    if (offset + length <= capacity) return;
+    if (!fold)
+      throw WorkloadError(fmt::format("trace '{}': request {} at byte {} + {} lies beyond the device "
+                                      "({} bytes) and fold=0", path, index + 1, offset, length,
+                                      capacity));
+    offset %= capacity;
+    if (offset + length > capacity) offset = (capacity - length) / sector * sector;
+  }
+};
+
+class TraceStream final : public ArrivalStream {
+ public:
+  TraceStream(std::shared_ptr<const TraceData> t, Folder folder, double time_factor)
+      : t_(std::move(t)), folder_(folder), factor_(time_factor) {}
+
+  std::optional<Arrival> next() override {
+    while (i_ < t_->records.size()) {
+      const TraceRecord& r = t_->records[i_++];
+      if (r.length == 0) continue;  // flushes carry no extent; the simulator has no cache
+      Arrival a;
+      a.time_ms = r.time_ms / factor_;
+      a.op = r.op;
+      a.offset = r.offset;
+      a.length = r.length;
+      folder_.apply(a.offset, a.length, i_ - 1);
+      return a;
+    }
+    return std::nullopt;
+  }
+
+ private:
+  std::shared_ptr<const TraceData> t_;
+  Folder folder_;
+  double factor_;
+  std::size_t i_ = 0;
+};
+
+// DiskSim validate: one client, each request issued the recorded think time after the
+// previous one completed.
+class TraceClosed final : public ClosedStream {
+ public:
+  TraceClosed(std::shared_ptr<const TraceData> t, Folder folder, double time_factor)
+      : t_(std::move(t)), folder_(folder), factor_(time_factor) {}
+  std::size_t population() const override { return 1; }
+  std::optional<ClosedStep> next(std::size_t) override {
+    while (i_ < t_->records.size()) {
+      const TraceRecord& r = t_->records[i_++];
+      const Millis think = prev_think_;
+      prev_think_ = r.think_ms / factor_;
+      if (r.length == 0) continue;
+      ClosedStep s;
+      s.think_ms = think;
+      s.op = r.op;
+      s.offset = r.offset;
+      s.length = r.length;
+      folder_.apply(s.offset, s.length, i_ - 1);
+      return s;
+    }
+    return std::nullopt;
+  }
+
+ private:
+  std::shared_ptr<const TraceData> t_;
+  Folder folder_;
+  double factor_;
+  std::size_t i_ = 0;
+  Millis prev_think_ = 0.0;
+};
+
+}  // namespace
+
+std::unique_ptr<ArrivalStream> Workload::open_stream(const DeviceExtent& dev, double rate_per_s,
+                                                     std::uint64_t seed) const {
+  if (is_closed())
+    throw WorkloadError(fmt::format("workload '{}' is closed-loop; it has no arrival stream", spec()));
+  if (kind_ == "trace") {
+    if (!(rate_per_s >= 0) || !std::isfinite(rate_per_s))
+      throw WorkloadError(fmt::format("trace '{}': rate {} must be >= 0 (0: the trace's own timing)",
+                                      trace_path_, rate_per_s));
+    double factor = number("scale");
+    if (rate_per_s > 0) {
+      if (trace_->rate_per_s() <= 0)
+        throw WorkloadError(fmt::format("trace '{}': all requests arrive at one instant, so it cannot "
+                                        "be rescaled to a rate", trace_path_));
+      factor = rate_per_s / trace_->rate_per_s();
+    }
+    Folder f{dev.capacity_bytes / dev.sector_bytes * dev.sector_bytes, dev.sector_bytes,
+             number("fold") != 0, trace_path_};
+    return std::make_unique<TraceStream>(trace_, f, factor);
+  }
+  if (!(rate_per_s > 0) || !std::isfinite(rate_per_s))
+    throw WorkloadError(fmt::format("workload '{}': needs an arrival rate > 0 requests/s (got {})",
+                                    kind_, rate_per_s));
+  if (kind_ == "burst") return std::make_unique<BurstStream>(dev, *this, rate_per_s, seed);
+  Placement place(dev, number("size"), number("align"), kind_);
+  const double p = kind_ == "seq" ? number("p") : 0.0;
+  return std::make_unique<PoissonStream>(place, rate_per_s, p, number("reads"), seed);
+}
+
+std::unique_ptr<ClosedStream> Workload::closed_stream(const DeviceExtent& dev,
+                                                      std::uint64_t seed) const {
+  if (!is_closed())
+    throw WorkloadError(fmt::format("workload '{}' is open (arrivals at a rate), not closed-loop",
+                                    spec()));
+  if (kind_ == "trace") {
+    Folder f{dev.capacity_bytes / dev.sector_bytes * dev.sector_bytes, dev.sector_bytes,
+             number("fold") != 0, trace_path_};
+    return std::make_unique<TraceClosed>(trace_, f, number("scale"));
+  }
+  return std::make_unique<ClosedSynthetic>(dev, *this, seed);
+}
+
+}  // namespace disksched

@@ -1,0 +1,224 @@
+#include "emulator/sim/stats.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace disksched {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+double log_gamma(double x) {
+#if defined(__GLIBC__)
+  int sign = 0;
+  return lgamma_r(x, &sign);  // std::lgamma writes the global signgam: not thread-safe
+#else
+  return std::lgamma(x);
+#endif
+}
+
+// Continued fraction for the regularized incomplete beta function (modified Lentz).
+double beta_cf(double a, double b, double x) {
+  constexpr double kTiny = 1e-300;
+  double c = 1.0;
+  double d = 1.0 - (a + b) * x / (a + 1.0);
+  if (std::fabs(d) < kTiny) d = kTiny;
+  d = 1.0 / d;
+  double h = d;
+  for (int m = 1; m <= 500; ++m) {
+    const double m2 = 2.0 * m;
+    double aa = m * (b - m) * x / ((a + m2 - 1.0) * (a + m2));
+    d = 1.0 + aa * d;
+    if (std::fabs(d) < kTiny) d = kTiny;
+    c = 1.0 + aa / c;
+    if (std::fabs(c) < kTiny) c = kTiny;
+    d = 1.0 / d;
+    h *= d * c;
+    aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1.0));
+    d = 1.0 + aa * d;
+    if (std::fabs(d) < kTiny) d = kTiny;
+    c = 1.0 + aa / c;
+    if (std::fabs(c) < kTiny) c = kTiny;
+    d = 1.0 / d;
+    const double del = d * c;
+    h *= del;
+    if (std::fabs(del - 1.0) < 1e-15) break;
+  }
+  return h;
+}
+
+// I_x(a, b).
+double incomplete_beta(double a, double b, double x) {
+  if (x <= 0.0) return 0.0;
+  if (x >= 1.0) return 1.0;
+  const double front =
+      std::exp(log_gamma(a + b) - log_gamma(a) - log_gamma(b) + a * std::log(x) + b * std::log1p(-x));
+  if (x < (a + 1.0) / (a + b + 2.0)) return front * beta_cf(a, b, x) / a;
+  return 1.0 - front * beta_cf(b, a, 1.0 - x) / b;
+}
+
+double student_t_cdf(double t, double df) {
+  const double x = df / (df + t * t);
+  const double tail = 0.5 * incomplete_beta(df / 2.0, 0.5, x);
+  return t >= 0 ? 1.0 - tail : tail;
+}
+
+}  // namespace
+
+double percentile_sorted(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return kNaN;
+  const double pos = q * static_cast<double>(sorted.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(pos));
+  const std::size_t hi = std::min(lo + 1, sorted.size() - 1);
+  const double frac = pos - static_cast<double>(lo);
+  return sorted[lo] + frac * (sorted[hi] - sorted[lo]);
+}
+
+double histogram_percentile(const std::vector<double>& xs, double q, std::size_t bins) {
+  if (xs.empty() || bins == 0) return kNaN;
+  const double hi = *std::max_element(xs.begin(), xs.end());
+  if (!(hi > 0)) return hi;
+  const double width = hi / static_cast<double>(bins);
+  std::vector<std::size_t> count(bins, 0);
+  for (double x : xs) {
+    auto b = static_cast<std::size_t>(std::max(0.0, x) / width);
+    count[std::min(b, bins - 1)]++;
+  }
+  const double target = q * static_cast<double>(xs.size());
+  double cum = 0;
+  for (std::size_t b = 0; b < bins; ++b) {
+    const double next = cum + static_cast<double>(count[b]);
+    if (next >= target && count[b] > 0) {
+      const double frac = (target - cum) / static_cast<double>(count[b]);
+      return (static_cast<double>(b) + frac) * width;
+    }
+    cum = next;
+  }
+  return hi;
+}
+
+double student_t_quantile(double p, double df) {
+  if (!(p > 0.0 && p < 1.0) || !(df > 0.0))
+    throw std::invalid_argument(fmt::format("student_t_quantile: p={} df={} out of range", p, df));
+  if (p == 0.5) return 0.0;
+  if (p < 0.5) return -student_t_quantile(1.0 - p, df);
+  double lo = 0.0, hi = 1.0;
+  while (student_t_cdf(hi, df) < p) hi *= 2.0;
+  for (int i = 0; i < 200 && hi - lo > 1e-13 * hi; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (student_t_cdf(mid, df) < p ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+Estimate replicate(const std::vector<double>& values, double confidence) {
+  Estimate e;
+  e.n = values.size();
+  if (values.empty()) {
+    e.mean = e.half_width = kNaN;
+    return e;
+  }
+  double sum = 0;
+  for (double v : values) sum += v;
+  e.mean = sum / static_cast<double>(e.n);
+  if (e.n < 2) {
+    e.half_width = kNaN;
+    return e;
+  }
+  double ss = 0;
+  for (double v : values) ss += (v - e.mean) * (v - e.mean);
+  const double s = std::sqrt(ss / static_cast<double>(e.n - 1));
+  const double t = student_t_quantile(0.5 + confidence / 2.0, static_cast<double>(e.n - 1));
+  e.half_width = t * s / std::sqrt(static_cast<double>(e.n));
+  return e;
+}
+
+RunSummary summarize(const SimResult& r) {
+  RunSummary s;
+  s.saturated = r.saturated;
+  const auto& recs = r.measured;
+  s.requests = recs.size();
+  if (recs.empty()) {
+    s.mean_ms = s.std_ms = s.sq_cv = s.p95_ms = s.p95_hist_ms = s.p99_ms = s.max_ms = kNaN;
+    return s;
+  }
+  std::vector<double> resp;
+  resp.reserve(recs.size());
+  double sum = 0, wait = 0, delay = 0, service = 0, qlen = 0, seek = 0, rot = 0, xfer = 0, ovh = 0;
+  for (const auto& x : recs) {
+    const double rt = x.response_ms();
+    resp.push_back(rt);
+    sum += rt;
+    wait += x.wait_ms();
+    delay += x.dispatch_ms - x.arrival_ms;
+    service += x.service_ms();
+    qlen += x.queue_len;
+    seek += x.seek_ms;
+    rot += x.rotation_ms;
+    xfer += x.transfer_ms;
+    ovh += x.overhead_ms + x.report_ms;
+  }
+  const double n = static_cast<double>(recs.size());
+  s.mean_ms = sum / n;
+  double ss = 0;
+  for (double v : resp) ss += (v - s.mean_ms) * (v - s.mean_ms);
+  s.std_ms = recs.size() > 1 ? std::sqrt(ss / (n - 1)) : 0.0;
+  s.sq_cv = s.mean_ms > 0 ? (s.std_ms * s.std_ms) / (s.mean_ms * s.mean_ms) : 0.0;
+  s.p95_hist_ms = histogram_percentile(resp, 0.95, 200);
+  std::sort(resp.begin(), resp.end());
+  s.p95_ms = percentile_sorted(resp, 0.95);
+  s.p99_ms = percentile_sorted(resp, 0.99);
+  s.max_ms = resp.back();
+  s.mean_wait_ms = wait / n;
+  s.mean_delay_ms = delay / n;
+  s.mean_service_ms = service / n;
+  s.mean_queue_len = qlen / n;
+  s.mean_seek_ms = seek / n;
+  s.mean_rotation_ms = rot / n;
+  s.mean_transfer_ms = xfer / n;
+  s.mean_overhead_ms = ovh / n;
+  const double window = r.window_end_ms - r.window_start_ms;
+  s.throughput_per_s = window > 0 ? n * 1000.0 / window : kNaN;
+  s.utilization = window > 0 ? r.busy_in_window_ms / window : kNaN;
+  return s;
+}
+
+Replicated replicate(const std::vector<RunSummary>& runs) {
+  Replicated out;
+  out.reps = runs.size();
+  auto est = [&](double RunSummary::*field) {
+    std::vector<double> v;
+    v.reserve(runs.size());
+    for (const auto& r : runs) v.push_back(r.*field);
+    return replicate(v);
+  };
+  for (const auto& r : runs) {
+    out.requests += r.requests;
+    out.saturated = out.saturated || r.saturated;
+  }
+  out.throughput_per_s = est(&RunSummary::throughput_per_s);
+  out.mean_ms = est(&RunSummary::mean_ms);
+  out.std_ms = est(&RunSummary::std_ms);
+  out.sq_cv = est(&RunSummary::sq_cv);
+  out.p95_ms = est(&RunSummary::p95_ms);
+  out.p95_hist_ms = est(&RunSummary::p95_hist_ms);
+  out.p99_ms = est(&RunSummary::p99_ms);
+  out.max_ms = est(&RunSummary::max_ms);
+  out.mean_wait_ms = est(&RunSummary::mean_wait_ms);
+  out.mean_delay_ms = est(&RunSummary::mean_delay_ms);
+  out.mean_service_ms = est(&RunSummary::mean_service_ms);
+  out.mean_queue_len = est(&RunSummary::mean_queue_len);
+  out.mean_seek_ms = est(&RunSummary::mean_seek_ms);
+  out.mean_rotation_ms = est(&RunSummary::mean_rotation_ms);
+  out.mean_transfer_ms = est(&RunSummary::mean_transfer_ms);
+  out.mean_overhead_ms = est(&RunSummary::mean_overhead_ms);
+  out.utilization = est(&RunSummary::utilization);
+  return out;
+}
+
+}  // namespace disksched
