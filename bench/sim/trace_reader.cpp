@@ -446,6 +446,9 @@ TraceData read_trace(std::string_view format, std::istream& in, const std::strin
 }
 
 TraceData read_trace(std::string_view format, const std::string& path, std::uint32_t sector_bytes) {
+  const auto& f = trace_formats();
+  if (std::find(f.begin(), f.end(), format) == f.end())
+    throw TraceError(fmt::format("unknown trace format '{}'; valid: {}", format, fmt::join(f, ", ")));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw TraceError(fmt::format("{}: cannot open trace file", path));
   return read_trace(format, in, path, sector_bytes);

@@ -527,7 +527,7 @@ struct Folder {
   std::uint64_t capacity;
   std::uint32_t sector;
   bool fold;
-  const std::string& path;
+  std::string path;
 
   void apply(std::uint64_t& offset, std::uint32_t length, std::size_t index) const {
     if (length > capacity)

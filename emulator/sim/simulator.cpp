@@ -184,7 +184,10 @@ struct Simulator::Impl {
     queue.complete(s.seq, s.end);
     RequestRecord& rec = ring.at(s.seq);
     ++result.completions;
-    if (window_open) result.busy_in_window_ms += s.end - std::max(s.start, result.window_start_ms);
+    if (window_open) {
+      result.busy_in_window_ms += s.end - std::max(s.start, result.window_start_ms);
+      ++result.completions_in_window;
+    }
     if (rec.phase == Phase::Measured) {
       ++result.measured_completed;
       result.window_end_ms = s.end;

@@ -80,6 +80,7 @@ struct SimResult {
   Millis window_start_ms = 0.0;
   Millis window_end_ms = 0.0;
   Millis busy_in_window_ms = 0.0;
+  std::uint64_t completions_in_window = 0;  // any phase
   std::size_t max_queue_seen = 0;
   bool saturated = false;
   std::string saturation;  // why, when saturated

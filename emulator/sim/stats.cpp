@@ -183,7 +183,8 @@ RunSummary summarize(const SimResult& r) {
   s.mean_transfer_ms = xfer / n;
   s.mean_overhead_ms = ovh / n;
   const double window = r.window_end_ms - r.window_start_ms;
-  s.throughput_per_s = window > 0 ? n * 1000.0 / window : kNaN;
+  s.throughput_per_s =
+      window > 0 ? static_cast<double>(r.completions_in_window) * 1000.0 / window : kNaN;
   s.utilization = window > 0 ? r.busy_in_window_ms / window : kNaN;
   return s;
 }

@@ -36,7 +36,7 @@ Estimate replicate(const std::vector<double>& values, double confidence = 0.95);
 // One run's measured requests, summarised.
 struct RunSummary {
   std::size_t requests = 0;        // measured requests completed
-  double throughput_per_s = 0.0;   // completions per second in the measurement window
+  double throughput_per_s = 0.0;   // completions (any phase) per second in the measurement window
   double mean_ms = 0.0;            // response time = completion - arrival
   double std_ms = 0.0;             // sample standard deviation
   double sq_cv = 0.0;              // squared coefficient of variation, std^2 / mean^2 (Hong)

@@ -1,0 +1,174 @@
+// The simulator against queueing theory and its own invariants.
+#include <cmath>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "bench/sim/workload.hpp"
+#include "emulator/sim/simulator.hpp"
+#include "emulator/sim/stats.hpp"
+#include "predictor/device_model.hpp"
+#include "tests/sim/fifo_scheduler.hpp"
+
+using namespace disksched;
+using disksched::test::FifoScheduler;
+
+namespace {
+
+SimResult run_open(const DeviceModel& m, const std::string& workload, double rate,
+                   std::uint64_t seed, SimConfig cfg,
+                   std::function<void(const RequestRecord&)> obs = {}) {
+  Simulator sim(m, std::make_unique<FifoScheduler>(), cfg);
+  if (obs) sim.on_complete(std::move(obs));
+  auto w = Workload::parse(workload);
+  auto stream = w.open_stream(DeviceExtent::of(m), rate, seed);
+  return sim.run(*stream);
+}
+
+}  // namespace
+
+TEST_CASE("FCFS with a fixed service time: M/D/1 mean wait (Pollaczek-Khinchine)", "[sim]") {
+  auto model = load_model("fixed:ms=10");
+  for (double rate : {30.0, 70.0}) {
+    const double rho = rate * 10.0 / 1000.0;
+    const double pk_wait = rho * 10.0 / (2.0 * (1.0 - rho));  // M/D/1: rho S / 2(1 - rho)
+    SimConfig cfg;
+    cfg.warmup = 1000;
+    cfg.measured = 5000;
+    std::vector<double> waits, utils;
+    for (std::uint64_t rep = 0; rep < 20; ++rep) {
+      auto r = run_open(*model, "uniform", rate, Rng::derive(7, rep), cfg);
+      REQUIRE_FALSE(r.saturated);
+      RunSummary s = summarize(r);
+      waits.push_back(s.mean_wait_ms);
+      utils.push_back(s.utilization);
+      CHECK(s.mean_service_ms == Approx(10.0));
+    }
+    Estimate w = replicate(waits);
+    INFO("rate " << rate << ": PK " << pk_wait << " ms, simulated " << w.mean << " +- "
+                 << w.half_width);
+    CHECK(std::fabs(w.mean - pk_wait) <= w.half_width);
+    CHECK(w.half_width < 0.1 * pk_wait);  // the interval is narrow enough to mean something
+    CHECK(replicate(utils).mean == Approx(rho).epsilon(0.03));
+  }
+}
+
+TEST_CASE("every request completes exactly once, in a consistent order", "[sim]") {
+  // A small device so that writes overlap and the queue's ordering rule engages.
+  auto model = load_model("fixed:ms=1,capacity=65536");
+  for (std::size_t depth : {1u, 4u}) {
+    SimConfig cfg;
+    cfg.depth = depth;
+    cfg.warmup = 200;
+    cfg.measured = 2000;
+    std::map<std::uint64_t, int> seen;
+    std::vector<RequestRecord> order;
+    auto r = run_open(*model, "uniform:size=4k,reads=0.5", 900.0, 3, cfg,
+                      [&](const RequestRecord& x) {
+                        seen[x.seq]++;
+                        order.push_back(x);
+                      });
+    REQUIRE(r.measured_completed == 2000);
+    CHECK(r.measured.size() == 2000);
+    for (const auto& [seq, n] : seen) CHECK(n == 1);
+    CHECK(seen.size() == r.completions);
+    CHECK(r.completions <= r.arrivals);
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      const auto& x = order[i];
+      CHECK(x.dispatch_ms >= x.arrival_ms);
+      CHECK(x.start_ms >= x.dispatch_ms);
+      CHECK(x.completion_ms == Approx(x.start_ms + 1.0));
+      if (i > 0) CHECK(x.start_ms >= order[i - 1].completion_ms);  // one at a time
+      CHECK(x.queue_len >= 1);
+    }
+    // Measured requests are the ones that arrived 200..2199, by seq.
+    CHECK(r.measured.front().seq == 200);
+    CHECK(r.measured.back().seq == 2199);
+  }
+}
+
+TEST_CASE("same seed, same records; another seed, other records", "[sim]") {
+  auto model = load_model("fixed:ms=5");
+  SimConfig cfg;
+  cfg.warmup = 100;
+  cfg.measured = 500;
+  auto a = run_open(*model, "seq:p=0.5", 150, 11, cfg);
+  auto b = run_open(*model, "seq:p=0.5", 150, 11, cfg);
+  auto c = run_open(*model, "seq:p=0.5", 150, 12, cfg);
+  REQUIRE(a.measured.size() == b.measured.size());
+  bool same = true;
+  for (std::size_t i = 0; i < a.measured.size(); ++i) {
+    same = same && a.measured[i].arrival_ms == b.measured[i].arrival_ms &&
+           a.measured[i].completion_ms == b.measured[i].completion_ms &&
+           a.measured[i].offset == b.measured[i].offset;
+  }
+  CHECK(same);
+  CHECK(a.measured[0].offset != c.measured[0].offset);
+}
+
+TEST_CASE("closed loop: one client cycles through think and service exactly", "[sim]") {
+  auto model = load_model("fixed:ms=10");
+  SimConfig cfg;
+  cfg.warmup = 10;
+  cfg.measured = 100;
+  Simulator sim(*model, std::make_unique<FifoScheduler>(), cfg);
+  auto w = Workload::parse("closed:n=1,think=5ms");
+  auto clients = w.closed_stream(DeviceExtent::of(*model), 1);
+  auto r = sim.run(*clients);
+  RunSummary s = summarize(r);
+  CHECK(s.mean_ms == Approx(10.0));
+  CHECK(s.max_ms == Approx(10.0));
+  // Each request arrives 15 ms after the previous one.
+  for (std::size_t i = 1; i < r.measured.size(); ++i)
+    CHECK(r.measured[i].arrival_ms - r.measured[i - 1].arrival_ms == Approx(15.0));
+}
+
+TEST_CASE("closed loop: N clients without think time see N service times", "[sim]") {
+  auto model = load_model("fixed:ms=2");
+  SimConfig cfg;
+  cfg.warmup = 100;
+  cfg.measured = 1000;
+  Simulator sim(*model, std::make_unique<FifoScheduler>(), cfg);
+  auto clients = Workload::parse("closed:n=16").closed_stream(DeviceExtent::of(*model), 1);
+  auto r = sim.run(*clients);
+  RunSummary s = summarize(r);
+  CHECK(s.mean_ms == Approx(32.0));
+  CHECK(s.utilization == Approx(1.0));
+  CHECK(s.throughput_per_s == Approx(500.0).epsilon(0.01));
+  CHECK(s.mean_queue_len == Approx(15.0));  // the other 15 wait while one is served
+}
+
+TEST_CASE("depth N keeps N requests at the device", "[sim]") {
+  auto model = load_model("fixed:ms=2");
+  SimConfig cfg;
+  cfg.depth = 4;
+  cfg.warmup = 10;
+  cfg.measured = 200;
+  Simulator sim(*model, std::make_unique<FifoScheduler>(), cfg);
+  auto clients = Workload::parse("closed:n=8").closed_stream(DeviceExtent::of(*model), 1);
+  auto r = sim.run(*clients);
+  // 8 clients: 4 at the device, so a request is dispatched ~4 services before it starts.
+  double lead = 0;
+  for (const auto& x : r.measured) lead += x.start_ms - x.dispatch_ms;
+  CHECK(lead / static_cast<double>(r.measured.size()) == Approx(6.0).epsilon(0.02));
+  CHECK(summarize(r).mean_ms == Approx(16.0));
+}
+
+TEST_CASE("overload is detected instead of running forever", "[sim]") {
+  auto model = load_model("fixed:ms=10");
+  SimConfig cfg;
+  cfg.warmup = 100;
+  cfg.measured = 400;
+  cfg.max_queue = 200;
+  auto r = run_open(*model, "uniform", 300.0, 1, cfg);  // rho = 3
+  CHECK(r.saturated);
+  CHECK_FALSE(r.saturation.empty());
+  SimConfig cfg2 = cfg;
+  cfg2.max_queue = 0;
+  cfg2.keep_warm_max = 50;
+  auto r2 = run_open(*model, "uniform", 300.0, 1, cfg2);
+  CHECK(r2.saturated);
+  CHECK(r2.arrivals == 550);
+}

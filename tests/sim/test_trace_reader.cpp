@@ -1,0 +1,226 @@
+// Every trace reader on small files written here, good and malformed.
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "bench/sim/trace_reader.hpp"
+#include "bench/sim/workload.hpp"
+
+using namespace disksched;
+using Catch::Matchers::Contains;
+
+namespace {
+
+struct TempDir {
+  std::filesystem::path path;
+  TempDir() {
+    path = std::filesystem::temp_directory_path() /
+           ("disksched-test-traces-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(path);
+  }
+  ~TempDir() { std::filesystem::remove_all(path); }
+  std::string write(const std::string& name, const std::string& text) const {
+    const auto p = (path / name).string();
+    std::ofstream(p, std::ios::binary) << text;
+    return p;
+  }
+};
+
+// The message names the file, the line and the field.
+void check_error(const std::string& format, const std::string& path, int line,
+                 const std::string& field) {
+  CHECK_THROWS_WITH(read_trace(format, path),
+                    Contains(path + ":" + std::to_string(line) + ":") &&
+                        Contains("field '" + field + "'"));
+}
+
+}  // namespace
+
+TEST_CASE("DiskSim ascii", "[sim][trace]") {
+  TempDir d;
+  auto p = d.write("a.trace",
+                   "0.000 0 1000 16 1\n"
+                   "  5.5   0   2000  8   0\n"
+                   "\n"
+                   "7.25 1 3000 8 0x80 4\n");
+  auto t = read_trace("ascii", p);
+  REQUIRE(t.records.size() == 3);
+  CHECK(t.records[0].op == Op::Read);
+  CHECK(t.records[0].offset == 1000 * 512);
+  CHECK(t.records[0].length == 16 * 512);
+  CHECK(t.records[1].op == Op::Write);
+  CHECK(t.records[1].time_ms == 5.5);
+  CHECK(t.records[2].device == 1);
+  CHECK(t.rate_per_s() == Approx(2 * 1000 / 7.25));
+  check_error("ascii", d.write("b", "0 0 1000 16 1\n1.0 0 abc 16 1\n"), 2, "block");
+  check_error("ascii", d.write("c", "0 0 1000 16 1\n\n1.0 0 5 0 1\n"), 3, "size");
+  check_error("ascii", d.write("e", "0 0 1000 16 zz\n"), 1, "flags");
+  check_error("ascii", d.write("f", "0 0 1000\n"), 1, "line");
+}
+
+TEST_CASE("DiskSim validate: think times, closed loop", "[sim][trace]") {
+  TempDir d;
+  auto p = d.write("v.trace",
+                   "R Hit 100 8 12000.5 3000\n"
+                   "W Miss 200 16 9000 0\n"
+                   "R Doub 300 8 1000 500.25\n");
+  auto t = read_trace("validate", p);
+  REQUIRE(t.records.size() == 3);
+  CHECK(t.records[0].think_ms == Approx(3.0));
+  CHECK(t.records[1].op == Op::Write);
+  CHECK(t.records[1].length == 16 * 512);
+  CHECK(t.records[2].think_ms == Approx(0.50025));
+  auto w = Workload::parse("trace:validate:" + p);
+  CHECK(w.is_closed());
+  auto c = w.closed_stream({1ull << 30, 512}, 1);
+  CHECK(c->population() == 1);
+  CHECK(c->next(0)->think_ms == 0.0);
+  CHECK(c->next(0)->think_ms == Approx(3.0));  // the first request's think time
+  CHECK(c->next(0)->think_ms == Approx(0.0));
+  CHECK_FALSE(c->next(0).has_value());
+  check_error("validate", d.write("b", "R Hit 100 8 12000 3000\nX Hit 100 8 1 1\n"), 2, "op");
+  check_error("validate", d.write("c", "R Hot 100 8 1 1\n"), 1, "buffer");
+  check_error("validate", d.write("e", "R Hit 100 8 1 -5\n"), 1, "think_us");
+}
+
+TEST_CASE("MSR Cambridge CSV", "[sim][trace]") {
+  TempDir d;
+  auto p = d.write("hm_0.csv",
+                   "128166372003061629,hm,0,Read,383496192,32768,7123\n"
+                   "128166372003161629,hm,0,Write,1024,4096,100\n");
+  auto t = read_trace("msr", p);
+  REQUIRE(t.records.size() == 2);
+  CHECK(t.records[0].offset == 383496192);
+  CHECK(t.records[0].length == 32768);
+  CHECK(t.records[1].op == Op::Write);
+  CHECK(t.records[1].time_ms == Approx(10.0));  // 100000 ticks of 100 ns
+  check_error("msr", d.write("b", "1,hm,0,Read,0,4096,1\n2,hm,0,Erase,0,4096,1\n"), 2, "Type");
+  check_error("msr", d.write("c", "1,hm,0,Read,-5,4096,1\n"), 1, "Offset");
+  check_error("msr", d.write("e", "1,hm,0,Read,0,4096\n"), 1, "line");
+}
+
+TEST_CASE("SPC / UMass CSV", "[sim][trace]") {
+  TempDir d;
+  auto p = d.write("Financial1.spc",
+                   "0,303567,3584,w,0.000000\n"
+                   "1, 55590, 3072, R, 0.010000, extra, fields\n"
+                   "0,303574,512,W,0.026214\n");
+  auto t = read_trace("spc", p);
+  REQUIRE(t.records.size() == 3);
+  CHECK(t.records[0].offset == 303567ull * 512);
+  CHECK(t.records[0].op == Op::Write);
+  CHECK(t.records[1].device == 1);
+  CHECK(t.records[1].op == Op::Read);
+  CHECK(t.records[2].time_ms == Approx(26.214));
+  check_error("spc", d.write("b", "0,1,512,w,0.0\n0,2,512,x,0.1\n"), 2, "Opcode");
+  check_error("spc", d.write("c", "0,1,512,w,soon\n"), 1, "Timestamp");
+  check_error("spc", d.write("e", "0,1,512\n"), 1, "line");
+}
+
+TEST_CASE("blkparse text: Q events become requests", "[sim][trace]") {
+  TempDir d;
+  auto p = d.write("sda.txt",
+                   "  8,0    3        1     0.000000000  4162  Q  WS 3417048 + 8 [jbd2/sda3-8]\n"
+                   "  8,0    3        2     0.000001000  4162  G  WS 3417048 + 8 [jbd2/sda3-8]\n"
+                   "  8,0    3        3     0.000010000  4162  D  WS 3417048 + 8 [jbd2/sda3-8]\n"
+                   "  8,0    1        1     0.000500000  4100  Q   R 100 + 16 [cat]\n"
+                   "  8,0    1        2     0.000600000  4100  Q FWS [kworker]\n"
+                   "  8,0    0        0     0.000700000     0  m   N cfq4162 insert\n"
+                   "  8,0    3        4     0.001000000     0  C  WS 3417048 + 8 [0]\n"
+                   "CPU0 (sda):\n"
+                   " Reads Queued:           1,        8KiB\n");
+  auto t = read_trace("blkparse", p);
+  REQUIRE(t.records.size() == 2);
+  CHECK(t.records[0].op == Op::Write);
+  CHECK(t.records[0].offset == 3417048ull * 512);
+  CHECK(t.records[0].length == 8 * 512);
+  CHECK(t.records[1].op == Op::Read);
+  CHECK(t.records[1].time_ms == Approx(0.5));
+  CHECK(t.records[1].device == ((8u << 20) | 0u));
+  CHECK(t.skipped == 1);  // the flush
+  check_error("blkparse", d.write("b", "  8,0 3 1 0.0 4162 Q WS 3417048 + 8 [x]\n  8,0 3 2 0.1 4162 Q WS 5 + x [x]\n"),
+              2, "nsectors");
+  check_error("blkparse", d.write("c", "  8,0 3 1 zero 4162 Q WS 3417048 + 8 [x]\n"), 1, "time");
+  check_error("blkparse", d.write("e", "  8,0 3 1 0.0 4162 Q WZ 3417048 + 8 [x]\n"), 1, "rwbs");
+}
+
+TEST_CASE("HP SRT 1.3 binary", "[sim][trace]") {
+  TempDir d;
+  auto be = [](std::string& s, std::uint32_t v) {
+    for (int i = 3; i >= 0; --i) s.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+  };
+  std::string f = "$$TR_IOREC-1.3 (IOAdaptor Upgrade Version)\ntracedate = 0;\n"
+                  "disks = { disk0 = { nspt = 72; sectorsize = 256; }; };\n";
+  f.push_back('\x0c');
+  auto shortio = [&](std::uint32_t version, std::uint32_t sec, std::uint32_t usec,
+                     std::uint32_t bytes, std::uint32_t sectno, std::uint32_t flags) {
+    std::string r;
+    const std::uint32_t size = version == 4 ? 56 : 52;
+    be(r, size);
+    be(r, (version << 16) | 1);
+    be(r, sec);
+    be(r, usec);
+    be(r, 100);                     // start
+    be(r, 9000);                    // stop
+    be(r, bytes);
+    be(r, sectno);
+    be(r, (7u << 24) | (2u << 8));  // devno: disk 2
+    be(r, 0);                       // drivertype
+    be(r, 12);                      // cylno
+    be(r, flags);
+    be(r, 0);                       // info
+    if (version == 4) be(r, 3);     // queuelen
+    return r;
+  };
+  f += shortio(4, 10, 500000, 8192, 1000, 0x1);
+  std::string text;  // a TEXTIO record, skipped by size
+  be(text, 20);
+  be(text, (4u << 16) | 3);
+  be(text, 10);
+  be(text, 600000);
+  be(text, 0);
+  f += text;
+  f += shortio(3, 11, 0, 1024, 2000, 0x100);
+  auto p = d.write("ajw.srt", f);
+  auto t = read_trace("srt", p);
+  REQUIRE(t.records.size() == 2);
+  CHECK(t.skipped == 1);
+  CHECK(t.records[0].op == Op::Read);
+  CHECK(t.records[0].offset == 1000u * 256);  // the header's sector size
+  CHECK(t.records[0].length == 8192);
+  CHECK(t.records[0].device == 2);
+  CHECK(t.records[1].op == Op::Write);
+  CHECK(t.records[1].time_ms == Approx(500.0));
+  // Truncated: the last record claims more bytes than the file holds.
+  auto bad = d.write("bad.srt", f.substr(0, f.size() - 10));
+  CHECK_THROWS_WITH(read_trace("srt", bad),
+                    Contains(bad) && Contains("record 3") && Contains("field 'size'"));
+  CHECK_THROWS_WITH(read_trace("srt", d.write("nohdr.srt", "hello")), Contains("not an HP SRT"));
+}
+
+TEST_CASE("our CSV", "[sim][trace]") {
+  TempDir d;
+  auto p = d.write("ours.csv",
+                   "time_ms,op,offset,length,device\n"
+                   "# a comment\n"
+                   "0,read,0,4096\n"
+                   "1.5,W,4096,8192,3\n"
+                   "2,F,0,0\n"
+                   "3,trim,0,512\n");
+  auto t = read_trace("csv", p);
+  REQUIRE(t.records.size() == 3);
+  CHECK(t.records[1].device == 3);
+  CHECK(t.records[2].op == Op::Trim);
+  CHECK(t.skipped == 1);
+  check_error("csv", d.write("b", "0,R,0,4096\n1,R,0,0\n"), 2, "length");
+  check_error("csv", d.write("c", "0,Q,0,4096\n"), 1, "op");
+  check_error("csv", d.write("e", "x,R,0,4096\n"), 1, "time_ms");
+}
+
+TEST_CASE("unknown format and missing file", "[sim][trace]") {
+  CHECK_THROWS_WITH(read_trace("bogus", std::string("/nonexistent")), Contains("unknown trace format"));
+  CHECK_THROWS_WITH(read_trace("csv", std::string("/nonexistent/x.csv")), Contains("cannot open"));
+}

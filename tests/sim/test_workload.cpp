@@ -1,0 +1,148 @@
+// Workload specs and generators.
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+#include "bench/sim/trace_reader.hpp"
+#include "bench/sim/workload.hpp"
+
+using namespace disksched;
+using Catch::Matchers::Contains;
+
+namespace {
+const DeviceExtent kDev{1ull << 30, 512};
+}
+
+TEST_CASE("specs parse to a canonical form with every parameter", "[sim][workload]") {
+  CHECK(Workload::parse("uniform").spec() == "uniform:size=8192,reads=1,align=0");
+  CHECK(Workload::parse("uniform:size=4k,reads=0.5").spec() == "uniform:size=4096,reads=0.5,align=0");
+  CHECK(Workload::parse("seq").spec() == "seq:p=0.829,size=8192,reads=1,align=0");
+  CHECK(Workload::parse("closed:n=16,think=5ms").spec() ==
+        "closed:n=16,think=5ms,thinkdist=fixed,p=0,size=8192,reads=1,align=0");
+  CHECK(Workload::parse("closed:n=2,think=0.5s,thinkdist=exp").number("think") == 500.0);
+  CHECK(Workload::parse("closed:n=2").is_closed());
+  CHECK_FALSE(Workload::parse("seq:p=0.005").is_closed());
+}
+
+TEST_CASE("bad specs name the key, the value and what was expected", "[sim][workload]") {
+  CHECK_THROWS_WITH(Workload::parse("zipf"), Contains("unknown workload 'zipf'"));
+  CHECK_THROWS_WITH(Workload::parse("uniform:sise=8k"),
+                    Contains("unknown parameter 'sise'") && Contains("size"));
+  CHECK_THROWS_WITH(Workload::parse("uniform:reads=1.5"),
+                    Contains("reads=1.5") && Contains("out of range"));
+  CHECK_THROWS_WITH(Workload::parse("uniform:size=8q"), Contains("size=8q"));
+  CHECK_THROWS_WITH(Workload::parse("seq:p"), Contains("has no value"));
+  CHECK_THROWS_WITH(Workload::parse("closed:think=5ms"), Contains("needs n=N"));
+  CHECK_THROWS_WITH(Workload::parse("closed:n=4,thinkdist=gauss"), Contains("fixed|exp"));
+  CHECK_THROWS_WITH(Workload::parse("trace:foo:/x"), Contains("unknown format 'foo'"));
+  CHECK_THROWS_WITH(Workload::parse("uniform").open_stream(kDev, 0, 1), Contains("rate"));
+  CHECK_THROWS_WITH(Workload::parse("closed:n=1").open_stream(kDev, 10, 1), Contains("closed-loop"));
+}
+
+TEST_CASE("uniform: Poisson arrivals at the rate, aligned, inside the device", "[sim][workload]") {
+  auto s = Workload::parse("uniform:size=8k,reads=0.7").open_stream(kDev, 50.0, 9);
+  double last = 0, reads = 0, sum_gap = 0, sum_gap2 = 0;
+  const int n = 40000;
+  std::uint64_t lo = ~0ull, hi = 0;
+  for (int i = 0; i < n; ++i) {
+    auto a = *s->next();
+    REQUIRE(a.time_ms >= last);
+    const double gap = a.time_ms - last;
+    sum_gap += gap;
+    sum_gap2 += gap * gap;
+    last = a.time_ms;
+    REQUIRE(a.offset % 512 == 0);
+    REQUIRE(a.offset + a.length <= kDev.capacity_bytes);
+    REQUIRE(a.length == 8192);
+    lo = std::min(lo, a.offset);
+    hi = std::max(hi, a.offset);
+    reads += a.op == Op::Read;
+  }
+  const double mean = sum_gap / n;
+  CHECK(mean == Approx(20.0).epsilon(0.02));
+  // Exponential gaps: the squared CV is 1.
+  CHECK((sum_gap2 / n - mean * mean) / (mean * mean) == Approx(1.0).epsilon(0.05));
+  CHECK(reads / n == Approx(0.7).epsilon(0.02));
+  CHECK(lo < kDev.capacity_bytes / 100);
+  CHECK(hi > kDev.capacity_bytes / 100 * 99);
+}
+
+TEST_CASE("seq: the fraction of requests that continue the previous one is p", "[sim][workload]") {
+  for (double p : {0.005, 0.829}) {
+    auto s = Workload::parse(fmt::format("seq:p={}", p)).open_stream(kDev, 20.9, 5);
+    std::uint64_t prev_end = 0;
+    int sequential = 0;
+    const int n = 50000;
+    for (int i = 0; i < n; ++i) {
+      auto a = *s->next();
+      if (i > 0 && a.offset == prev_end) ++sequential;
+      prev_end = a.offset + a.length;
+    }
+    CHECK(static_cast<double>(sequential) / (n - 1) == Approx(p).margin(0.006));
+  }
+}
+
+TEST_CASE("burst: requests come in bursts that stay inside a window", "[sim][workload]") {
+  auto w = Workload::parse("burst:len=8,span=1m,p=0.5,size=4k");
+  auto s = w.open_stream(kDev, 100.0, 3);
+  for (int b = 0; b < 200; ++b) {
+    auto first = *s->next();
+    std::uint64_t lo = first.offset, hi = first.offset + first.length;
+    for (int i = 1; i < 8; ++i) {
+      auto a = *s->next();
+      CHECK(a.time_ms == first.time_ms);  // gap=0: the whole burst at once
+      lo = std::min(lo, a.offset);
+      hi = std::max(hi, a.offset + a.length);
+    }
+    CHECK(hi - lo <= (1u << 20));
+  }
+}
+
+TEST_CASE("streams are reproducible from the seed", "[sim][workload]") {
+  auto w = Workload::parse("seq:p=0.3,reads=0.5");
+  auto a = w.open_stream(kDev, 10, 77), b = w.open_stream(kDev, 10, 77), c = w.open_stream(kDev, 10, 78);
+  bool same = true, differ = false;
+  for (int i = 0; i < 1000; ++i) {
+    auto x = *a->next(), y = *b->next(), z = *c->next();
+    same = same && x.time_ms == y.time_ms && x.offset == y.offset && x.op == y.op;
+    differ = differ || x.offset != z.offset;
+  }
+  CHECK(same);
+  CHECK(differ);
+}
+
+TEST_CASE("trace workloads: options, scaling to a rate, folding", "[sim][workload]") {
+  const auto dir = std::filesystem::temp_directory_path() / "disksched-test-workload";
+  std::filesystem::create_directories(dir);
+  const auto path = (dir / "t,1.csv").string();  // a comma in the name: options come off the end
+  {
+    std::ofstream f(path);
+    f << "time_ms,op,offset,length\n0,R,0,4096\n10,W,2147483648,4096\n20,R,8192,4096\n30,R,12288,4096\n";
+  }
+  auto w = Workload::parse("trace:csv:" + path + ",scale=2");
+  CHECK(w.trace_path() == path);
+  CHECK(w.number("scale") == 2);
+  CHECK(w.trace_rate_per_s() == Approx(200.0));  // 100/s, twice as fast
+  auto s = w.open_stream(kDev, 0, 1);
+  CHECK(s->next()->time_ms == 0);
+  auto second = *s->next();
+  CHECK(second.time_ms == Approx(5.0));
+  CHECK(second.offset == 0);  // 2 GiB folded onto a 1 GiB device
+  CHECK(second.op == Op::Write);
+  // With a rate, the trace is rescaled to it.
+  auto r = w.open_stream(kDev, 50.0, 1);
+  r->next();
+  CHECK(r->next()->time_ms == Approx(20.0));
+  // fold=0 refuses.
+  auto nofold = Workload::parse("trace:csv:" + path + ",fold=0").open_stream(kDev, 0, 1);
+  nofold->next();
+  CHECK_THROWS_WITH(nofold->next(), Contains("beyond the device"));
+  CHECK_THROWS_WITH(Workload::parse("trace:csv:" + path + ",speed=2"),
+                    Contains("unknown option 'speed'"));
+  std::filesystem::remove_all(dir);
+}
