@@ -1,0 +1,59 @@
+#include "emulator/diskemu/clock.hpp"
+
+#include <sys/prctl.h>
+#include <time.h>
+
+#include <cerrno>
+
+namespace disksched::diskemu {
+
+namespace {
+
+Nanos monotonic_now() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<Nanos>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+}  // namespace
+
+MonotonicClock::MonotonicClock(Nanos spin_ns, Nanos timer_slack_ns, CoarseSleep coarse_sleep,
+                               Nanos coarse_margin_ns)
+    : spin_ns_(spin_ns < 0 ? 0 : spin_ns),
+      timer_slack_ns_(timer_slack_ns),
+      coarse_sleep_(std::move(coarse_sleep)),
+      coarse_margin_ns_(coarse_margin_ns) {}
+
+Nanos MonotonicClock::now_ns() { return monotonic_now(); }
+
+bool MonotonicClock::sleep_until(Nanos deadline) {
+  // Timer slack is per thread; nbdkit's worker threads are not ours to set up, so set
+  // it the first time each one sleeps.
+  thread_local bool slack_set = false;
+  if (!slack_set) {
+    if (timer_slack_ns_ > 0) prctl(PR_SET_TIMERSLACK, static_cast<unsigned long>(timer_slack_ns_));
+    slack_set = true;
+  }
+  const Nanos wake = deadline - spin_ns_;
+  if (coarse_sleep_) {
+    // Interruptible, but no more precise than a plain timed sleep: stop it a margin
+    // early and let the absolute sleep and the spin finish.
+    for (Nanos left = wake - coarse_margin_ns_ - monotonic_now(); left > 0;
+         left = wake - coarse_margin_ns_ - monotonic_now())
+      if (!coarse_sleep_(left)) return false;
+  }
+  if (wake > monotonic_now()) {
+    timespec ts{static_cast<time_t>(wake / 1'000'000'000), static_cast<long>(wake % 1'000'000'000)};
+    // EINTR (a signal such as SIGUSR1 for the stats) just means sleep again.
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
+    }
+  }
+  while (monotonic_now() < deadline) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();  // be kind to the sibling hyperthread while spinning
+#endif
+  }
+  return true;
+}
+
+}  // namespace disksched::diskemu

@@ -1,0 +1,78 @@
+#include "emulator/diskemu/config.hpp"
+
+#include <cmath>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "emulator/diskemu/duration.hpp"
+
+namespace disksched::diskemu {
+
+namespace {
+
+constexpr std::string_view known_keys =
+    "model, file, timescale, jitter, jitter-seed, rpm-error, stats, spin, timer-slack";
+
+std::uint64_t parse_u64(std::string_view text) {
+  std::string s(text);
+  char* end = nullptr;
+  errno = 0;
+  unsigned long long v = std::strtoull(s.c_str(), &end, 0);
+  if (s.empty() || s[0] == '-' || end != s.c_str() + s.size() || errno == ERANGE)
+    throw std::invalid_argument(fmt::format("'{}' is not an unsigned integer", s));
+  return v;
+}
+
+}  // namespace
+
+void DiskemuConfig::set(std::string_view key, std::string_view value) {
+  auto bad = [&](std::string_view expected) {
+    return ConfigError(fmt::format("{}={}: {}", key, value, expected));
+  };
+  try {
+    if (key == "model") {
+      if (value.empty()) throw bad("expected hp97560, hp97560-full, mems, fixed:ms=X or a .json profile");
+      model = value;
+    } else if (key == "file") {
+      if (value.empty()) throw bad("expected a path");
+      file = std::string(value);
+    } else if (key == "timescale") {
+      double v = parse_number(value);
+      if (!(v > 0.0)) throw bad("expected a number > 0 (0.1 plays ten times faster)");
+      timescale = v;
+    } else if (key == "jitter") {
+      jitter = parse_jitter(value);
+    } else if (key == "jitter-seed") {
+      jitter_seed = parse_u64(value);
+    } else if (key == "rpm-error") {
+      rpm_error = parse_rpm_error(value);
+    } else if (key == "stats") {
+      if (value.empty()) throw bad("expected a path");
+      stats = std::string(value);
+    } else if (key == "spin") {
+      double v = parse_duration_ms(value);
+      if (!(v >= 0.0) || v > 1000.0) throw bad("expected a duration from 0 to 1s");
+      spin_ms = v;
+    } else if (key == "timer-slack") {
+      double v = value == "default" ? 0.0 : parse_duration_ms(value);
+      if (!(v >= 0.0) || v > 1000.0) throw bad("expected 'default' or a duration from 1ns to 1s");
+      timer_slack_ms = v;
+    } else {
+      throw ConfigError(fmt::format("unknown parameter '{}' (known: {})", key, known_keys));
+    }
+  } catch (const ConfigError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw bad(e.what());
+  }
+}
+
+void DiskemuConfig::check() const {
+  if (model.empty())
+    throw ConfigError(
+        "the model= parameter is required (hp97560, hp97560-full, mems, fixed:ms=X or a .json "
+        "profile)");
+}
+
+}  // namespace disksched::diskemu

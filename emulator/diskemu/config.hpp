@@ -1,0 +1,40 @@
+// The diskemu plugin's parameters, parsed and checked without nbdkit (so they are unit
+// tested). Each key is documented in nbdkit-diskemu-plugin.pod and in `config_help`.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "emulator/diskemu/jitter.hpp"
+#include "emulator/diskemu/rpm_error.hpp"
+#include "predictor/device_model.hpp"
+
+namespace disksched::diskemu {
+
+class ConfigError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct DiskemuConfig {
+  std::string model;                 // model=: a built-in name or a .json profile
+  std::optional<std::string> file;   // file=: back the data with this file
+  double timescale = 1.0;            // timescale=: real time per device time
+  JitterSpec jitter;                 // jitter=
+  std::uint64_t jitter_seed = 1;     // jitter-seed=
+  RpmError rpm_error;                // rpm-error=
+  std::optional<std::string> stats;  // stats=: JSON statistics file
+  Millis spin_ms = 0.2;              // spin=: busy-wait this long before each completion
+  Millis timer_slack_ms = 1e-6;      // timer-slack=: 0 leaves the kernel's default
+
+  // Applies one key=value. Throws ConfigError naming the key, the value and what was
+  // expected; unknown keys are errors too.
+  void set(std::string_view key, std::string_view value);
+  // Checks that required keys were given. Throws ConfigError.
+  void check() const;
+};
+
+}  // namespace disksched::diskemu

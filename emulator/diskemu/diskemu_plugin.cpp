@@ -1,0 +1,361 @@
+// nbdkit-diskemu-plugin: an NBD export that is an emulated HP 97560 disk, MEMS device or
+// fixed-time device, served at the model's speed in real time. See
+// nbdkit-diskemu-plugin.pod for the user's view.
+#define NBDKIT_API_VERSION 2
+#include <nbdkit-plugin.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <system_error>
+#include <thread>
+
+#include "emulator/diskemu/clock.hpp"
+#include "emulator/diskemu/config.hpp"
+#include "emulator/diskemu/device_stats.hpp"
+#include "emulator/diskemu/realtime_device.hpp"
+#include "emulator/diskemu/store.hpp"
+#include "emulator/diskemu/virtual_device.hpp"
+
+// -D diskemu.trace=1 logs every request's modelled timing (with -v).
+extern "C" NBDKIT_DLL_PUBLIC int diskemu_debug_trace;
+int diskemu_debug_trace = 0;
+
+namespace {
+
+using namespace disksched;
+using namespace disksched::diskemu;
+
+DiskemuConfig config;
+std::unique_ptr<VirtualDevice> device;
+std::unique_ptr<Store> store;
+std::unique_ptr<MonotonicClock> clock;
+DeviceStats stats;
+std::unique_ptr<RealTimeDevice> realtime;
+
+// ---- statistics file: written at exit and on SIGUSR1 ----
+
+int signal_pipe[2] = {-1, -1};
+std::thread stats_thread;
+std::mutex stats_file_mutex;
+struct sigaction old_usr1;
+
+void write_stats() {
+  if (!config.stats) return;
+  nlohmann::json j = stats.to_json();
+  j["model"] = device->model().name();
+  j["timescale"] = config.timescale;
+  j["jitter"] = config.jitter.to_string();
+  j["rpm_error"] = config.rpm_error.to_string();
+  j["spin_us"] = config.spin_ms * 1000.0;
+  j["head"] = {{"time_ms", device->head().time_ms}, {"cylinder", device->head().cylinder},
+               {"head", device->head().head}};
+  std::lock_guard lock(stats_file_mutex);
+  try {
+    write_json_file(*config.stats, j);
+  } catch (const std::exception& e) {
+    nbdkit_error("diskemu: stats=%s: %s", config.stats->c_str(), e.what());
+  }
+}
+
+void on_sigusr1(int) {
+  const char c = 'u';
+  int saved = errno;
+  [[maybe_unused]] ssize_t r = write(signal_pipe[1], &c, 1);
+  errno = saved;
+}
+
+void stats_loop() {
+  char c;
+  for (;;) {
+    ssize_t r = read(signal_pipe[0], &c, 1);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0 || c == 'q') return;
+    write_stats();
+  }
+}
+
+// ---- configuration and lifecycle ----
+
+int diskemu_config(const char* key, const char* value) {
+  try {
+    std::string v = value;
+    if (std::strcmp(key, "file") == 0 || std::strcmp(key, "stats") == 0) {
+      // Relative to the directory nbdkit was started in (it may chdir / when daemonizing).
+      char* abs = nbdkit_absolute_path(value);
+      if (!abs) return -1;
+      v = abs;
+      free(abs);
+    }
+    config.set(key, v);
+    return 0;
+  } catch (const std::exception& e) {
+    nbdkit_error("diskemu: %s", e.what());
+    return -1;
+  }
+}
+
+int diskemu_config_complete() {
+  try {
+    config.check();
+    DeviceOptions opts;
+    opts.jitter = config.jitter;
+    opts.jitter_seed = config.jitter_seed;
+    opts.rpm_error = config.rpm_error;
+    try {
+      device = std::make_unique<VirtualDevice>(load_model(config.model), opts);
+    } catch (const ModelError& e) {
+      throw ConfigError(std::string("model=") + config.model + ": " + e.what());
+    }
+    const auto size = device->model().capacity_bytes();
+    if (config.file)
+      store = std::make_unique<FileStore>(*config.file, size);
+    else
+      store = std::make_unique<SparseMemoryStore>(size);
+    return 0;
+  } catch (const std::exception& e) {
+    nbdkit_error("diskemu: %s", e.what());
+    return -1;
+  }
+}
+
+int diskemu_get_ready() {
+  // Fail now, while errors still reach the terminal, if the stats file cannot be written.
+  if (config.stats) {
+    try {
+      write_json_file(*config.stats, stats.to_json());
+    } catch (const std::exception& e) {
+      nbdkit_error("diskemu: stats=%s: %s", config.stats->c_str(), e.what());
+      return -1;
+    }
+  }
+  return 0;
+}
+
+int diskemu_after_fork() {
+  clock = std::make_unique<MonotonicClock>(
+      static_cast<Nanos>(config.spin_ms * 1e6), static_cast<Nanos>(config.timer_slack_ms * 1e6),
+      [](Nanos ns) {
+        return nbdkit_nanosleep(static_cast<unsigned>(ns / 1'000'000'000),
+                                static_cast<unsigned>(ns % 1'000'000'000)) == 0;
+      });
+  // Device time 0 is now: the platter starts turning when the server is ready.
+  realtime = std::make_unique<RealTimeDevice>(*device, *clock,
+                                              Timebase(clock->now_ns(), config.timescale), &stats);
+  if (config.stats) {
+    if (pipe2(signal_pipe, O_CLOEXEC) < 0) {
+      nbdkit_error("diskemu: pipe: %m");
+      return -1;
+    }
+    stats_thread = std::thread(stats_loop);
+    struct sigaction sa = {};
+    sa.sa_handler = on_sigusr1;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGUSR1, &sa, &old_usr1);
+  }
+  return 0;
+}
+
+void diskemu_cleanup() {
+  if (stats_thread.joinable()) {
+    sigaction(SIGUSR1, &old_usr1, nullptr);
+    const char c = 'q';
+    [[maybe_unused]] ssize_t r = write(signal_pipe[1], &c, 1);
+    stats_thread.join();
+    close(signal_pipe[0]);
+    close(signal_pipe[1]);
+  }
+  if (device) write_stats();
+}
+
+void diskemu_unload() {
+  realtime.reset();
+  clock.reset();
+  store.reset();
+  device.reset();
+}
+
+void diskemu_dump_plugin() {
+  std::printf("diskemu_models=hp97560,hp97560-full,mems,fixed:ms=X,PROFILE.json\n");
+}
+
+// ---- per connection ----
+
+void* diskemu_open(int /*readonly*/) { return NBDKIT_HANDLE_NOT_NEEDED; }
+
+int64_t diskemu_get_size(void*) { return static_cast<int64_t>(device->model().capacity_bytes()); }
+
+int diskemu_block_size(void*, uint32_t* minimum, uint32_t* preferred, uint32_t* maximum) {
+  const uint32_t sector = device->model().sector_bytes();
+  *minimum = sector;
+  *preferred = sector > 4096 ? sector : 4096;
+  *maximum = 64 * 1024 * 1024;
+  return 0;
+}
+
+int diskemu_is_rotational(void*) { return device->model().rotational() ? 1 : 0; }
+int diskemu_can_write(void*) { return 1; }
+int diskemu_can_flush(void*) { return 1; }
+int diskemu_can_trim(void*) { return 1; }
+int diskemu_can_zero(void*) { return 1; }
+int diskemu_can_fua(void*) { return NBDKIT_FUA_NATIVE; }
+// One device behind every connection, no volatile cache: a flush on one covers all.
+int diskemu_can_multi_conn(void*) { return 1; }
+
+void trace(const Admission& a, uint64_t offset, uint32_t count, Nanos late) {
+  if (!diskemu_debug_trace) return;
+  const auto& s = a.service;
+  nbdkit_debug(
+      "diskemu: #%llu %s off=%llu len=%u arrive=%.6f start=%.6f done=%.6f ms "
+      "(ovh=%.4f seek=%.4f rot=%.4f xfer=%.4f cpl=%.4f jit=%.4f) cyl=%lld head=%d late=%lld ns",
+      static_cast<unsigned long long>(s.seq), std::string(op_name(s.op)).c_str(),
+      static_cast<unsigned long long>(offset), count, s.arrival_ms, s.start_ms, s.completion_ms,
+      s.cost.overhead_ms, s.cost.seek_ms, s.cost.rotation_ms, s.cost.transfer_ms,
+      s.cost.completion_ms, s.jitter_ms, static_cast<long long>(s.cost.end.cylinder),
+      s.cost.end.head, static_cast<long long>(late));
+}
+
+// Runs one request: admission (with `in_order` while it holds the device), `after`
+// (outside the device's turn: reads, syncs), then the wait for the modelled completion.
+template <class InOrder, class After>
+int serve(Op op, uint64_t offset, uint32_t count, InOrder&& in_order, After&& after) {
+  Admission a;
+  try {
+    a = realtime->admit(op, offset, count, in_order);
+  } catch (const ModelError& e) {
+    nbdkit_error("diskemu: %s", e.what());
+    realtime->failed(op);
+    nbdkit_set_error(EINVAL);
+    return -1;
+  } catch (const std::system_error& e) {
+    nbdkit_error("diskemu: %s", e.what());
+    realtime->failed(op);
+    nbdkit_set_error(e.code().value());
+    return -1;
+  } catch (const std::exception& e) {
+    nbdkit_error("diskemu: %s", e.what());
+    realtime->failed(op);
+    nbdkit_set_error(EIO);
+    return -1;
+  }
+  try {
+    after();
+    Nanos late = realtime->complete(a);
+    trace(a, offset, count, late);
+    return 0;
+  } catch (const RealTimeDevice::Abandoned&) {
+    nbdkit_set_error(ESHUTDOWN);   // nbdkit_nanosleep has said why
+    return -1;
+  } catch (const std::system_error& e) {
+    nbdkit_error("diskemu: %s", e.what());
+    realtime->failed(op);
+    nbdkit_set_error(e.code().value());
+    return -1;
+  } catch (const std::exception& e) {
+    nbdkit_error("diskemu: %s", e.what());
+    realtime->failed(op);
+    nbdkit_set_error(EIO);
+    return -1;
+  }
+}
+
+int diskemu_pread(void*, void* buf, uint32_t count, uint64_t offset, uint32_t) {
+  // Reads need not hold the device: they see every write admitted before them.
+  return serve(Op::Read, offset, count, [] {}, [&] { store->read(buf, count, offset); });
+}
+
+// The emulated device has a write-through cache: a write is on the media when it
+// completes, so FUA costs no device time. With file=, "the media" is the file, so FUA
+// (and flush) also fdatasync it: what the client was promised durable is.
+int diskemu_pwrite(void*, const void* buf, uint32_t count, uint64_t offset, uint32_t flags) {
+  return serve(
+      Op::Write, offset, count, [&] { store->write(buf, count, offset); },
+      [&] {
+        if (flags & NBDKIT_FLAG_FUA) store->sync();
+      });
+}
+
+int diskemu_flush(void*, uint32_t) {
+  return serve(Op::Flush, 0, 0, [] {}, [] { store->sync(); });
+}
+
+int diskemu_trim(void*, uint32_t count, uint64_t offset, uint32_t flags) {
+  return serve(
+      Op::Trim, offset, count, [&] { store->zero(count, offset); },
+      [&] {
+        if (flags & NBDKIT_FLAG_FUA) store->sync();
+      });
+}
+
+int diskemu_zero(void*, uint32_t count, uint64_t offset, uint32_t flags) {
+  return serve(
+      Op::Zero, offset, count, [&] { store->zero(count, offset); },
+      [&] {
+        if (flags & NBDKIT_FLAG_FUA) store->sync();
+      });
+}
+
+#define diskemu_config_help \
+  "model=NAME|PROFILE.json  (required) hp97560, hp97560-full, mems, fixed:ms=X[,capacity=B],\n" \
+  "                         or a JSON geometry profile.\n" \
+  "file=PATH                Keep the data in PATH (created and extended sparsely to\n" \
+  "                         the device size); default: sparse memory.\n" \
+  "timescale=F              Real time per device time (default 1; 0.1 plays 10x faster).\n" \
+  "jitter=none|exp:MEAN|uniform:MAX  Random extra service time per request, device time\n" \
+  "                         with a unit (e.g. exp:0.05ms). Default none.\n" \
+  "jitter-seed=N            Seed of the jitter generator (default 1).\n" \
+  "rpm-error=E[,drift=D]    True rotation speed is (1+E+D*t) times the model's, t in\n" \
+  "                         device seconds; fractions or percentages (0.1%).\n" \
+  "stats=FILE               Write JSON statistics (requests, service time, lateness\n" \
+  "                         p50/p99/max) at exit and on SIGUSR1.\n" \
+  "spin=DURATION            Busy-wait this long before each completion (default 200us).\n" \
+  "timer-slack=DURATION|default  Timer slack of the serving threads (default 1ns)."
+
+nbdkit_plugin make_plugin() {
+  nbdkit_plugin p = nbdkit_plugin();
+  p.name = "diskemu";
+  p.longname = "nbdkit emulated disk plugin (disksched)";
+  p.version = "0.1.0";
+  p.description = "An HP 97560 disk, a MEMS device or a fixed-time device, in real time";
+  p.load = nullptr;
+  p.unload = diskemu_unload;
+  p.config = diskemu_config;
+  p.config_complete = diskemu_config_complete;
+  p.config_help = diskemu_config_help;
+  p.magic_config_key = "model";
+  p.get_ready = diskemu_get_ready;
+  p.after_fork = diskemu_after_fork;
+  p.cleanup = diskemu_cleanup;
+  p.dump_plugin = diskemu_dump_plugin;
+  p.open = diskemu_open;
+  p.get_size = diskemu_get_size;
+  p.block_size = diskemu_block_size;
+  p.is_rotational = diskemu_is_rotational;
+  p.can_write = diskemu_can_write;
+  p.can_flush = diskemu_can_flush;
+  p.can_trim = diskemu_can_trim;
+  p.can_zero = diskemu_can_zero;
+  p.can_fua = diskemu_can_fua;
+  p.can_multi_conn = diskemu_can_multi_conn;
+  p.pread = diskemu_pread;
+  p.pwrite = diskemu_pwrite;
+  p.flush = diskemu_flush;
+  p.trim = diskemu_trim;
+  p.zero = diskemu_zero;
+  p.errno_is_preserved = 0;
+  return p;
+}
+
+nbdkit_plugin plugin = make_plugin();
+
+}  // namespace
+
+#define THREAD_MODEL NBDKIT_THREAD_MODEL_PARALLEL
+NBDKIT_REGISTER_PLUGIN(plugin)

@@ -1,0 +1,85 @@
+// The virtual device played on a real (or injected) clock, for many threads at once.
+//
+// nbdkit calls the plugin from many worker threads (the PARALLEL thread model, so that a
+// filter above can hold many requests). Each request takes a ticket; tickets are admitted
+// to the device strictly in order (a ticket lock), which is the order the requests reach
+// the device. At admission the request's arrival time (stamped when the ticket was taken)
+// goes to the VirtualDevice, which says when it starts and completes; data operations that
+// must follow device order (writes, zeroes, trims) run then, before the next ticket is
+// admitted. The thread then sleeps until the modelled completion and returns: requests
+// are served one at a time in device time, while threads only wait in parallel.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <utility>
+
+#include "emulator/diskemu/clock.hpp"
+#include "emulator/diskemu/device_stats.hpp"
+#include "emulator/diskemu/timebase.hpp"
+#include "emulator/diskemu/virtual_device.hpp"
+
+namespace disksched::diskemu {
+
+struct Admission {
+  Service service;      // device time
+  Nanos arrival_ns = 0; // real time the request reached the device
+  Nanos due_ns = 0;     // real time of the modelled completion
+};
+
+class RealTimeDevice {
+ public:
+  RealTimeDevice(VirtualDevice& device, Clock& clock, Timebase timebase, DeviceStats* stats = nullptr)
+      : device_(device), clock_(clock), timebase_(timebase), stats_(stats) {}
+
+  const Timebase& timebase() const { return timebase_; }
+  VirtualDevice& device() { return device_; }
+
+  // Admits the request (see above) and runs `in_order()` while it holds the device.
+  // Throws what the model or `in_order` throws; later requests proceed either way.
+  template <class InOrder>
+  Admission admit(Op op, std::uint64_t offset, std::uint32_t length, InOrder&& in_order) {
+    Turn turn(*this);
+    Admission a;
+    a.arrival_ns = turn.arrival_ns;
+    a.service = device_.serve(timebase_.to_model(a.arrival_ns), op, offset, length);
+    a.due_ns = timebase_.to_real(a.service.completion_ms);
+    std::forward<InOrder>(in_order)();
+    return a;
+  }
+  Admission admit(Op op, std::uint64_t offset, std::uint32_t length) {
+    return admit(op, offset, length, [] {});
+  }
+
+  // Waits until the modelled completion, records the request in the statistics and
+  // returns how late (ns, >= 0) the wait ended. Throws Abandoned if the clock gave up
+  // waiting (the server is shutting down); nothing is recorded then.
+  Nanos complete(const Admission& a);
+
+  struct Abandoned {};
+
+  // Records a request that failed after admission (no wait: the error is reported now).
+  void failed(Op op);
+
+ private:
+  // Holds the device for one admission: takes a ticket, stamps the arrival, waits for the
+  // tickets before it; passes the device on when destroyed.
+  struct Turn {
+    explicit Turn(RealTimeDevice& d);
+    ~Turn();
+    Turn(const Turn&) = delete;
+    Turn& operator=(const Turn&) = delete;
+    RealTimeDevice& dev;
+    std::uint64_t ticket;
+    Nanos arrival_ns;
+  };
+
+  VirtualDevice& device_;
+  Clock& clock_;
+  Timebase timebase_;
+  DeviceStats* stats_;
+  std::atomic<std::uint64_t> next_ticket_{0};
+  std::atomic<std::uint64_t> now_serving_{0};
+};
+
+}  // namespace disksched::diskemu
