@@ -1,0 +1,85 @@
+#include "daemon/filter/control_commands.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "daemon/filter/lbn_model.hpp"
+#include "schedulers/registry.hpp"
+
+namespace disksched {
+namespace {
+
+nlohmann::json snapshot_json(const Dispatcher::Snapshot& s) {
+  return {{"scheduler", s.scheduler}, {"geometry", s.model},       {"depth", s.depth},
+          {"timescale", s.timescale}, {"queued", s.queued},        {"eligible", s.eligible},
+          {"in_flight", s.in_flight}, {"delta_ms", s.delta_ms},    {"calibrating", s.calibrating}};
+}
+
+nlohmann::json stats_json(const Dispatcher::Snapshot& s) {
+  const auto& st = s.stats;
+  nlohmann::json j = snapshot_json(s);
+  j["arrived"] = st.arrived;
+  j["dispatched"] = st.dispatched;
+  j["requests"] = st.completed;
+  j["errors"] = st.failed;
+  j["switches"] = st.switches;
+  j["mean_queue_len"] =
+      st.dispatched ? nlohmann::json(st.sum_queue_len / st.dispatched) : nlohmann::json(nullptr);
+  j["mean_ms"] =
+      st.completed ? nlohmann::json(st.sum_response_ms / st.completed) : nlohmann::json(nullptr);
+  j["max_ms"] = st.max_response_ms;
+  j["mean_service_ms"] =
+      st.completed ? nlohmann::json(st.sum_service_ms / st.completed) : nlohmann::json(nullptr);
+  j["prediction_within_sector"] =
+      st.predictions_checked
+          ? nlohmann::json(static_cast<double>(st.predictions_within) / st.predictions_checked)
+          : nlohmann::json(nullptr);
+  return j;
+}
+
+}  // namespace
+
+std::string handle_control_command(const std::string& line, Dispatcher* dispatcher,
+                                   std::string& configured_scheduler, const std::string& classes) {
+  std::string cmd = line, arg;
+  if (auto sp = line.find(' '); sp != std::string::npos) {
+    cmd = line.substr(0, sp);
+    arg = line.substr(sp + 1);
+    while (!arg.empty() && (arg.front() == ' ')) arg.erase(0, 1);
+    while (!arg.empty() && (arg.back() == ' ' || arg.back() == '\r')) arg.pop_back();
+  }
+  nlohmann::json reply;
+  try {
+    if (cmd == "show" || cmd == "stats") {
+      if (dispatcher != nullptr) {
+        const auto snap = dispatcher->snapshot();
+        reply = cmd == "show" ? snapshot_json(snap) : stats_json(snap);
+      } else {
+        reply = {{"scheduler", configured_scheduler}, {"geometry", nullptr}, {"opened", false}};
+      }
+      reply["classes"] = classes;
+      reply["ok"] = true;
+    } else if (cmd == "switch") {
+      if (arg.empty()) {
+        reply = {{"ok", false}, {"error", "switch needs a scheduler spec, e.g. switch asatf:w=30"}};
+      } else if (dispatcher != nullptr) {
+        const std::string previous = dispatcher->snapshot().scheduler;
+        const std::string now = dispatcher->switch_scheduler(arg);
+        reply = {{"ok", true}, {"scheduler", now}, {"previous", previous}};
+      } else {
+        // Validated now against an LBN-only model; applied when the device opens.
+        const LbnModel probe(1ull << 40);
+        const std::string now = make_scheduler(arg, probe)->spec();
+        reply = {{"ok", true}, {"scheduler", now}, {"previous", configured_scheduler}};
+        configured_scheduler = now;
+      }
+    } else {
+      reply = {{"ok", false},
+               {"error", "unknown command '" + cmd + "'; valid: show, stats, switch SPEC"}};
+    }
+  } catch (const std::exception& e) {
+    reply = {{"ok", false}, {"error", e.what()}};
+  }
+  return reply.dump();
+}
+
+}  // namespace disksched

@@ -1,0 +1,17 @@
+// What the control socket's commands do (see control.hpp for the protocol).
+#pragma once
+
+#include <string>
+
+#include "daemon/filter/dispatcher.hpp"
+
+namespace disksched {
+
+// Answers one command line with one line of JSON. `dispatcher` may be null before the
+// first client opened the device; `configured_scheduler` is then what `show` reports,
+// and a `switch` is remembered there for when the device opens.
+std::string handle_control_command(const std::string& line, Dispatcher* dispatcher,
+                                   std::string& configured_scheduler,
+                                   const std::string& classes);
+
+}  // namespace disksched

@@ -1,0 +1,355 @@
+// nbdkit-disksched-filter: holds the requests of nbdkit's worker threads in one queue
+// per device, lets at most sched-depth of them reach the plugin, and lets a scheduler
+// pick the next one each time the device has room, using a head position tracked from
+// completions. See nbdkit-disksched-filter(1).
+//
+// The worker that owns a request makes the plugin call itself (nbdkit keeps per-thread
+// context); the Dispatcher only decides when. Flush, extents and cache are not queued.
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <ctime>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include <fmt/format.h>
+#include <nbdkit-filter.h>
+
+#include "daemon/filter/class_map.hpp"
+#include "daemon/filter/control.hpp"
+#include "daemon/filter/control_commands.hpp"
+#include "daemon/filter/dispatcher.hpp"
+#include "daemon/filter/filter_config.hpp"
+#include "daemon/filter/latency_log.hpp"
+#include "schedulers/registry.hpp"
+
+// -D disksched.dispatch=1 logs every dispatch and completion (with -v).
+extern "C" NBDKIT_DLL_PUBLIC int disksched_debug_dispatch;
+int disksched_debug_dispatch = 0;
+
+namespace {
+
+using namespace disksched;
+
+FilterConfig config;
+std::unique_ptr<LatencyLogWriter> latency_log;
+std::unique_ptr<ControlServer> control;
+
+// The device: created in .get_ready when a geometry is given, else when the first
+// connection learns the export's size (the LBN-only model needs it).
+std::mutex device_mu;
+std::unique_ptr<DeviceModel> geometry_model;  // validated at start-up, handed to the dispatcher
+std::atomic<Dispatcher*> device{nullptr};
+std::unique_ptr<Dispatcher> device_owner;
+std::string pending_scheduler;   // sched= or a switch before the device opened
+bool forked = false;
+bool geometry_rotational = false;
+
+std::int64_t monotonic_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+// Builds the device's dispatcher; device_mu held.
+void create_device(std::unique_ptr<DeviceModel> model) {
+  auto scheduler = make_scheduler(pending_scheduler, *model);
+  Dispatcher::Options o;
+  o.core.depth = config.depth;
+  if (config.delta_ms) o.core.fixed_delta = *config.delta_ms / config.timescale;
+  o.timescale = config.timescale;
+  const std::string geometry = config.geometry;
+  const std::uint64_t capacity = model->capacity_bytes();
+  o.scratch_model = [geometry, capacity]() -> std::unique_ptr<DeviceModel> {
+    FilterConfig c;
+    c.geometry = geometry;
+    return c.model_for_export(geometry.empty() ? capacity : 0);
+  };
+  device_owner = std::make_unique<Dispatcher>(std::move(model), std::move(scheduler),
+                                              std::move(o), monotonic_ns);
+  if (forked) device_owner->start();
+  device.store(device_owner.get(), std::memory_order_release);
+}
+
+std::string control_reply(const std::string& line) {
+  std::lock_guard lock(device_mu);
+  return handle_control_command(line, device.load(), pending_scheduler,
+                                config.classes.describe());
+}
+
+int disksched_config(nbdkit_next_config* next, nbdkit_backend* nxdata, const char* key,
+                     const char* value) {
+  try {
+    std::string v = value;
+    const std::string k = key;
+    if (k == "sched-log" || k == "sched-control") {
+      char* abs = nbdkit_absolute_path(value);
+      if (abs == nullptr) return -1;
+      v = abs;
+      free(abs);
+    }
+    if (config.set(k, v)) return 0;
+  } catch (const std::exception& e) {
+    nbdkit_error("disksched: %s", e.what());
+    return -1;
+  }
+  return next(nxdata, key, value);
+}
+
+int disksched_config_complete(nbdkit_next_config_complete* next, nbdkit_backend* nxdata) {
+  try {
+    geometry_model = config.validate();
+    geometry_rotational = geometry_model && geometry_model->rotational();
+    pending_scheduler = config.sched;
+    if (!config.log_path.empty())
+      latency_log = std::make_unique<LatencyLogWriter>(config.log_path);
+  } catch (const std::exception& e) {
+    nbdkit_error("disksched: %s", e.what());
+    return -1;
+  }
+  return next(nxdata);
+}
+
+int disksched_get_ready(int thread_model) {
+  if (thread_model != NBDKIT_THREAD_MODEL_PARALLEL) {
+    // Not fatal, but the queue can then hold at most one request per connection (or one
+    // in all): say why the scheduler has nothing to choose from.
+    const char* name = thread_model == NBDKIT_THREAD_MODEL_SERIALIZE_REQUESTS
+                           ? "serialize_requests"
+                       : thread_model == NBDKIT_THREAD_MODEL_SERIALIZE_ALL_REQUESTS
+                           ? "serialize_all_requests"
+                           : "serialize_connections";
+    fprintf(stderr,
+            "nbdkit: disksched: warning: the thread model is %s (set by the plugin or a "
+            "filter): requests are serialized before they reach the scheduler, so its queue "
+            "holds at most one request per connection; use a plugin with the parallel thread "
+            "model for scheduling to matter\n",
+            name);
+  }
+  nbdkit_debug("disksched: thread model %d, scheduler %s, geometry %s, depth %u", thread_model,
+               config.sched.c_str(), config.geometry.empty() ? "(LBN only)" : config.geometry.c_str(),
+               config.depth);
+  try {
+    std::lock_guard lock(device_mu);
+    if (geometry_model) create_device(std::move(geometry_model));
+    if (!config.control_path.empty())
+      control = std::make_unique<ControlServer>(config.control_path, control_reply);
+  } catch (const std::exception& e) {
+    nbdkit_error("disksched: %s%s", config.control_path.empty() ? "" : "sched-control: ",
+                 e.what());
+    return -1;
+  }
+  return 0;
+}
+
+int disksched_after_fork(nbdkit_backend* /*nxdata*/) {
+  std::lock_guard lock(device_mu);
+  forked = true;
+  if (device_owner) device_owner->start();
+  if (latency_log) latency_log->start();
+  if (control) control->start();
+  return 0;
+}
+
+void disksched_cleanup(nbdkit_backend* /*nxdata*/) {
+  // All connections are closed: nothing is queued any more.
+  if (control) control->stop();
+  {
+    std::lock_guard lock(device_mu);
+    if (device_owner) device_owner->stop();
+  }
+  if (latency_log) latency_log->stop();
+}
+
+void disksched_unload() {
+  control.reset();
+  device.store(nullptr);
+  device_owner.reset();
+  latency_log.reset();
+}
+
+struct Handle {
+  std::optional<ClassAssignment> connection_class;
+  std::string export_name;
+};
+
+IoprioClass peer_ioprio() {
+  const std::int64_t pid = nbdkit_peer_pid();
+  if (pid <= 0) return IoprioClass::None;
+  constexpr int kWhoProcess = 1;  // IOPRIO_WHO_PROCESS
+  const long prio = syscall(SYS_ioprio_get, kWhoProcess, static_cast<int>(pid));
+  if (prio < 0) return IoprioClass::None;
+  return static_cast<IoprioClass>((prio >> 13) & 0x7);  // IOPRIO_PRIO_CLASS
+}
+
+void* disksched_open(nbdkit_next_open* next, nbdkit_context* nxdata, int readonly,
+                     const char* exportname, int /*is_tls*/) {
+  auto h = std::make_unique<Handle>();
+  h->export_name = exportname;
+  h->connection_class = config.classes.for_connection(exportname, peer_ioprio());
+  // A class name is not the plugin's export: the plugin sees its default export.
+  const char* pass = config.classes.is_class_export(exportname) ? "" : exportname;
+  if (next(nxdata, readonly, pass) == -1) return nullptr;
+  return h.release();
+}
+
+void disksched_close(void* handle) { delete static_cast<Handle*>(handle); }
+
+int disksched_prepare(nbdkit_next* next, void* handle, int /*readonly*/) {
+  const std::int64_t size = next->get_size(next);
+  if (size == -1) return -1;
+  try {
+    std::lock_guard lock(device_mu);
+    if (Dispatcher* d = device.load(); d != nullptr) {
+      // The device exists (an earlier connection, or a geometry): it must cover this
+      // export too.
+      if (static_cast<std::uint64_t>(size) > d->capacity_bytes())
+        throw std::invalid_argument(fmt::format(
+            "{}: the device model holds {} bytes but export '{}' is {} bytes",
+            config.geometry.empty() ? "the LBN model (sized by the first export)"
+                                    : "sched-geometry=" + config.geometry,
+            d->capacity_bytes(), static_cast<const Handle*>(handle)->export_name, size));
+      return 0;
+    }
+    create_device(config.model_for_export(static_cast<std::uint64_t>(size)));
+  } catch (const std::exception& e) {
+    nbdkit_error("disksched: %s", e.what());
+    return -1;
+  }
+  return 0;
+}
+
+int disksched_is_rotational(nbdkit_next* next, void* /*handle*/) {
+  // A geometry describes a rotating disk even when the plugin does not say so.
+  if (geometry_rotational) return 1;
+  return next->is_rotational(next);
+}
+
+std::uint32_t to_core_flags(std::uint32_t f) {
+  std::uint32_t out = 0;
+  if (f & NBDKIT_FLAG_FUA) out |= kFlagFua;
+  if (f & NBDKIT_FLAG_MAY_TRIM) out |= kFlagMayTrim;
+  if (f & NBDKIT_FLAG_FAST_ZERO) out |= kFlagFastZero;
+  if (f & NBDKIT_FLAG_REQ_ONE) out |= kFlagReqOne;
+  return out;
+}
+
+// Queues the request, waits for the scheduler, runs `io` (the plugin call) and logs.
+template <class Io>
+int scheduled(void* handle, Op op, std::uint32_t count, std::uint64_t offset, std::uint32_t flags,
+              int* err, Io&& io) {
+  Dispatcher* d = device.load(std::memory_order_acquire);
+  if (d == nullptr) {
+    // Unreachable: .prepare opens the device before any I/O.
+    *err = EIO;
+    nbdkit_error("disksched: request before the device was opened");
+    return -1;
+  }
+  const auto* h = static_cast<const Handle*>(handle);
+  const std::uint32_t core_flags = to_core_flags(flags);
+  const ClassAssignment cls = h->connection_class.value_or(config.classes.for_request(op, core_flags));
+  Dispatcher::Ticket t;
+  try {
+    t = d->enter(op, offset, count, core_flags, cls);
+  } catch (const std::exception& e) {
+    nbdkit_error("disksched: %s request at %llu+%u: %s", std::string(op_name(op)).c_str(),
+                 static_cast<unsigned long long>(offset), count, e.what());
+    *err = EINVAL;
+    return -1;
+  }
+  const std::int64_t issue_ns = d->now_ns();
+  const int r = io();
+  const std::int64_t complete_ns = d->leave(t, r == 0);
+  if (disksched_debug_dispatch)
+    nbdkit_debug("disksched: %s %llu+%u queue=%zu predicted=%.1fus actual=%.1fus r=%d",
+                 std::string(op_name(op)).c_str(), static_cast<unsigned long long>(offset), count,
+                 t.queue_len, d->real_us(t.prediction.observed_service_ms()),
+                 (complete_ns - t.dispatch_ns) / 1e3, r);
+  if (latency_log) {
+    LatencyRecord rec;
+    rec.id = t.id;
+    rec.op = op;
+    rec.offset = offset;
+    rec.length = count;
+    rec.flags = core_flags;
+    rec.cls = cls;
+    rec.arrive_ns = t.arrive_ns;
+    rec.dispatch_ns = t.dispatch_ns;
+    rec.issue_ns = issue_ns;
+    rec.complete_ns = complete_ns;
+    rec.predicted_us = d->real_us(t.prediction.observed_service_ms());
+    rec.sector_us = d->sector_us();
+    rec.queue_len = static_cast<std::uint32_t>(t.queue_len);
+    rec.scheduler = t.scheduler;
+    rec.error = r == 0 ? 0 : (*err != 0 ? *err : EIO);
+    latency_log->push(std::move(rec));
+  }
+  return r;
+}
+
+int disksched_pread(nbdkit_next* next, void* handle, void* buf, std::uint32_t count,
+                    std::uint64_t offset, std::uint32_t flags, int* err) {
+  return scheduled(handle, Op::Read, count, offset, flags, err,
+                   [&] { return next->pread(next, buf, count, offset, flags, err); });
+}
+
+int disksched_pwrite(nbdkit_next* next, void* handle, const void* buf, std::uint32_t count,
+                     std::uint64_t offset, std::uint32_t flags, int* err) {
+  return scheduled(handle, Op::Write, count, offset, flags, err,
+                   [&] { return next->pwrite(next, buf, count, offset, flags, err); });
+}
+
+int disksched_trim(nbdkit_next* next, void* handle, std::uint32_t count, std::uint64_t offset,
+                   std::uint32_t flags, int* err) {
+  return scheduled(handle, Op::Trim, count, offset, flags, err,
+                   [&] { return next->trim(next, count, offset, flags, err); });
+}
+
+int disksched_zero(nbdkit_next* next, void* handle, std::uint32_t count, std::uint64_t offset,
+                   std::uint32_t flags, int* err) {
+  return scheduled(handle, Op::Zero, count, offset, flags, err,
+                   [&] { return next->zero(next, count, offset, flags, err); });
+}
+
+// A flush covers every write acknowledged before it arrived (NBD protocol, "Ordering
+// of messages and writes"); this filter acknowledges a write only after the plugin
+// completed it, so passing the flush straight on covers them all. Queued writes need
+// not be waited for.
+int disksched_flush(nbdkit_next* next, void* /*handle*/, std::uint32_t flags, int* err) {
+  return next->flush(next, flags, err);
+}
+
+nbdkit_filter make_filter() {
+  nbdkit_filter f = nbdkit_filter();
+  f.name = "disksched";
+  f.longname = "nbdkit disk scheduling filter";
+  f.unload = disksched_unload;
+  f.config = disksched_config;
+  f.config_complete = disksched_config_complete;
+  f.config_help = kFilterConfigHelp;
+  f.get_ready = disksched_get_ready;
+  f.after_fork = disksched_after_fork;
+  f.cleanup = disksched_cleanup;
+  f.open = disksched_open;
+  f.close = disksched_close;
+  f.prepare = disksched_prepare;
+  f.is_rotational = disksched_is_rotational;
+  f.pread = disksched_pread;
+  f.pwrite = disksched_pwrite;
+  f.flush = disksched_flush;
+  f.trim = disksched_trim;
+  f.zero = disksched_zero;
+  return f;
+}
+
+nbdkit_filter filter = make_filter();
+
+}  // namespace
+
+NBDKIT_REGISTER_FILTER(filter)

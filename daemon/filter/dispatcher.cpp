@@ -1,0 +1,139 @@
+#include "daemon/filter/dispatcher.hpp"
+
+#include <utility>
+
+namespace disksched {
+
+Dispatcher::Dispatcher(std::unique_ptr<DeviceModel> model, std::unique_ptr<Scheduler> scheduler,
+                       Options options, Clock clock)
+    : options_(std::move(options)), clock_(std::move(clock)), t0_ns_(clock_()),
+      core_(std::move(model), std::move(scheduler), options_.core),
+      spec_(std::make_shared<const std::string>(core_.scheduler_spec())) {
+  sector_us_ = real_us(core_.model().sector_time_ms());
+  capacity_bytes_ = core_.model().capacity_bytes();
+}
+
+Dispatcher::~Dispatcher() { stop(); }
+
+void Dispatcher::start() {
+  std::lock_guard lock(mu_);
+  if (calibrator_.joinable() || !core_.calibrating() || !options_.scratch_model) return;
+  stopping_ = false;
+  calibrator_ = std::thread([this] { calibration_loop(); });
+}
+
+void Dispatcher::stop() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  calibration_cv_.notify_all();
+  if (calibrator_.joinable()) calibrator_.join();
+}
+
+void Dispatcher::wake(std::vector<Granted>& grants, std::int64_t now_ns) {
+  // Called with mu_ held; notifying under the lock keeps each Waiter alive until its
+  // owner has seen `granted`.
+  for (auto& g : grants) {
+    Waiter* w = waiters_.at(g.id);
+    w->grant = g;
+    w->dispatch_ns = now_ns;
+    w->scheduler = spec_;
+    w->granted = true;
+    w->cv.notify_one();
+  }
+  grants.clear();
+}
+
+Dispatcher::Ticket Dispatcher::enter(Op op, std::uint64_t offset, std::uint32_t length,
+                                     std::uint32_t flags, ClassAssignment cls) {
+  Waiter me;
+  std::vector<Granted> grants;
+  Ticket t;
+  std::unique_lock lock(mu_);
+  t.id = next_id_++;
+  t.arrive_ns = clock_();
+  Request r;
+  r.id = t.id;
+  r.op = op;
+  r.offset = offset;
+  r.length = length;
+  r.flags = flags;
+  r.cls = cls.cls;
+  r.limit_ms = cls.limit_ms / options_.timescale;
+  waiters_[t.id] = &me;
+  try {
+    core_.arrive(r, model_ms(t.arrive_ns), grants);
+  } catch (...) {
+    waiters_.erase(t.id);
+    throw;
+  }
+  wake(grants, t.arrive_ns);
+  me.cv.wait(lock, [&] { return me.granted; });
+  waiters_.erase(t.id);
+  t.dispatch_ns = me.dispatch_ns;
+  t.queue_len = me.grant.queue_len;
+  t.prediction = me.grant.prediction;
+  t.scheduler = std::move(me.scheduler);
+  return t;
+}
+
+std::int64_t Dispatcher::leave(const Ticket& t, bool ok) {
+  std::vector<Granted> grants;
+  std::lock_guard lock(mu_);
+  const std::int64_t now = clock_();
+  core_.complete(t.id, model_ms(now), ok, grants);
+  wake(grants, now);
+  maybe_calibrate();
+  return now;
+}
+
+void Dispatcher::maybe_calibrate() {
+  if (!calibrator_.joinable() || calibration_pending_ || !core_.calibration_due()) return;
+  pending_samples_ = core_.take_calibration_samples();
+  calibration_pending_ = true;
+  calibration_cv_.notify_one();
+}
+
+void Dispatcher::calibration_loop() {
+  std::unique_ptr<DeviceModel> scratch = options_.scratch_model();
+  std::unique_lock lock(mu_);
+  for (;;) {
+    calibration_cv_.wait(lock, [&] { return stopping_ || calibration_pending_; });
+    if (stopping_) return;
+    std::vector<TrackerSample> samples = std::move(pending_samples_);
+    lock.unlock();
+    const Calibration c = calibrate_delta(*scratch, samples);
+    lock.lock();
+    calibration_pending_ = false;
+    if (c.samples > 0) core_.set_delta(c.delta_ms);
+  }
+}
+
+std::string Dispatcher::switch_scheduler(const std::string& spec) {
+  std::lock_guard lock(mu_);
+  std::string s = core_.switch_scheduler(spec);
+  spec_ = std::make_shared<const std::string>(s);
+  return s;
+}
+
+Dispatcher::Snapshot Dispatcher::snapshot() const {
+  std::lock_guard lock(mu_);
+  Snapshot s;
+  s.scheduler = core_.scheduler_spec();
+  s.model = core_.model().name();
+  s.depth = core_.depth();
+  s.timescale = options_.timescale;
+  s.queued = core_.queued();
+  s.eligible = core_.eligible();
+  s.in_flight = core_.in_flight();
+  s.delta_ms = core_.delta_ms() * options_.timescale;
+  s.calibrating = core_.calibrating();
+  s.stats = core_.stats();
+  s.stats.sum_response_ms *= options_.timescale;
+  s.stats.sum_service_ms *= options_.timescale;
+  s.stats.max_response_ms *= options_.timescale;
+  return s;
+}
+
+}  // namespace disksched

@@ -1,0 +1,125 @@
+// The thread-safe face of DispatchCore for nbdkit's worker threads. A worker calls
+// enter(), which queues its request and blocks until the scheduler sends it to the
+// device; the worker then does the I/O itself (nbdkit's per-thread context must make
+// the call) and calls leave(). Decisions are made inline by whichever thread frees the
+// device or finds it free, so the device never waits for a dispatcher thread to wake.
+//
+// Times: the clock is injected (CLOCK_MONOTONIC ns in the filter); the core runs in
+// model time = real time / timescale (sched-timescale=, matching the emulator's).
+// Delta calibration runs on its own thread with its own model instance, off the
+// dispatch path.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "daemon/filter/class_map.hpp"
+#include "daemon/filter/dispatch_core.hpp"
+
+namespace disksched {
+
+class Dispatcher {
+ public:
+  using Clock = std::function<std::int64_t()>;  // nanoseconds, monotonic
+  using ModelFactory = std::function<std::unique_ptr<DeviceModel>()>;
+
+  struct Options {
+    DispatchCore::Options core;
+    double timescale = 1.0;       // real time = model time * timescale
+    ModelFactory scratch_model;   // for calibration; empty: no background calibration
+  };
+
+  // What a worker holds while its request is at the device.
+  struct Ticket {
+    std::uint64_t id = 0;
+    std::int64_t arrive_ns = 0;
+    std::int64_t dispatch_ns = 0;
+    std::size_t queue_len = 0;
+    Prediction prediction;        // model time
+    std::shared_ptr<const std::string> scheduler;  // spec at dispatch
+  };
+
+  // A copy of the state for the control socket.
+  struct Snapshot {
+    std::string scheduler;
+    std::string model;
+    unsigned depth = 0;
+    double timescale = 1.0;
+    std::size_t queued = 0, eligible = 0, in_flight = 0;
+    Millis delta_ms = 0.0;        // real milliseconds
+    bool calibrating = false;
+    DispatchStats stats;          // times in real milliseconds
+  };
+
+  Dispatcher(std::unique_ptr<DeviceModel> model, std::unique_ptr<Scheduler> scheduler,
+             Options options, Clock clock);
+  ~Dispatcher();
+  Dispatcher(const Dispatcher&) = delete;
+  Dispatcher& operator=(const Dispatcher&) = delete;
+
+  // Starts / stops the calibration thread (nbdkit: .after_fork / .cleanup).
+  void start();
+  void stop();
+
+  // Queues a request and blocks until it is dispatched. Throws ModelError when it lies
+  // beyond the device.
+  Ticket enter(Op op, std::uint64_t offset, std::uint32_t length, std::uint32_t flags,
+               ClassAssignment cls);
+  // The request's I/O finished; returns the completion time (ns).
+  std::int64_t leave(const Ticket& t, bool ok);
+
+  // Throws SpecError; returns the new canonical spec.
+  std::string switch_scheduler(const std::string& spec);
+  Snapshot snapshot() const;
+
+  double timescale() const { return options_.timescale; }
+  std::int64_t now_ns() const { return clock_(); }
+  // Model milliseconds -> real microseconds.
+  double real_us(Millis model_ms) const { return model_ms * options_.timescale * 1e3; }
+  // One sector time of the model in real microseconds (0 without rotation).
+  double sector_us() const { return sector_us_; }
+  std::uint64_t capacity_bytes() const { return capacity_bytes_; }
+
+ private:
+  struct Waiter {
+    std::condition_variable cv;
+    bool granted = false;
+    Granted grant;
+    std::int64_t dispatch_ns = 0;
+    std::shared_ptr<const std::string> scheduler;
+  };
+
+  Millis model_ms(std::int64_t ns) const {
+    return static_cast<double>(ns - t0_ns_) / 1e6 / options_.timescale;
+  }
+  void wake(std::vector<Granted>& grants, std::int64_t now_ns);
+  void maybe_calibrate();
+  void calibration_loop();
+
+  Options options_;
+  Clock clock_;
+  std::int64_t t0_ns_;
+  double sector_us_ = 0.0;
+  std::uint64_t capacity_bytes_ = 0;
+  mutable std::mutex mu_;
+  DispatchCore core_;
+  std::shared_ptr<const std::string> spec_;
+  std::unordered_map<std::uint64_t, Waiter*> waiters_;
+  std::uint64_t next_id_ = 1;
+
+  // Calibration thread.
+  std::thread calibrator_;
+  std::condition_variable calibration_cv_;
+  std::vector<TrackerSample> pending_samples_;
+  bool calibration_pending_ = false;
+  bool stopping_ = false;
+};
+
+}  // namespace disksched

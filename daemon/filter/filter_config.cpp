@@ -1,0 +1,139 @@
+#include "daemon/filter/filter_config.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "daemon/filter/duration.hpp"
+#include "daemon/filter/lbn_model.hpp"
+#include "schedulers/registry.hpp"
+
+namespace disksched {
+
+const char* const kFilterConfigHelp =
+    "sched=SPEC                  Scheduling algorithm (default fcfs), e.g. sstf,\n"
+    "                            look, asatf:w=30. `disksched sched list` lists all.\n"
+    "sched-geometry=MODEL        Device geometry for head tracking: hp97560,\n"
+    "                            hp97560-full, mems or PROFILE.json. Without it only\n"
+    "                            LBN distances are known (rotation-aware schedulers\n"
+    "                            refuse to start).\n"
+    "sched-depth=N               Requests at the device at once (default 1).\n"
+    "sched-log=PATH              Latency log: one CSV line per request.\n"
+    "sched-timescale=F           Real time per model time (default 1); must match\n"
+    "                            the emulator's timescale.\n"
+    "sched-classes=RULES         Request classes, SOURCE=CLASS,... (see the man\n"
+    "                            page): SOURCE export:NAME|ioprio:rt|be|idle|fua|\n"
+    "                            op:read|write|trim|zero|default, CLASS critical|\n"
+    "                            noncritical|limited:TIME.\n"
+    "sched-control=PATH          Control socket for `disksched ctl PATH\n"
+    "                            show|switch SPEC|stats`.\n"
+    "sched-delta=auto|TIME       Overhead from dispatch to device start (default\n"
+    "                            auto: calibrated from completions), e.g. 150us.";
+
+namespace {
+
+std::invalid_argument bad(std::string_view key, std::string_view value, std::string_view why) {
+  return std::invalid_argument(fmt::format("{}={}: {}", key, value, why));
+}
+
+}  // namespace
+
+bool FilterConfig::set(std::string_view key, std::string_view value) {
+  if (key == "sched") {
+    if (value.empty()) throw bad(key, value, "needs a scheduler spec, e.g. sched=sstf");
+    sched = value;
+    return true;
+  }
+  if (key.substr(0, 6) != "sched-") return false;
+  if (key == "sched-geometry") {
+    if (value.empty())
+      throw bad(key, value, "needs a model: hp97560, hp97560-full, mems or PROFILE.json");
+    geometry = value;
+  } else if (key == "sched-depth") {
+    const std::string v(value);
+    char* end = nullptr;
+    const long n = std::strtol(v.c_str(), &end, 10);
+    if (v.empty() || *end != '\0' || n < 1 || n > static_cast<long>(kMaxDepth))
+      throw bad(key, value, fmt::format("expected an integer from 1 to {}", kMaxDepth));
+    depth = static_cast<unsigned>(n);
+  } else if (key == "sched-log") {
+    if (value.empty()) throw bad(key, value, "needs a file path");
+    log_path = value;
+  } else if (key == "sched-timescale") {
+    const std::string v(value);
+    char* end = nullptr;
+    const double f = std::strtod(v.c_str(), &end);
+    if (v.empty() || *end != '\0' || !std::isfinite(f) || f <= 0)
+      throw bad(key, value, "expected a number > 0 (real time per model time, e.g. 0.1)");
+    timescale = f;
+  } else if (key == "sched-classes") {
+    try {
+      classes = ClassMap::parse(value);
+    } catch (const std::invalid_argument& e) {
+      throw bad(key, value, e.what());
+    }
+    classes_text = value;
+  } else if (key == "sched-control") {
+    if (value.empty()) throw bad(key, value, "needs a socket path");
+    control_path = value;
+  } else if (key == "sched-delta") {
+    if (value == "auto") {
+      delta_ms.reset();
+    } else {
+      auto ms = parse_duration_ms(value);
+      if (!ms) throw bad(key, value, "expected auto or a duration >= 0 (e.g. 150us, 0.2ms)");
+      delta_ms = *ms;
+    }
+  } else {
+    throw std::invalid_argument(fmt::format(
+        "unknown key '{}'; the disksched filter's keys are sched, sched-geometry, sched-depth, "
+        "sched-log, sched-timescale, sched-classes, sched-control, sched-delta",
+        key));
+  }
+  return true;
+}
+
+std::unique_ptr<DeviceModel> FilterConfig::validate() const {
+  std::unique_ptr<DeviceModel> geom;
+  if (!geometry.empty()) {
+    try {
+      geom = load_model(geometry);
+    } catch (const std::exception& e) {
+      throw bad("sched-geometry", geometry, e.what());
+    }
+  }
+  // The LBN model's size is only known once the plugin is open; any size will do to
+  // check that the scheduler accepts it.
+  const LbnModel probe(1ull << 40);
+  const DeviceModel& m = geom ? static_cast<const DeviceModel&>(*geom) : probe;
+  try {
+    make_scheduler(sched, m);
+  } catch (const std::exception& e) {
+    std::string hint;
+    if (!geom && !m.rotational())
+      hint = "; without sched-geometry= only LBN distances are known: give "
+             "sched-geometry=hp97560, mems or PROFILE.json for this scheduler";
+    throw bad("sched", sched, std::string(e.what()) + hint);
+  }
+  return geom;
+}
+
+std::unique_ptr<DeviceModel> FilterConfig::model_for_export(std::uint64_t export_bytes) const {
+  // Requests are costed in whole sectors: the model must hold the last partial one.
+  const std::uint64_t sb = 512;
+  const std::uint64_t rounded = std::max<std::uint64_t>((export_bytes + sb - 1) / sb * sb, sb);
+  if (geometry.empty()) return std::make_unique<LbnModel>(rounded);
+  auto m = load_model(geometry);
+  const std::uint64_t msb = m->sector_bytes();
+  if (m->capacity_bytes() < (export_bytes + msb - 1) / msb * msb)
+    throw bad("sched-geometry", geometry,
+              fmt::format("the model holds {} bytes but the export is {} bytes; the geometry "
+                          "must cover the whole export",
+                          m->capacity_bytes(), export_bytes));
+  return m;
+}
+
+}  // namespace disksched

@@ -1,0 +1,47 @@
+// The filter's configuration keys. Every key but `sched` starts with `sched-`, so none
+// collides with a plugin's. Kept free of nbdkit so it is unit-tested.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "daemon/filter/class_map.hpp"
+#include "predictor/device_model.hpp"
+
+namespace disksched {
+
+struct FilterConfig {
+  std::string sched = "fcfs";       // sched=SPEC
+  std::string geometry;             // sched-geometry=; empty: LBN distances only
+  unsigned depth = 1;               // sched-depth=N
+  std::string log_path;             // sched-log=PATH
+  double timescale = 1.0;           // sched-timescale=F
+  std::string classes_text;         // sched-classes=RULES
+  ClassMap classes;
+  std::string control_path;         // sched-control=PATH
+  std::optional<Millis> delta_ms;   // sched-delta=TIME (model ms); nullopt: auto
+
+  static constexpr unsigned kMaxDepth = 1024;
+
+  // Takes one key=value. Returns false when the key is not the filter's (it goes to the
+  // plugin). Throws std::invalid_argument naming the key, the value and what was
+  // expected. Path values are taken as given (the caller makes them absolute).
+  bool set(std::string_view key, std::string_view value);
+
+  // Builds what the keys describe and checks they fit together: the geometry loads, the
+  // scheduler builds on it. Returns the geometry (nullptr when none was given). Throws
+  // std::invalid_argument naming the key.
+  std::unique_ptr<DeviceModel> validate() const;
+
+  // The geometry model for an export of `export_bytes` (the LBN-only model when no
+  // geometry was given). Throws std::invalid_argument when the geometry is smaller
+  // than the export.
+  std::unique_ptr<DeviceModel> model_for_export(std::uint64_t export_bytes) const;
+};
+
+// The text of .config_help.
+extern const char* const kFilterConfigHelp;
+
+}  // namespace disksched
