@@ -1,0 +1,50 @@
+#include "daemon/uring/uring_config.hpp"
+
+#include <fmt/format.h>
+
+namespace disksched::uring {
+
+namespace {
+constexpr std::string_view known_keys = "file, direct, fallback, entries, buffers, buffer-size";
+}
+
+void UringConfig::set(std::string_view key, std::string_view value, const Parsers& p) {
+  auto bad = [&](std::string_view expected) {
+    return ConfigError(fmt::format("{}={}: {}", key, value, expected));
+  };
+  if (key == "file") {
+    if (value.empty()) throw bad("expected the path of a regular file or block device");
+    file = value;
+  } else if (key == "direct") {
+    if (!p.parse_bool(value, direct)) throw bad("expected a boolean (true/false, on/off, 1/0)");
+  } else if (key == "fallback") {
+    if (value == "pread")
+      fallback = Fallback::Pread;
+    else if (value == "none")
+      fallback = Fallback::None;
+    else
+      throw bad("expected pread (serve with pread/pwrite where io_uring is unavailable) or none");
+  } else if (key == "entries") {
+    std::uint64_t v;
+    if (!p.parse_size(value, v) || v < 8 || v > 4096 || (v & (v - 1)) != 0)
+      throw bad("expected a power of two from 8 to 4096");
+    entries = static_cast<std::uint32_t>(v);
+  } else if (key == "buffers") {
+    std::uint64_t v;
+    if (!p.parse_size(value, v) || v < 1 || v > 1024) throw bad("expected a count from 1 to 1024");
+    buffers = static_cast<std::uint32_t>(v);
+  } else if (key == "buffer-size") {
+    std::uint64_t v;
+    if (!p.parse_size(value, v) || v < 4096 || v > (64u << 20) || v % 4096 != 0)
+      throw bad("expected a multiple of 4096 from 4K to 64M");
+    buffer_bytes = static_cast<std::uint32_t>(v);
+  } else {
+    throw ConfigError(fmt::format("unknown parameter '{}' (known: {})", key, known_keys));
+  }
+}
+
+void UringConfig::check() const {
+  if (file.empty()) throw ConfigError("the file= parameter is required (a regular file or block device)");
+}
+
+}  // namespace disksched::uring

@@ -1,0 +1,36 @@
+// The uring plugin's parameters, parsed and checked without nbdkit (unit tested).
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace disksched::uring {
+
+class ConfigError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+enum class Fallback { None, Pread };
+
+struct UringConfig {
+  std::string file;                        // file=: regular file or block device (required)
+  bool direct = false;                     // direct=: O_DIRECT through bounce buffers
+  Fallback fallback = Fallback::None;      // fallback=: what to do without io_uring
+  std::uint32_t entries = 128;             // entries=: submission queue size
+  std::uint32_t buffers = 64;              // buffers=: bounce buffers for direct=true
+  std::uint32_t buffer_bytes = 256 * 1024; // buffer-size=: bytes per bounce buffer
+
+  // `parse_bool` and `parse_size` are nbdkit's parsers in the plugin (so the syntax is
+  // nbdkit's own), simple ones in tests. Throws ConfigError naming key and value.
+  struct Parsers {
+    bool (*parse_bool)(std::string_view, bool& out);
+    bool (*parse_size)(std::string_view, std::uint64_t& out);
+  };
+  void set(std::string_view key, std::string_view value, const Parsers& p);
+  void check() const;
+};
+
+}  // namespace disksched::uring

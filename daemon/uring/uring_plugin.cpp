@@ -1,0 +1,260 @@
+// nbdkit-uring-plugin: serves a regular file or block device through io_uring. See
+// nbdkit-uring-plugin.pod for the user's view, file_server.hpp for what each request
+// does and uring_engine.hpp for how it reaches the kernel.
+#define NBDKIT_API_VERSION 2
+#include <nbdkit-plugin.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "daemon/uring/backing_file.hpp"
+#include "daemon/uring/bounce_pool.hpp"
+#include "daemon/uring/file_server.hpp"
+#include "daemon/uring/io_engine.hpp"
+#include "daemon/uring/uring_config.hpp"
+#include "daemon/uring/uring_engine.hpp"
+
+// -D uring.trace=1 logs every request and its result (with -v).
+extern "C" NBDKIT_DLL_PUBLIC int uring_debug_trace;
+int uring_debug_trace = 0;
+
+namespace {
+
+using namespace disksched::uring;
+
+UringConfig config;
+std::unique_ptr<BackingFile> file;
+int uring_probe = 0;   // 0, or why io_uring cannot be used (-errno)
+std::unique_ptr<BouncePool> pool;
+std::unique_ptr<IoEngine> engine;
+std::unique_ptr<FileServer> server;
+
+bool nbdkit_bool(std::string_view v, bool& out) {
+  const int r = nbdkit_parse_bool(std::string(v).c_str());
+  if (r < 0) return false;
+  out = r != 0;
+  return true;
+}
+
+bool nbdkit_size(std::string_view v, std::uint64_t& out) {
+  const int64_t r = nbdkit_parse_size(std::string(v).c_str());
+  if (r < 0) return false;
+  out = static_cast<std::uint64_t>(r);
+  return true;
+}
+
+int uring_config(const char* key, const char* value) {
+  try {
+    std::string v = value;
+    if (std::strcmp(key, "file") == 0) {
+      char* abs = nbdkit_realpath(value);   // must exist; relative to the start directory
+      if (!abs) return -1;
+      v = abs;
+      free(abs);
+    }
+    config.set(key, v, {nbdkit_bool, nbdkit_size});
+    return 0;
+  } catch (const std::exception& e) {
+    nbdkit_error("uring: %s", e.what());
+    return -1;
+  }
+}
+
+int uring_config_complete() {
+  try {
+    config.check();
+    return 0;
+  } catch (const std::exception& e) {
+    nbdkit_error("uring: %s", e.what());
+    return -1;
+  }
+}
+
+// Everything that can fail is checked here, before nbdkit forks, so the errors reach the
+// terminal; threads and the ring are made in after_fork.
+int uring_get_ready() {
+  try {
+    file = std::make_unique<BackingFile>(config.file, config.direct);
+  } catch (const std::exception& e) {
+    nbdkit_error("uring: %s", e.what());
+    return -1;
+  }
+  if (config.direct && file->size() % file->direct_align() != 0)
+    nbdkit_debug("uring: %s: size %llu is not a multiple of the O_DIRECT alignment %u; the "
+                 "last %llu bytes are not exported",
+                 config.file.c_str(), static_cast<unsigned long long>(file->size()),
+                 file->direct_align(),
+                 static_cast<unsigned long long>(file->size() % file->direct_align()));
+  uring_probe = probe_io_uring();
+  if (uring_probe != 0) {
+    if (config.fallback != Fallback::Pread) {
+      nbdkit_error("uring: %s", io_uring_unavailable_message(uring_probe).c_str());
+      return -1;
+    }
+    nbdkit_debug("uring: io_uring unavailable (%s); serving with pread/pwrite (fallback=pread)",
+                 std::strerror(-uring_probe));
+  }
+  return 0;
+}
+
+int uring_after_fork() {
+  try {
+    if (config.direct) pool = std::make_unique<BouncePool>(config.buffers, config.buffer_bytes);
+    if (uring_probe == 0) {
+      try {
+        auto e = std::make_unique<UringEngine>(
+            file->fd(), config.entries, pool ? pool->iovecs() : std::vector<iovec>{});
+        nbdkit_debug("uring: %s", e->description().c_str());
+        engine = std::move(e);
+      } catch (const std::system_error& e) {
+        if (config.fallback != Fallback::Pread) {
+          nbdkit_error("uring: %s", io_uring_unavailable_message(-e.code().value()).c_str());
+          return -1;
+        }
+        nbdkit_debug("uring: %s; serving with pread/pwrite (fallback=pread)", e.what());
+      }
+    }
+    if (!engine) engine = make_pread_engine(file->fd());
+    server = std::make_unique<FileServer>(*file, *engine, pool.get());
+    nbdkit_debug("uring: serving %s (%s, %llu bytes, %s, engine %s)", config.file.c_str(),
+                 file->block_device() ? "block device" : "regular file",
+                 static_cast<unsigned long long>(server->size()),
+                 config.direct ? "O_DIRECT" : "buffered", std::string(engine->name()).c_str());
+    return 0;
+  } catch (const std::exception& e) {
+    nbdkit_error("uring: %s", e.what());
+    return -1;
+  }
+}
+
+void uring_cleanup() {
+  if (server)
+    nbdkit_debug("uring: %llu read-modify-writes, %llu zeroes written as data",
+                 static_cast<unsigned long long>(server->rmw_count()),
+                 static_cast<unsigned long long>(server->zero_writes()));
+  server.reset();
+  engine.reset();   // stops and joins the ring thread
+  pool.reset();
+}
+
+void uring_unload() { file.reset(); }
+
+void uring_dump_plugin() {
+  std::printf("uring_io_uring=%s\n", probe_io_uring() == 0 ? "yes" : "no");
+}
+
+void* uring_open(int /*readonly*/) { return NBDKIT_HANDLE_NOT_NEEDED; }
+
+int64_t uring_get_size(void*) { return static_cast<int64_t>(server->size()); }
+
+int uring_block_size(void*, uint32_t* minimum, uint32_t* preferred, uint32_t* maximum) {
+  if (!config.direct) {
+    *minimum = *preferred = *maximum = 0;   // no constraints
+    return 0;
+  }
+  *minimum = server->align();
+  *preferred = server->align() > 4096 ? server->align() : 4096;
+  *maximum = 64 * 1024 * 1024;
+  return 0;
+}
+
+int uring_can_write(void*) { return file->writable() ? 1 : 0; }
+int uring_can_flush(void*) { return 1; }
+int uring_can_trim(void*) { return file->writable() ? 1 : 0; }
+int uring_can_zero(void*) { return file->writable() ? 1 : 0; }
+int uring_can_fast_zero(void*) { return 1; }
+int uring_can_fua(void*) { return NBDKIT_FUA_NATIVE; }
+// One fd shared by all connections and no cache of our own: a flush covers them all.
+int uring_can_multi_conn(void*) { return 1; }
+int uring_is_rotational(void*) { return file->rotational() ? 1 : 0; }
+
+int result(int r, const char* what, uint32_t count, uint64_t offset, uint32_t flags) {
+  if (uring_debug_trace)
+    nbdkit_debug("uring: %s off=%llu len=%u%s%s%s -> %s", what,
+                 static_cast<unsigned long long>(offset), count,
+                 (flags & NBDKIT_FLAG_FUA) ? " fua" : "",
+                 (flags & NBDKIT_FLAG_MAY_TRIM) ? " may_trim" : "",
+                 (flags & NBDKIT_FLAG_FAST_ZERO) ? " fast" : "", r == 0 ? "ok" : std::strerror(-r));
+  if (r == 0) return 0;
+  if (!(r == -ENOTSUP && (flags & NBDKIT_FLAG_FAST_ZERO)))
+    nbdkit_error("uring: %s %u bytes at %llu: %s", what, count,
+                 static_cast<unsigned long long>(offset), std::strerror(-r));
+  nbdkit_set_error(-r);
+  return -1;
+}
+
+int uring_pread(void*, void* buf, uint32_t count, uint64_t offset, uint32_t flags) {
+  return result(server->read(buf, count, offset), "read", count, offset, flags);
+}
+
+int uring_pwrite(void*, const void* buf, uint32_t count, uint64_t offset, uint32_t flags) {
+  const bool fua = flags & NBDKIT_FLAG_FUA;
+  return result(server->write(buf, count, offset, fua), fua ? "write(RWF_DSYNC)" : "write", count,
+                offset, flags);
+}
+
+int uring_flush(void*, uint32_t flags) {
+  return result(server->flush(), "flush(fdatasync)", 0, 0, flags);
+}
+
+int uring_trim(void*, uint32_t count, uint64_t offset, uint32_t flags) {
+  return result(server->trim(count, offset, flags & NBDKIT_FLAG_FUA), "trim", count, offset, flags);
+}
+
+int uring_zero(void*, uint32_t count, uint64_t offset, uint32_t flags) {
+  return result(server->zero(count, offset, flags & NBDKIT_FLAG_MAY_TRIM, flags & NBDKIT_FLAG_FUA,
+                             flags & NBDKIT_FLAG_FAST_ZERO),
+                "zero", count, offset, flags);
+}
+
+#define uring_config_help \
+  "file=PATH           (required) The regular file or block device to serve.\n" \
+  "direct=BOOL         O_DIRECT through aligned, registered bounce buffers (default false).\n" \
+  "fallback=pread|none Where io_uring is unavailable, serve with pread/pwrite instead of\n" \
+  "                    failing to start (default none).\n" \
+  "entries=N           io_uring submission queue entries, a power of two (default 128).\n" \
+  "buffers=N           Bounce buffers for direct=true (default 64).\n" \
+  "buffer-size=SIZE    Bytes per bounce buffer, a multiple of 4K (default 256K)."
+
+nbdkit_plugin make_plugin() {
+  nbdkit_plugin p = nbdkit_plugin();
+  p.name = "uring";
+  p.longname = "nbdkit io_uring file plugin (disksched)";
+  p.version = "0.1.0";
+  p.description = "A regular file or block device, served through io_uring";
+  p.unload = uring_unload;
+  p.config = uring_config;
+  p.config_complete = uring_config_complete;
+  p.config_help = uring_config_help;
+  p.magic_config_key = "file";
+  p.get_ready = uring_get_ready;
+  p.after_fork = uring_after_fork;
+  p.cleanup = uring_cleanup;
+  p.dump_plugin = uring_dump_plugin;
+  p.open = uring_open;
+  p.get_size = uring_get_size;
+  p.block_size = uring_block_size;
+  p.is_rotational = uring_is_rotational;
+  p.can_write = uring_can_write;
+  p.can_flush = uring_can_flush;
+  p.can_trim = uring_can_trim;
+  p.can_zero = uring_can_zero;
+  p.can_fast_zero = uring_can_fast_zero;
+  p.can_fua = uring_can_fua;
+  p.can_multi_conn = uring_can_multi_conn;
+  p.pread = uring_pread;
+  p.pwrite = uring_pwrite;
+  p.flush = uring_flush;
+  p.trim = uring_trim;
+  p.zero = uring_zero;
+  return p;
+}
+
+nbdkit_plugin plugin = make_plugin();
+
+}  // namespace
+
+#define THREAD_MODEL NBDKIT_THREAD_MODEL_PARALLEL
+NBDKIT_REGISTER_PLUGIN(plugin)

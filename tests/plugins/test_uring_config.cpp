@@ -1,0 +1,64 @@
+// The uring plugin's parameters.
+#include <cstdlib>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "daemon/uring/uring_config.hpp"
+
+using namespace disksched::uring;
+using Catch::Contains;
+
+namespace {
+
+bool test_bool(std::string_view v, bool& out) {
+  if (v == "true" || v == "1") return out = true, true;
+  if (v == "false" || v == "0") return out = false, true;
+  return false;
+}
+
+bool test_size(std::string_view v, std::uint64_t& out) {
+  std::string s(v);
+  char* end;
+  unsigned long long n = std::strtoull(s.c_str(), &end, 10);
+  if (s.empty() || s[0] == '-') return false;
+  if (*end == 'K') n <<= 10, ++end;
+  else if (*end == 'M') n <<= 20, ++end;
+  if (*end) return false;
+  out = n;
+  return true;
+}
+
+const UringConfig::Parsers parsers{test_bool, test_size};
+
+}  // namespace
+
+TEST_CASE("uring keys", "[uring][config]") {
+  UringConfig c;
+  CHECK_THROWS_WITH(c.check(), Contains("file= parameter is required"));
+  c.set("file", "/dev/sdb", parsers);
+  c.set("direct", "true", parsers);
+  c.set("fallback", "pread", parsers);
+  c.set("entries", "256", parsers);
+  c.set("buffers", "16", parsers);
+  c.set("buffer-size", "1M", parsers);
+  CHECK_NOTHROW(c.check());
+  CHECK(c.file == "/dev/sdb");
+  CHECK(c.direct);
+  CHECK(c.fallback == Fallback::Pread);
+  CHECK(c.entries == 256);
+  CHECK(c.buffers == 16);
+  CHECK(c.buffer_bytes == (1u << 20));
+}
+
+TEST_CASE("bad uring keys and values name themselves", "[uring][config]") {
+  UringConfig c;
+  CHECK_THROWS_WITH(c.set("direct", "maybe", parsers), Contains("direct=maybe") && Contains("boolean"));
+  CHECK_THROWS_WITH(c.set("fallback", "mmap", parsers), Contains("fallback=mmap") && Contains("pread"));
+  CHECK_THROWS_WITH(c.set("entries", "100", parsers), Contains("entries=100") && Contains("power of two"));
+  CHECK_THROWS_WITH(c.set("entries", "4", parsers), Contains("entries=4"));
+  CHECK_THROWS_WITH(c.set("buffers", "0", parsers), Contains("buffers=0"));
+  CHECK_THROWS_WITH(c.set("buffer-size", "1000", parsers), Contains("buffer-size=1000") && Contains("4096"));
+  CHECK_THROWS_WITH(c.set("file", "", parsers), Contains("file="));
+  CHECK_THROWS_WITH(c.set("o_direct", "1", parsers), Contains("unknown parameter 'o_direct'") && Contains("direct"));
+}
