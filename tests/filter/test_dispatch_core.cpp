@@ -1,0 +1,244 @@
+// The filter's dispatch core in virtual time: depth, who is dispatched when, what the
+// scheduler is given, the overlap rule, failures, switching schedulers, predictions.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <set>
+#include <vector>
+
+#include "daemon/filter/dispatch_core.hpp"
+#include "daemon/filter/lbn_model.hpp"
+#include "schedulers/registry.hpp"
+
+using namespace disksched;
+using Catch::Matchers::StartsWith;
+
+namespace {
+
+constexpr std::uint64_t kMiB = 1 << 20;
+
+DispatchCore make_core(const char* spec, std::unique_ptr<DeviceModel> model,
+                       unsigned depth = 1, std::optional<Millis> delta = 0.0) {
+  auto s = make_scheduler(spec, *model);
+  DispatchCore::Options o;
+  o.depth = depth;
+  o.fixed_delta = delta;
+  return DispatchCore(std::move(model), std::move(s), o);
+}
+
+Request req(std::uint64_t id, Op op, std::uint64_t offset, std::uint32_t length = 4096) {
+  Request r;
+  r.id = id;
+  r.op = op;
+  r.offset = offset;
+  r.length = length;
+  return r;
+}
+
+std::vector<std::uint64_t> ids(const std::vector<Granted>& g) {
+  std::vector<std::uint64_t> v;
+  for (const auto& x : g) v.push_back(x.id);
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("depth 1: one request at the device, the next on completion", "[filter][dispatch]") {
+  auto core = make_core("fcfs", std::make_unique<LbnModel>(64 * kMiB));
+  std::vector<Granted> out;
+  core.arrive(req(1, Op::Read, 0), 0.0, out);
+  REQUIRE(ids(out) == std::vector<std::uint64_t>{1});
+  REQUIRE(out[0].queue_len == 1);
+  out.clear();
+  core.arrive(req(2, Op::Read, 8 * kMiB), 1.0, out);
+  core.arrive(req(3, Op::Write, 16 * kMiB), 2.0, out);
+  REQUIRE(out.empty());
+  REQUIRE(core.in_flight() == 1);
+  REQUIRE(core.queued() == 2);
+  core.complete(1, 5.0, true, out);
+  REQUIRE(ids(out) == std::vector<std::uint64_t>{2});
+  REQUIRE(out[0].queue_len == 2);
+  REQUIRE(out[0].dispatch_ms == 5.0);
+  out.clear();
+  core.complete(2, 9.0, true, out);
+  REQUIRE(ids(out) == std::vector<std::uint64_t>{3});
+  out.clear();
+  core.complete(3, 12.0, true, out);
+  REQUIRE(out.empty());
+  REQUIRE(core.queued() == 0);
+  REQUIRE(core.in_flight() == 0);
+  const auto& st = core.stats();
+  REQUIRE(st.arrived == 3);
+  REQUIRE(st.completed == 3);
+  REQUIRE(st.sum_queue_len == Approx(1 + 2 + 1));
+  REQUIRE(st.sum_response_ms == Approx(5 + 8 + 10));
+}
+
+TEST_CASE("depth N keeps N at the device", "[filter][dispatch]") {
+  auto core = make_core("fcfs", std::make_unique<LbnModel>(64 * kMiB), 3);
+  std::vector<Granted> out;
+  for (std::uint64_t i = 1; i <= 5; ++i) core.arrive(req(i, Op::Read, i * kMiB), 0.0, out);
+  REQUIRE(ids(out) == std::vector<std::uint64_t>{1, 2, 3});
+  out.clear();
+  core.complete(2, 1.0, true, out);
+  REQUIRE(ids(out) == std::vector<std::uint64_t>{4});
+  REQUIRE(core.in_flight() == 3);
+}
+
+TEST_CASE("the scheduler picks from the tracked head position (SSTF by LBN)",
+          "[filter][dispatch]") {
+  auto core = make_core("sstf", std::make_unique<LbnModel>(64 * kMiB));
+  std::vector<Granted> out;
+  core.arrive(req(1, Op::Read, 32 * kMiB), 0.0, out);  // at the device
+  core.arrive(req(2, Op::Read, 1 * kMiB), 0.1, out);
+  core.arrive(req(3, Op::Read, 60 * kMiB), 0.2, out);
+  core.arrive(req(4, Op::Read, 34 * kMiB), 0.3, out);
+  core.arrive(req(5, Op::Read, 30 * kMiB), 0.4, out);
+  out.clear();
+  std::vector<std::uint64_t> order;
+  std::uint64_t next = 1;
+  Millis t = 1.0;
+  while (true) {
+    core.complete(next, t, true, out);
+    if (out.empty()) break;
+    next = out.back().id;
+    order.push_back(next);
+    out.clear();
+    t += 1.0;
+  }
+  // From 32 MiB: 34 (2 MiB away) and 30 are tied by distance from the end of the
+  // request (32 MiB + 4 KiB): 34 is nearer. Then 30, then 60 or 1 whichever is nearer.
+  REQUIRE(order == std::vector<std::uint64_t>{4, 5, 2, 3});
+}
+
+TEST_CASE("a request overlapping an unfinished write waits for it, even with room",
+          "[filter][dispatch]") {
+  auto core = make_core("sstf", std::make_unique<LbnModel>(64 * kMiB), 4);
+  std::vector<Granted> out;
+  core.arrive(req(1, Op::Write, 10 * kMiB, 8192), 0.0, out);
+  core.arrive(req(2, Op::Read, 10 * kMiB + 4096, 4096), 0.1, out);   // overlaps 1
+  core.arrive(req(3, Op::Read, 40 * kMiB), 0.2, out);                 // independent
+  REQUIRE(ids(out) == std::vector<std::uint64_t>{1, 3});
+  REQUIRE(core.queued() == 1);
+  out.clear();
+  core.complete(3, 1.0, true, out);
+  REQUIRE(out.empty());                                   // 2 still blocked by 1
+  core.complete(1, 2.0, true, out);
+  REQUIRE(ids(out) == std::vector<std::uint64_t>{2});
+}
+
+TEST_CASE("a failed request frees the device and fails alone", "[filter][dispatch]") {
+  auto core = make_core("fcfs", std::make_unique<LbnModel>(64 * kMiB));
+  std::vector<Granted> out;
+  core.arrive(req(1, Op::Write, 0), 0.0, out);
+  core.arrive(req(2, Op::Read, 0), 0.1, out);      // overlaps the failing write
+  core.arrive(req(3, Op::Read, kMiB), 0.2, out);
+  out.clear();
+  core.complete(1, 1.0, false, out);
+  REQUIRE(ids(out) == std::vector<std::uint64_t>{2});
+  out.clear();
+  core.complete(2, 2.0, true, out);
+  REQUIRE(ids(out) == std::vector<std::uint64_t>{3});
+  REQUIRE(core.stats().failed == 1);
+  REQUIRE(core.stats().completed == 2);
+}
+
+TEST_CASE("a request beyond the device is refused and nothing is queued",
+          "[filter][dispatch]") {
+  auto core = make_core("fcfs", std::make_unique<LbnModel>(kMiB));
+  std::vector<Granted> out;
+  REQUIRE_THROWS_AS(core.arrive(req(1, Op::Read, kMiB - 2048, 4096), 0.0, out), ModelError);
+  REQUIRE(core.queued() == 0);
+  REQUIRE(core.in_flight() == 0);
+  core.arrive(req(2, Op::Read, 0), 0.0, out);
+  REQUIRE(ids(out) == std::vector<std::uint64_t>{2});
+}
+
+TEST_CASE("switching schedulers keeps every queued request", "[filter][dispatch]") {
+  auto core = make_core("fcfs", load_model("hp97560"));
+  std::vector<Granted> out;
+  const std::uint64_t n = 40;
+  for (std::uint64_t i = 1; i <= n; ++i)
+    core.arrive(req(i, Op::Read, (i * 7919 % 2000) * kMiB / 2, 8192), 0.0, out);
+  REQUIRE(out.size() == 1);
+  std::set<std::uint64_t> granted{out[0].id};
+  std::uint64_t at_device = out[0].id;
+  out.clear();
+  Millis t = 1;
+  for (int step = 0; at_device != 0; ++step) {
+    if (step == 5) REQUIRE_THAT(core.switch_scheduler("asatf:w=30"), StartsWith("asatf:w=30"));
+    if (step == 15) REQUIRE_THAT(core.switch_scheduler("sstf"), StartsWith("sstf"));
+    if (step == 25) REQUIRE_THROWS_AS(core.switch_scheduler("nosuch"), SpecError);
+    core.complete(at_device, t, true, out);
+    t += 10;
+    at_device = 0;
+    if (!out.empty()) {
+      at_device = out[0].id;
+      REQUIRE(granted.insert(at_device).second);  // never twice
+      out.clear();
+    }
+  }
+  REQUIRE(granted.size() == n);
+  REQUIRE(core.stats().switches == 2);
+  REQUIRE_THAT(core.scheduler_spec(), StartsWith("sstf"));
+}
+
+TEST_CASE("rotation-aware pick uses the head tracked from completions (satf, hp97560)",
+          "[filter][dispatch]") {
+  auto core = make_core("satf", load_model("hp97560"), 1, 0.2);
+  std::vector<Granted> out;
+  core.arrive(req(1, Op::Read, 300 * kMiB, 8192), 0.0, out);
+  REQUIRE(out.size() == 1);
+  out.clear();
+  std::vector<Request> queued;
+  for (std::uint64_t i = 2; i <= 12; ++i) {
+    Request r = req(i, Op::Read, (i * 104729 % 1300) * kMiB, 8192);
+    queued.push_back(r);
+    core.arrive(r, 0.5, out);
+  }
+  const Millis done = 31.7;
+  core.complete(1, done, true, out);
+  REQUIRE(out.size() == 1);
+  // What a fresh model anchored like the core's says: the chosen request has the least
+  // positioning time from the predicted head at done + delta.
+  const DeviceModel& m = core.model();
+  const Prediction& p = out[0].prediction;
+  REQUIRE(p.from.time_ms == Approx(done + 0.2));
+  Millis best = std::numeric_limits<double>::infinity();
+  for (const auto& r : queued) {
+    const Location loc = m.locate(r.offset / 512, 16);
+    best = std::min(best, m.positioning_ms(p.from, loc));
+  }
+  REQUIRE(p.cost.positioning_ms() == Approx(best).margin(1e-9));
+}
+
+TEST_CASE("predictions: fixed model plus delta; calibration comes due", "[filter][dispatch]") {
+  auto model = load_model("fixed:ms=5");
+  auto s = make_scheduler("fcfs", *model);
+  DispatchCore::Options o;
+  o.calibrate_first = 4;
+  o.calibrate_every = 8;
+  DispatchCore core(std::move(model), std::move(s), o);
+  REQUIRE(core.calibrating());
+  std::vector<Granted> out;
+  Millis t = 0;
+  for (std::uint64_t i = 1; i <= 4; ++i) {
+    core.arrive(req(i, Op::Read, i * 4096), t, out);
+    REQUIRE(out.back().prediction.observed_service_ms() == Approx(5.0));
+    out.clear();
+    core.complete(i, t + 5.3, true, out);
+    t += 10;
+  }
+  REQUIRE(core.calibration_due());
+  auto samples = core.take_calibration_samples();
+  REQUIRE(samples.size() == 4);
+  REQUIRE_FALSE(core.calibration_due());
+  auto scratch = load_model("fixed:ms=5");
+  core.set_delta(calibrate_delta(*scratch, samples).delta_ms);
+  REQUIRE(core.delta_ms() == Approx(0.3));
+  core.arrive(req(9, Op::Read, 0), t, out);
+  REQUIRE(out.back().prediction.observed_service_ms() == Approx(5.3));
+}

@@ -1,0 +1,121 @@
+// The filter's keys and the class map: good values taken, bad ones refused with a
+// message that names the key and what was expected.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "daemon/filter/class_map.hpp"
+#include "daemon/filter/duration.hpp"
+#include "daemon/filter/filter_config.hpp"
+
+using namespace disksched;
+using Catch::Matchers::Contains;
+
+TEST_CASE("durations", "[filter][config]") {
+  REQUIRE(*parse_duration_ms("100ms") == Approx(100));
+  REQUIRE(*parse_duration_ms("0.5s") == Approx(500));
+  REQUIRE(*parse_duration_ms("250us") == Approx(0.25));
+  REQUIRE(*parse_duration_ms("1500ns") == Approx(0.0015));
+  REQUIRE(*parse_duration_ms("7") == Approx(7));
+  REQUIRE_FALSE(parse_duration_ms("-1ms"));
+  REQUIRE_FALSE(parse_duration_ms("1 hour"));
+  REQUIRE_FALSE(parse_duration_ms(""));
+}
+
+TEST_CASE("config keys", "[filter][config]") {
+  FilterConfig c;
+  REQUIRE(c.set("sched", "sstf"));
+  REQUIRE(c.set("sched-depth", "8"));
+  REQUIRE(c.set("sched-timescale", "0.25"));
+  REQUIRE(c.set("sched-delta", "150us"));
+  REQUIRE(c.set("sched-geometry", "hp97560"));
+  REQUIRE_FALSE(c.set("size", "64M"));  // the plugin's
+  REQUIRE(c.depth == 8);
+  REQUIRE(c.timescale == 0.25);
+  REQUIRE(*c.delta_ms == Approx(0.15));
+  REQUIRE(c.set("sched-delta", "auto"));
+  REQUIRE_FALSE(c.delta_ms);
+  auto geom = c.validate();
+  REQUIRE(geom);
+  REQUIRE(geom->rotational());
+}
+
+TEST_CASE("bad config names the key", "[filter][config]") {
+  FilterConfig c;
+  REQUIRE_THROWS_WITH(c.set("sched-depth", "0"), Contains("sched-depth=0") && Contains("1 to 1024"));
+  REQUIRE_THROWS_WITH(c.set("sched-depth", "x"), Contains("sched-depth"));
+  REQUIRE_THROWS_WITH(c.set("sched-timescale", "0"), Contains("sched-timescale=0"));
+  REQUIRE_THROWS_WITH(c.set("sched-delta", "soon"), Contains("sched-delta=soon"));
+  REQUIRE_THROWS_WITH(c.set("sched-classes", "export:rt=urgent"),
+                      Contains("sched-classes") && Contains("unknown class 'urgent'"));
+  REQUIRE_THROWS_WITH(c.set("sched-frobnicate", "1"), Contains("unknown key 'sched-frobnicate'"));
+  {
+    FilterConfig g;
+    g.set("sched-geometry", "hp12345");
+    REQUIRE_THROWS_WITH(g.validate(), Contains("sched-geometry=hp12345"));
+  }
+  {
+    FilterConfig s;
+    s.set("sched", "nosuch");
+    REQUIRE_THROWS_WITH(s.validate(), Contains("sched=nosuch") && Contains("unknown scheduler"));
+  }
+  {
+    FilterConfig r;  // rotation-aware without a geometry
+    r.set("sched", "asatf:w=30");
+    REQUIRE_THROWS_WITH(r.validate(), Contains("sched=asatf:w=30") && Contains("sched-geometry="));
+  }
+}
+
+TEST_CASE("geometry must cover the export", "[filter][config]") {
+  FilterConfig c;
+  c.set("sched-geometry", "hp97560");
+  auto m = c.validate();
+  REQUIRE(c.model_for_export(m->capacity_bytes())->capacity_bytes() == m->capacity_bytes());
+  REQUIRE_THROWS_WITH(c.model_for_export(m->capacity_bytes() + 512),
+                      Contains("sched-geometry=hp97560") && Contains("export"));
+  FilterConfig lbn;
+  REQUIRE(lbn.model_for_export(1000)->capacity_bytes() == 1024);  // whole sectors
+  REQUIRE(lbn.model_for_export(1000)->kind() == "lbn");
+}
+
+TEST_CASE("class map: built-in rules", "[filter][classes]") {
+  const ClassMap m;
+  REQUIRE(m.for_request(Op::Read, 0).cls == IoClass::TimeCritical);
+  REQUIRE(m.for_request(Op::Write, 0).cls == IoClass::TimeNoncritical);
+  REQUIRE(m.for_request(Op::Write, kFlagFua).cls == IoClass::TimeCritical);
+  REQUIRE(m.for_request(Op::Trim, 0).cls == IoClass::TimeNoncritical);
+  REQUIRE(m.for_connection("critical", IoprioClass::None)->cls == IoClass::TimeCritical);
+  REQUIRE(*m.for_connection("limited", IoprioClass::None) ==
+          ClassAssignment{IoClass::TimeLimited, 100.0});
+  REQUIRE(m.for_connection("", IoprioClass::RealTime)->cls == IoClass::TimeCritical);
+  REQUIRE(m.for_connection("", IoprioClass::Idle)->cls == IoClass::TimeNoncritical);
+  REQUIRE_FALSE(m.for_connection("", IoprioClass::BestEffort));
+  REQUIRE_FALSE(m.for_connection("", IoprioClass::None));
+  REQUIRE_FALSE(m.for_connection("disk1", IoprioClass::None));
+  REQUIRE(m.is_class_export("noncritical"));
+  REQUIRE_FALSE(m.is_class_export(""));
+  // Export beats ioprio.
+  REQUIRE(m.for_connection("noncritical", IoprioClass::RealTime)->cls == IoClass::TimeNoncritical);
+}
+
+TEST_CASE("class map: rules replace the built-in ones", "[filter][classes]") {
+  const ClassMap m = ClassMap::parse(
+      "export:db=critical, op:write=limited:250ms,ioprio:be=limited:2s,fua=noncritical");
+  REQUIRE(m.for_connection("db", IoprioClass::None)->cls == IoClass::TimeCritical);
+  REQUIRE(*m.for_connection("", IoprioClass::None) == ClassAssignment{IoClass::TimeLimited, 2000.0});
+  REQUIRE(m.for_request(Op::Write, 0) == ClassAssignment{IoClass::TimeLimited, 250.0});
+  REQUIRE(m.for_request(Op::Write, kFlagFua).cls == IoClass::TimeNoncritical);
+  REQUIRE_THAT(m.describe(), Contains("export:db=critical") && Contains("op:write=limited:250ms"));
+  // What describe() prints parses back to the same map.
+  const ClassMap again = ClassMap::parse(m.describe());
+  REQUIRE(again.describe() == m.describe());
+}
+
+TEST_CASE("class map: bad rules", "[filter][classes]") {
+  REQUIRE_THROWS_WITH(ClassMap::parse("export:a"), Contains("no '='"));
+  REQUIRE_THROWS_WITH(ClassMap::parse("op:flush=critical"), Contains("unknown op 'flush'"));
+  REQUIRE_THROWS_WITH(ClassMap::parse("ioprio:rr=critical"), Contains("unknown ioprio class 'rr'"));
+  REQUIRE_THROWS_WITH(ClassMap::parse("read=critical"), Contains("unknown source 'read'"));
+  REQUIRE_THROWS_WITH(ClassMap::parse("fua=limited"), Contains("needs a time limit"));
+  REQUIRE_THROWS_WITH(ClassMap::parse("fua=limited:0ms"), Contains("not a duration > 0"));
+}

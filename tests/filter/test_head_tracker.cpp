@@ -1,0 +1,198 @@
+// Live head tracking (Huang & Chiueh sec. 3), checked exactly in virtual time: a "true"
+// HP 97560 with its own rotation phase serves requests with hidden overheads on the way
+// in and out; the tracker, which sees only dispatch and completion times, must predict
+// every completion exactly once it has been re-anchored at a completion and knows delta,
+// and calibrate_delta must find delta from the completions alone.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include "predictor/device_model.hpp"
+#include "predictor/head_tracker.hpp"
+#include "bench/sim/workload.hpp"
+
+using namespace disksched;
+
+namespace {
+
+// A device with hidden overheads: starts a request `in_ms` after its dispatch, and its
+// completion is observed `out_ms` after the model says it completes.
+struct TrueDevice {
+  std::unique_ptr<DeviceModel> model;
+  Millis in_ms, out_ms;
+  HeadState pos;
+  Millis busy_until = 0;  // observed completion of the last request
+
+  TrueDevice(const char* name, double phase, Millis in, Millis out)
+      : model(load_model(name)), in_ms(in), out_ms(out), pos(model->initial_state()) {
+    model->anchor_rotation(0.0, phase);
+  }
+  // Serves a request dispatched at `dispatch` to an idle device; returns the observed
+  // completion time.
+  Millis serve(Millis dispatch, Op op, std::uint64_t offset, std::uint32_t length) {
+    HeadState from = pos;
+    from.time_ms = dispatch + in_ms;
+    const Cost c = model->service(from, op, offset, length);
+    pos = c.end;
+    return from.time_ms + c.service_ms() + out_ms;
+  }
+};
+
+struct Req {
+  Op op;
+  std::uint64_t offset;
+  std::uint32_t length;
+};
+
+Req random_request(Rng& rng, const DeviceModel& m, std::uint32_t length = 8192) {
+  const std::uint64_t slots = (m.capacity_bytes() - length) / 512;
+  return {rng.below(4) == 0 ? Op::Write : Op::Read, rng.below(slots) * 512, length};
+}
+
+}  // namespace
+
+TEST_CASE("head tracker predicts every completion exactly once anchored (hp97560)",
+          "[filter][head_tracker]") {
+  const Millis in = 0.30, out = 0.12;
+  TrueDevice dev("hp97560", 0.37, in, out);
+  auto model = load_model("hp97560");
+  HeadTracker tracker(*model, {in + out, 64});
+  Rng rng(42);
+  Millis now = 1.0;
+  int checked = 0;
+  for (std::uint64_t id = 1; id <= 400; ++id) {
+    const Req r = random_request(rng, *model);
+    const Prediction& p = tracker.dispatched(id, now, r.op, r.offset, r.length);
+    const Millis predicted = p.completion_ms();
+    const auto from_cyl = p.from.cylinder;
+    const auto from_head = p.from.head;
+    const HeadState true_from = dev.pos;
+    const Millis done = dev.serve(now, r.op, r.offset, r.length);
+    if (id > 1) {
+      // Anchored at the previous completion: the prediction is the truth.
+      INFO("request " << id << " predicted " << predicted << " actual " << done);
+      REQUIRE(predicted == Approx(done).margin(1e-6));
+      REQUIRE(from_cyl == true_from.cylinder);
+      REQUIRE(from_head == true_from.head);
+      ++checked;
+    }
+    tracker.completed(id, done, true);
+    // Idle gaps of 0 to 40 ms, so the platter turns many times between requests.
+    now = done + rng.uniform() * 40.0;
+  }
+  REQUIRE(checked == 399);
+}
+
+TEST_CASE("head tracker without the right delta mispredicts (the test can fail)",
+          "[filter][head_tracker]") {
+  TrueDevice dev("hp97560", 0.37, 0.30, 0.12);
+  auto model = load_model("hp97560");
+  HeadTracker tracker(*model, {0.0, 64});  // delta 0: too small by 0.42 ms (2 sectors)
+  Rng rng(7);
+  Millis now = 1.0;
+  int within = 0, n = 0;
+  for (std::uint64_t id = 1; id <= 200; ++id) {
+    const Req r = random_request(rng, *model);
+    const Millis predicted = tracker.dispatched(id, now, r.op, r.offset, r.length).completion_ms();
+    const Millis done = dev.serve(now, r.op, r.offset, r.length);
+    if (id > 1) {
+      ++n;
+      within += std::abs(predicted - done) <= model->sector_time_ms();
+    }
+    tracker.completed(id, done, true);
+    now = done + rng.uniform() * 40.0;
+  }
+  REQUIRE(within < n);
+}
+
+TEST_CASE("calibrate_delta finds the hidden overhead from completions (hp97560)",
+          "[filter][head_tracker]") {
+  const Millis in = 0.45, out = 0.25;  // delta 0.70 ms, over three sector times
+  TrueDevice dev("hp97560", 0.81, in, out);
+  auto model = load_model("hp97560");
+  auto scratch = load_model("hp97560");
+  HeadTracker tracker(*model, {0.0, 128});
+  Rng rng(2024);
+  Millis now = 0.5;
+  for (std::uint64_t id = 1; id <= 129; ++id) {
+    const Req r = random_request(rng, *model);
+    tracker.dispatched(id, now, r.op, r.offset, r.length);
+    const Millis done = dev.serve(now, r.op, r.offset, r.length);
+    tracker.completed(id, done, true);
+    now = done + rng.uniform() * 30.0;
+  }
+  const auto samples = tracker.samples();
+  REQUIRE(samples.size() == 128);
+  const Calibration c = calibrate_delta(*scratch, samples);
+  REQUIRE(c.samples == 128);
+  REQUIRE(c.within == 1.0);
+  REQUIRE(std::abs(c.delta_ms - (in + out)) <= model->sector_time_ms());
+
+  // With the calibrated delta every later prediction is within one sector time.
+  tracker.set_delta_ms(c.delta_ms);
+  int within = 0;
+  for (std::uint64_t id = 200; id < 400; ++id) {
+    const Req r = random_request(rng, *model);
+    const Millis predicted = tracker.dispatched(id, now, r.op, r.offset, r.length).completion_ms();
+    const Millis done = dev.serve(now, r.op, r.offset, r.length);
+    within += std::abs(predicted - done) <= model->sector_time_ms();
+    tracker.completed(id, done, true);
+    now = done + rng.uniform() * 30.0;
+  }
+  REQUIRE(within == 200);
+}
+
+TEST_CASE("calibrate_delta without rotation returns the median residual", "[filter][head_tracker]") {
+  TrueDevice dev("fixed:ms=5", 0.0, 0.2, 0.05);
+  auto model = load_model("fixed:ms=5");
+  auto scratch = load_model("fixed:ms=5");
+  HeadTracker tracker(*model, {0.0, 32});
+  Millis now = 0;
+  for (std::uint64_t id = 1; id <= 40; ++id) {
+    tracker.dispatched(id, now, Op::Read, id * 4096, 4096);
+    const Millis done = dev.serve(now, Op::Read, id * 4096, 4096);
+    tracker.completed(id, done, true);
+    now = done + 1.0;
+  }
+  const Calibration c = calibrate_delta(*scratch, tracker.samples());
+  REQUIRE(c.samples == 32);
+  REQUIRE(c.delta_ms == Approx(0.25).margin(1e-9));
+  REQUIRE(c.within == 1.0);
+}
+
+TEST_CASE("head tracker chains after requests in flight", "[filter][head_tracker]") {
+  auto model = load_model("fixed:ms=4");
+  HeadTracker tracker(*model, {0.5, 16});
+  const Prediction a = tracker.dispatched(1, 10.0, Op::Read, 0, 4096);
+  REQUIRE(a.idle_start);
+  REQUIRE(a.from.time_ms == Approx(10.5));
+  REQUIRE(a.completion_ms() == Approx(14.5));
+  // Dispatched while 1 is at the device: starts when 1 is predicted to finish.
+  const Prediction b = tracker.dispatched(2, 11.0, Op::Read, 8192, 4096);
+  REQUIRE_FALSE(b.idle_start);
+  REQUIRE(b.from.time_ms == Approx(14.5));
+  REQUIRE(b.completion_ms() == Approx(18.5));
+  REQUIRE(tracker.in_flight() == 2);
+  tracker.completed(1, 14.6, true);
+  // Only idle starts are calibration samples.
+  tracker.completed(2, 18.7, true);
+  REQUIRE(tracker.samples_recorded() == 1);
+  REQUIRE(tracker.predict(30.0).time_ms == Approx(30.5));
+  REQUIRE_THROWS_AS(tracker.completed(3, 40.0, true), std::invalid_argument);
+}
+
+TEST_CASE("a failed request does not re-anchor the head", "[filter][head_tracker]") {
+  auto model = load_model("hp97560");
+  HeadTracker tracker(*model, {0.0, 16});
+  tracker.dispatched(1, 0.0, Op::Read, 0, 8192);
+  tracker.completed(1, 20.0, true);
+  const double angle_before = model->angle_at(123.0);
+  const HeadState pos_before = tracker.predict(100.0);
+  tracker.dispatched(2, 30.0, Op::Read, 600'000'000, 8192);
+  tracker.completed(2, 47.3, false);
+  REQUIRE(model->angle_at(123.0) == Approx(angle_before));
+  REQUIRE(tracker.predict(100.0).cylinder == pos_before.cylinder);
+  REQUIRE(tracker.samples_recorded() == 1);
+}
