@@ -34,7 +34,8 @@ void RequestQueue::push(Request r) {
   if (has_extent(r.op) && r.length > 0) {
     const std::uint64_t lba = r.offset / sb;
     const std::uint64_t end = (r.offset + r.length + sb - 1) / sb;
-    r.loc = model_.locate(lba, static_cast<std::uint32_t>(end - lba));
+    // The op matters: the model charges its command overhead in the Location.
+    r.loc = model_.locate(lba, static_cast<std::uint32_t>(end - lba), r.op);
   } else {
     r.loc = Location{};
   }

@@ -25,6 +25,10 @@ std::string trim(std::string_view s) {
 }
 
 std::string describe_param(const ParamSpec& p) {
+  if (p.pair) {
+    return fmt::format("{}=AxB with A and B in [{}, {}] {} (default {})", p.name, p.min, p.max,
+                       p.unit, format_param_default(p));
+  }
   if (!p.choices.empty()) {
     std::string c;
     for (const auto& x : p.choices) c += (c.empty() ? "" : "|") + x;
@@ -73,9 +77,68 @@ double parse_value(const AlgorithmInfo& a, const ParamSpec& p, const std::string
   return v;
 }
 
+// "120x1200": two numbers in the parameter's unit, each in [min, max].
+std::pair<double, double> parse_pair(const AlgorithmInfo& a, const ParamSpec& p,
+                                     const std::string& text) {
+  auto x = lower(text).find('x');
+  if (x == std::string::npos || x == 0 || x + 1 == text.size())
+    throw SpecError(fmt::format("{}: value '{}' for '{}' is not of the form AxB; {}", a.name, text,
+                                p.name, describe_param(p)));
+  try {
+    return {parse_value(a, p, trim(text.substr(0, x))), parse_value(a, p, trim(text.substr(x + 1)))};
+  } catch (const SpecError&) {
+    throw SpecError(fmt::format("{}: {}={} is not valid; {}", a.name, p.name, text,
+                                describe_param(p)));
+  }
+}
+
+bool in_range(const ParamSpec& p, double v) { return v >= p.min && v <= p.max; }
+
 }  // namespace
 
-void Registry::add(AlgorithmInfo info) { algorithms_.push_back(std::move(info)); }
+std::string format_param_default(const ParamSpec& p) {
+  if (p.pair) return fmt::format("{}x{}", p.default_value, p.default_value2);
+  if (!p.choices.empty()) return p.default_choice;
+  return fmt::format("{}", p.default_value);
+}
+
+std::string format_spec(const AlgorithmInfo& a, const Params& params) {
+  std::string s = a.name;
+  char sep = ':';
+  for (const auto& p : a.params) {
+    std::string v;
+    if (p.pair) {
+      auto [x, y] = params.pair(p.name);
+      v = fmt::format("{}x{}", x, y);
+    } else if (!p.choices.empty()) {
+      v = params.choice(p.name);
+    } else {
+      v = fmt::format("{}", params.number(p.name));
+    }
+    s += fmt::format("{}{}={}", sep, p.name, v);
+    sep = ',';
+  }
+  return s;
+}
+
+void Registry::add(AlgorithmInfo info) {
+  std::vector<std::string> names{info.name};
+  names.insert(names.end(), info.aliases.begin(), info.aliases.end());
+  for (const auto& n : names) {
+    if (const AlgorithmInfo* other = find(n))
+      throw std::logic_error(fmt::format("scheduler name '{}' of '{}' is already taken by '{}'", n,
+                                         info.name, other->name));
+  }
+  for (const auto& p : info.params) {
+    bool ok = !p.choices.empty()
+                  ? std::find(p.choices.begin(), p.choices.end(), p.default_choice) != p.choices.end()
+                  : in_range(p, p.default_value) && (!p.pair || in_range(p, p.default_value2));
+    if (!ok)
+      throw std::logic_error(fmt::format("scheduler '{}': default of '{}' ({}) is not valid",
+                                         info.name, p.name, format_param_default(p)));
+  }
+  algorithms_.push_back(std::move(info));
+}
 
 const AlgorithmInfo* Registry::find(std::string_view name) const {
   std::string n = lower(trim(name));
@@ -99,7 +162,9 @@ std::pair<const AlgorithmInfo*, Params> Registry::parse(std::string_view spec) c
   }
   Params params;
   for (const auto& p : a->params) {
-    if (p.choices.empty())
+    if (p.pair)
+      params.pairs_[p.name] = {p.default_value, p.default_value2};
+    else if (p.choices.empty())
       params.numbers_[p.name] = p.default_value;
     else
       params.choices_[p.name] = p.default_choice;
@@ -133,6 +198,8 @@ std::pair<const AlgorithmInfo*, Params> Registry::parse(std::string_view spec) c
         throw SpecError(fmt::format("{}: '{}' is not a valid value for '{}'; {}", a->name, value,
                                     it->name, describe_param(*it)));
       params.choices_[it->name] = *c;
+    } else if (it->pair) {
+      params.pairs_[it->name] = parse_pair(*a, *it, value);
     } else {
       params.numbers_[it->name] = parse_value(*a, *it, value);
     }

@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "predictor/device_model.hpp"
@@ -31,6 +32,11 @@ struct ParamSpec {
   double max = 0;
   std::vector<std::string> choices;  // non-empty: an enumerated parameter
   std::string default_choice;        // its default
+  // A two-number parameter written "AxB" (e.g. a zone size "120x1200"): both numbers
+  // share the unit and the range [min, max]; the default is default_value x
+  // default_value2. Read it with Params::pair().
+  bool pair = false;
+  double default_value2 = 0;
 };
 
 // Parsed, validated parameters handed to a factory.
@@ -38,8 +44,10 @@ class Params {
  public:
   double number(const std::string& name) const { return numbers_.at(name); }
   const std::string& choice(const std::string& name) const { return choices_.at(name); }
+  std::pair<double, double> pair(const std::string& name) const { return pairs_.at(name); }
   std::map<std::string, double> numbers_;
   std::map<std::string, std::string> choices_;
+  std::map<std::string, std::pair<double, double>> pairs_;
 };
 
 using SchedulerFactory =
@@ -56,11 +64,20 @@ struct AlgorithmInfo {
   SchedulerFactory factory;
 };
 
+// How a parameter's default (or a value) is written in a spec: "600", "0.2", "look",
+// "120x1200".
+std::string format_param_default(const ParamSpec& p);
+// The canonical spec of an algorithm with these parameters, every one written out in
+// declaration order: "sswt:threshold=600".
+std::string format_spec(const AlgorithmInfo& a, const Params& p);
+
 class Registry {
  public:
   // The registry with every algorithm of the project.
   static const Registry& builtin();
 
+  // Adds an algorithm. Throws std::logic_error when its name or an alias is taken, or
+  // when a parameter's default lies outside its own range or choices.
   void add(AlgorithmInfo info);
   const std::vector<AlgorithmInfo>& algorithms() const { return algorithms_; }
   // Finds by canonical name or alias (case-insensitive); nullptr when unknown.

@@ -1,7 +1,8 @@
+#include "schedulers/classes/algorithms.hpp"
 #include "schedulers/registry.hpp"
 
 namespace disksched {
 
-void register_class_algorithms(Registry& /*r*/) {}
+void register_class_algorithms(Registry& r) { r.add(classes::priority_algorithm()); }
 
 }  // namespace disksched

@@ -1,0 +1,10 @@
+// The class-aware family (Ganger & Patt sec. 6).
+#pragma once
+
+#include "schedulers/registry.hpp"
+
+namespace disksched::classes {
+
+AlgorithmInfo priority_algorithm();
+
+}  // namespace disksched::classes

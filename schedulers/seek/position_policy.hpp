@@ -1,0 +1,34 @@
+// What "position" means to a seek-ordered scheduler: the cylinder (MEMS: the x column)
+// or the logical block number. A scheduler templated on one of these sorts requests by
+// `of(r)` and measures from `head(h)`.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "predictor/device_model.hpp"
+#include "schedulers/request.hpp"
+#include "schedulers/seek/lbn_head.hpp"
+
+namespace disksched::seek {
+
+struct ByCylinder {
+  using Pos = std::int64_t;
+  static constexpr std::string_view name = "cyl";
+  explicit ByCylinder(const DeviceModel&) {}
+  static Pos of(const Request& r) { return r.loc.cylinder; }
+  Pos head(const HeadState& h) const { return h.cylinder; }
+  void dispatched(const Request&) {}
+};
+
+struct ByLbn {
+  using Pos = std::uint64_t;
+  static constexpr std::string_view name = "lbn";
+  explicit ByLbn(const DeviceModel& m) : lbn(m) {}
+  static Pos of(const Request& r) { return r.loc.lba; }
+  Pos head(const HeadState& h) const { return lbn.at(h); }
+  void dispatched(const Request& r) { lbn.dispatched(r); }
+  LbnHead lbn;
+};
+
+}  // namespace disksched::seek

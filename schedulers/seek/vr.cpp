@@ -1,0 +1,90 @@
+// V(R), Geist & Daniel's continuum between SSTF and SCAN, as JW describe it (sec. 2):
+// "pick the next request according to SSTF, except to add a penalty of R times the
+// total number of cylinders for reversing direction". V(0) is SSTF, V(1) is SCAN;
+// V(0.2) is their suggested compromise. The direction is that of the last move the
+// scheduler caused (up at start); a request on the head's cylinder needs no move and
+// keeps it.
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "schedulers/seek/algorithms.hpp"
+#include "schedulers/seek/ordering.hpp"
+
+namespace disksched::seek {
+namespace {
+
+class VR final : public Scheduler {
+ public:
+  VR(double r, std::int64_t cylinders)
+      : r_(r), penalty_(r * static_cast<double>(std::max<std::int64_t>(cylinders, 1))) {}
+
+  std::string spec() const override { return fmt::format("vr:r={}", r_); }
+  void add(const Request& r) override { index_.insert(held_.insert(r).loc.cylinder, 0, r); }
+  bool remove(std::uint64_t id) override {
+    const Request* r = held_.find(id);
+    if (r == nullptr) return false;
+    index_.erase(r->loc.cylinder, 0, *r);
+    held_.take(id);
+    return true;
+  }
+  std::optional<Request> pick(Millis, const HeadState& head) override {
+    if (index_.empty()) return std::nullopt;
+    const std::int64_t h = head.cylinder;
+    // The best candidate on each side is the nearest there; the penalty applies to a
+    // whole side, so comparing the two nearest is enough.
+    const auto* up = index_.at_or_above(h);
+    const auto* down = index_.below(h);
+    const auto* e = up;
+    if (up == nullptr) {
+      e = down;
+    } else if (down != nullptr) {
+      double cost_up = static_cast<double>(up->pos - h) + (!up_ && up->pos != h ? penalty_ : 0.0);
+      double cost_down = static_cast<double>(h - down->pos) + (up_ ? penalty_ : 0.0);
+      if (cost_down < cost_up || (cost_down == cost_up && down->key < up->key)) e = down;
+    }
+    if (e->pos != h) up_ = e->pos > h;
+    Request r = held_.take(e->key.id);
+    index_.erase(r.loc.cylinder, 0, r);
+    return r;
+  }
+  std::size_t size() const override { return held_.size(); }
+  std::vector<Request> drain() override {
+    std::vector<Request> out;
+    for (const auto& [id, r] : held_) out.push_back(r);
+    held_.clear();
+    index_ = {};
+    return out;
+  }
+
+ private:
+  double r_;
+  double penalty_;  // cylinders
+  HeldRequests held_;
+  PositionIndex<std::int64_t> index_;
+  bool up_ = true;
+};
+
+}  // namespace
+
+AlgorithmInfo vr_algorithm() {
+  AlgorithmInfo a;
+  a.name = "vr";
+  a.aliases = {"v(r)", "vscan"};
+  a.description = "V(R): SSTF plus a penalty of R x cylinders for reversing; V(0)=SSTF, V(1)=SCAN";
+  a.source = "JW sec. 2 (Geist & Daniel 1987)";
+  ParamSpec r;
+  r.name = "r";
+  r.unit = "";
+  r.description = "reversal penalty as a fraction of the number of cylinders";
+  r.default_value = 0.2;
+  r.min = 0;
+  r.max = 1;
+  a.params = {r};
+  a.factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
+    return std::make_unique<VR>(p.number("r"), m.cylinders());
+  };
+  return a;
+}
+
+}  // namespace disksched::seek

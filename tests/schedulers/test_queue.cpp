@@ -1,0 +1,195 @@
+// RequestQueue: the overlap rule and the hand-over between schedulers
+// (ARCHITECTURE.md invariants: "overlapping requests keep their arrival order", "no
+// algorithm may lose a request").
+#include <algorithm>
+#include <random>
+#include <set>
+
+#include "predictor/profile.hpp"
+#include "schedulers/queue.hpp"
+#include "tests/schedulers/helpers.hpp"
+
+using namespace disksched;
+using namespace disksched::testing;
+
+namespace {
+
+Request io(std::uint64_t id, Op op, std::uint64_t offset, std::uint32_t length,
+           Millis arrival = 0) {
+  Request r;
+  r.id = id;
+  r.op = op;
+  r.offset = offset;
+  r.length = length;
+  r.arrival_ms = arrival;
+  return r;
+}
+
+
+HeadState idle() { return HeadState{}; }
+
+// Dispatches everything eligible now (FCFS), returning the ids.
+Ids dispatch_all(RequestQueue& q) {
+  Ids out;
+  while (auto r = q.pick(0, idle())) out.push_back(r->id);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("queue: a write overlapping an earlier unfinished read waits for it", "[queue]") {
+  auto m = hp97560();
+  RequestQueue q(make("fcfs", *m), *m);
+  q.push(io(1, Op::Read, 0, 4096));
+  q.push(io(2, Op::Write, 2048, 4096));
+  CHECK(q.queued() == 2);
+  CHECK(q.eligible() == 1);
+  CHECK(dispatch_all(q) == Ids{1});
+  CHECK(q.in_flight() == 1);
+  CHECK_FALSE(q.pick(0, idle()).has_value());  // 2 still waits: 1 is at the device
+  q.complete(1, 5);
+  CHECK(q.eligible() == 1);
+  CHECK(dispatch_all(q) == Ids{2});
+}
+
+TEST_CASE("queue: reads overlapping reads do not wait; reads after a write do", "[queue]") {
+  auto m = hp97560();
+  RequestQueue q(make("fcfs", *m), *m);
+  q.push(io(1, Op::Read, 0, 8192));
+  q.push(io(2, Op::Read, 4096, 8192));
+  CHECK(q.eligible() == 2);
+  q.push(io(3, Op::Write, 100000, 512));
+  q.push(io(4, Op::Read, 100000, 4096));  // overlaps the write
+  q.push(io(5, Op::Trim, 0, 512));        // trim modifies: waits for reads 1
+  q.push(io(6, Op::Zero, 200000, 512));   // overlaps nothing
+  q.push(io(7, Op::Flush, 0, 0));         // no extent: never ordered here
+  CHECK(q.eligible() == 5);
+  CHECK(q.queued() == 7);
+}
+
+TEST_CASE("queue: requests that touch but do not overlap are independent", "[queue]") {
+  auto m = hp97560();
+  RequestQueue q(make("fcfs", *m), *m);
+  q.push(io(1, Op::Write, 0, 4096));
+  q.push(io(2, Op::Write, 4096, 4096));
+  q.push(io(3, Op::Write, 8192, 0));  // zero length
+  CHECK(q.eligible() == 3);
+}
+
+TEST_CASE("queue: completion releases waiting requests in arrival order", "[queue]") {
+  auto m = hp97560();
+  RequestQueue q(make("sstf", *m), *m);
+  q.push(io(1, Op::Write, 0, 8192));
+  REQUIRE(dispatch_all(q) == Ids{1});
+  q.push(io(2, Op::Write, 4096, 8192));   // overlaps 1
+  q.push(io(3, Op::Write, 10240, 4096));  // overlaps 2 only: must wait for 2
+  q.push(io(4, Op::Read, 0, 512));        // overlaps 1 only
+  CHECK(q.eligible() == 0);
+  q.complete(1, 1);
+  // 2 and 4 are free now; 3 still waits behind the unfinished 2.
+  CHECK(q.eligible() == 2);
+  auto first = q.pick(1, idle());
+  auto second = q.pick(1, idle());
+  REQUIRE(first);
+  REQUIRE(second);
+  CHECK(std::set<std::uint64_t>{first->id, second->id} == std::set<std::uint64_t>{2, 4});
+  CHECK(q.eligible() == 0);
+  q.complete(2, 2);
+  CHECK(dispatch_all(q) == Ids{3});
+}
+
+TEST_CASE("queue: a chain of overlapping writes completes in arrival order", "[queue]") {
+  auto m = hp97560();
+  // SSTF would reorder them freely if the queue let it.
+  RequestQueue q(make("sstf", *m), *m);
+  q.push(io(1, Op::Write, 0, 4096));
+  q.push(io(2, Op::Write, 512, 4096));
+  q.push(io(3, Op::Write, 256, 768));  // overlaps 1 and 2
+  q.push(io(4, Op::Read, 768, 512));   // overlaps all three: must see their data
+  Ids order;
+  while (!q.empty()) {
+    CHECK(q.eligible() == 1);  // each waits for the one before it
+    auto r = q.pick(0, idle());
+    REQUIRE(r);
+    order.push_back(r->id);
+    q.complete(r->id, 1);
+  }
+  CHECK(order == Ids{1, 2, 3, 4});
+}
+
+TEST_CASE("queue: cancel withdraws queued requests and frees those waiting on them", "[queue]") {
+  auto m = hp97560();
+  RequestQueue q(make("fcfs", *m), *m);
+  q.push(io(1, Op::Read, 0, 4096));
+  REQUIRE(dispatch_all(q) == Ids{1});
+  q.push(io(2, Op::Write, 0, 4096));      // waits on 1 (at the device)
+  q.push(io(3, Op::Write, 1 << 20, 4096));
+  q.push(io(4, Op::Read, 1 << 20, 512));  // waits on 3 (queued)
+  CHECK_FALSE(q.cancel(1));   // at the device: too late
+  CHECK_FALSE(q.cancel(99));  // unknown
+  CHECK(q.cancel(2));         // blocked: withdrawn
+  CHECK(q.queued() == 2);
+  CHECK(q.eligible() == 1);
+  CHECK(q.cancel(3));         // eligible: withdrawn, and 4 is free now
+  CHECK(q.eligible() == 1);
+  CHECK(dispatch_all(q) == Ids{4});
+  CHECK_FALSE(q.cancel(3));
+  q.complete(1, 1);
+  q.complete(4, 1);
+  CHECK(q.empty());
+}
+
+TEST_CASE("queue: errors name the request", "[queue]") {
+  auto m = hp97560();
+  RequestQueue q(make("fcfs", *m), *m);
+  q.push(io(1, Op::Read, 0, 512));
+  CHECK_THROWS_WITH(q.push(io(1, Op::Read, 512, 512)), Catch::Contains("1"));
+  CHECK_THROWS_WITH(q.complete(2, 0), Catch::Contains("2"));
+  CHECK_THROWS_WITH(q.complete(1, 0), Catch::Contains("never dispatched"));
+  // Beyond the device: the model's error, and the queue is untouched.
+  CHECK_THROWS_AS(q.push(io(3, Op::Read, m->capacity_bytes(), 512)), ModelError);
+  CHECK(q.queued() == 1);
+}
+
+TEST_CASE("queue: locations come from the model, with the op's overhead", "[queue]") {
+  DiskProfile p = hp97560_profile();
+  p.overhead_ms = PerOp{1.0, 2.0, 3.0};
+  DiskModel m(p);
+  RequestQueue q(make("fcfs", m), m);
+  q.push(io(1, Op::Write, 1368 * 512 * 10, 8192));
+  auto r = q.pick(0, idle());
+  REQUIRE(r);
+  Location want = m.locate(1368 * 10, 16, Op::Write);
+  CHECK(r->loc.cylinder == 10);
+  CHECK(r->loc.lba == want.lba);
+  CHECK(r->loc.sectors == 16);
+  CHECK(r->loc.overhead_ms == want.overhead_ms);
+  CHECK(r->loc.overhead_ms == 2.0);
+}
+
+TEST_CASE("queue: set_scheduler hands over every request, blocked ones included", "[queue]") {
+  auto m = hp97560();
+  RequestQueue q(make("sstf", *m), *m);
+  std::mt19937_64 rng(11);
+  std::uniform_int_distribution<std::uint64_t> block(0, 2000);
+  std::set<std::uint64_t> pending;
+  for (std::uint64_t id = 0; id < 300; ++id) {
+    Op op = id % 3 == 0 ? Op::Write : Op::Read;
+    q.push(io(id, op, block(rng) * 4096, 8192, static_cast<double>(id)));
+    pending.insert(id);
+  }
+  REQUIRE(q.eligible() < q.queued());  // some wait on overlaps
+  std::set<std::uint64_t> at_device;
+  for (int i = 0; i < 20; ++i) at_device.insert(q.pick(0, idle())->id);
+  q.set_scheduler(make("clook", *m));
+  CHECK(q.scheduler().spec() == "clook:by=cyl");
+  // Finish everything, completing each request right after it is dispatched.
+  for (auto id : at_device) q.complete(id, 1);
+  std::set<std::uint64_t> done = at_device;
+  while (auto r = q.pick(2, idle())) {
+    CHECK(done.insert(r->id).second);
+    q.complete(r->id, 2);
+  }
+  CHECK(done == pending);
+  CHECK(q.empty());
+}

@@ -1,0 +1,160 @@
+// The registry: spec strings, errors that name what was wrong and what is valid,
+// aliases, units, and that every registered algorithm builds from its own spec.
+#include <set>
+
+#include "tests/schedulers/helpers.hpp"
+
+using namespace disksched;
+using namespace disksched::testing;
+
+namespace {
+
+std::string error_of(const std::string& spec, const DeviceModel& m) {
+  try {
+    make_scheduler(spec, m);
+  } catch (const SpecError& e) {
+    return e.what();
+  }
+  FAIL("'" << spec << "' was accepted");
+  return {};
+}
+
+const DeviceModel& model_for(const AlgorithmInfo& a, const DeviceModel& disk,
+                             const DeviceModel& mems) {
+  return a.needs_mems ? mems : disk;
+}
+
+}  // namespace
+
+TEST_CASE("registry: an unknown scheduler is named and the valid ones listed", "[registry]") {
+  auto m = hp97560();
+  auto e = error_of("nosuch:x=1", *m);
+  CHECK_THAT(e, Catch::Contains("'nosuch'"));
+  for (const char* n : {"fcfs", "sstf", "look", "clook", "vr", "sswt", "priority", "zsptf"})
+    CHECK_THAT(e, Catch::Contains(n));
+}
+
+TEST_CASE("registry: an unknown key is named with the valid keys", "[registry]") {
+  auto m = hp97560();
+  auto e = error_of("sswt:thresh=3", *m);
+  CHECK_THAT(e, Catch::Contains("'thresh'") && Catch::Contains("threshold"));
+  e = error_of("fcfs:depth=2", *m);
+  CHECK_THAT(e, Catch::Contains("'depth'") && Catch::Contains("takes no parameters"));
+  e = error_of("vr:0.2", *m);
+  CHECK_THAT(e, Catch::Contains("key=value"));
+  e = error_of("vr:r=0.1,r=0.3", *m);
+  CHECK_THAT(e, Catch::Contains("twice"));
+}
+
+TEST_CASE("registry: a value out of range names it and the range", "[registry]") {
+  auto m = hp97560();
+  auto e = error_of("vr:r=2", *m);
+  CHECK_THAT(e, Catch::Contains("r=2") && Catch::Contains("[0, 1]"));
+  e = error_of("sswt:threshold=-1", *m);
+  CHECK_THAT(e, Catch::Contains("threshold=-1") && Catch::Contains("out of range"));
+  e = error_of("sswt:threshold=lots", *m);
+  CHECK_THAT(e, Catch::Contains("'lots'") && Catch::Contains("not a number"));
+  e = error_of("sstf:by=sector", *m);
+  CHECK_THAT(e, Catch::Contains("'sector'") && Catch::Contains("cyl|lbn"));
+  e = error_of("priority:variant=3", *m);
+  CHECK_THAT(e, Catch::Contains("'3'") && Catch::Contains("1|2"));
+}
+
+TEST_CASE("registry: time parameters take ms, s and us", "[registry][units]") {
+  auto m = hp97560();
+  for (const char* v : {"500", "500ms", "0.5s", "500000us", "500 ms", "0.5S"}) {
+    INFO(v);
+    auto [a, p] = Registry::builtin().parse(std::string("priority:variant=2,timeout=") + v);
+    CHECK(a->name == "priority");
+    CHECK(p.number("timeout") == Approx(500.0));
+    CHECK(p.choice("variant") == "2");
+  }
+  auto e = error_of("priority:timeout=5kg", *m);
+  CHECK_THAT(e, Catch::Contains("'kg'") && Catch::Contains("ms"));
+  e = error_of("sswt:threshold=5s", *m);  // not a time
+  CHECK_THAT(e, Catch::Contains("'s'") && Catch::Contains("dispatches"));
+  CHECK(make("sswt:threshold=5dispatches", *m)->spec() == "sswt:threshold=5");
+}
+
+TEST_CASE("registry: aliases and case are accepted; specs use the canonical name",
+          "[registry][aliases]") {
+  auto m = hp97560();
+  FakeMems mems;
+  CHECK(make("SCAN", *m)->spec() == "look:by=cyl");
+  CHECK(make("Elevator:by=LBN", *m)->spec() == "look:by=lbn");
+  CHECK(make("c-scan", *m)->spec() == "clook:by=cyl");
+  CHECK(make("fifo", *m)->spec() == "fcfs");
+  CHECK(make("V(R):r=0.5", *m)->spec() == "vr:r=0.5");
+  CHECK(make("gp:variant=2", *m)->spec().rfind("priority:variant=2,", 0) == 0);
+  CHECK(make(" sswt : threshold = 7 ", *m)->spec() == "sswt:threshold=7");
+  const auto* a = Registry::builtin().find("cscan");
+  REQUIRE(a != nullptr);
+  CHECK(a->name == "clook");
+}
+
+TEST_CASE("registry: zone sizes are written WxH (Hong sec. 7.2)", "[registry][zones]") {
+  FakeMems mems;
+  CHECK(make("zsptf:zone=60x600", mems)->spec() ==
+        "zsptf:zone=60x600,pyramid=off,merge4_below=80,merge16_below=20");
+  CHECK(make("ztsptf:zone=240X2400", mems)->spec().rfind("ztsptf:zone=240x2400,", 0) == 0);
+  auto [a, p] = Registry::builtin().parse("zfcfs:zone=120 x 1200");
+  CHECK(p.pair("zone") == std::pair<double, double>{120, 1200});
+  auto e = error_of("zsptf:zone=120", mems);
+  CHECK_THAT(e, Catch::Contains("'120'") && Catch::Contains("AxB"));
+  e = error_of("zsptf:zone=0x1200", mems);
+  CHECK_THAT(e, Catch::Contains("zone=0x1200") && Catch::Contains("bits"));
+  e = error_of("zsptf:zone=ax1200", mems);
+  CHECK_THAT(e, Catch::Contains("zone=ax1200"));
+}
+
+TEST_CASE("registry: add refuses a taken name or alias and an invalid default", "[registry]") {
+  Registry r;
+  AlgorithmInfo a;
+  a.name = "one";
+  a.aliases = {"uno"};
+  a.factory = [](const Params&, const DeviceModel&) { return std::unique_ptr<Scheduler>(); };
+  r.add(a);
+  AlgorithmInfo b = a;
+  b.name = "two";
+  b.aliases = {"UNO"};
+  CHECK_THROWS_WITH(r.add(b), Catch::Contains("uno") || Catch::Contains("UNO"));
+  AlgorithmInfo c = a;
+  c.name = "three";
+  c.aliases = {};
+  ParamSpec p;
+  p.name = "k";
+  p.min = 1;
+  p.max = 2;
+  p.default_value = 5;
+  c.params = {p};
+  CHECK_THROWS_WITH(r.add(c), Catch::Contains("'k'"));
+  CHECK(r.algorithms().size() == 1);
+}
+
+TEST_CASE("registry: every algorithm builds from its defaults and from its own spec",
+          "[registry]") {
+  auto disk = hp97560();
+  auto mems = mems_model_or_fake();
+  const auto& reg = Registry::builtin();
+  std::set<std::string> names;
+  for (const auto& a : reg.algorithms()) {
+    INFO(a.name);
+    CHECK(names.insert(a.name).second);
+    CHECK_FALSE(a.description.empty());
+    CHECK_FALSE(a.source.empty());
+    for (const auto& p : a.params) {
+      INFO(p.name);
+      CHECK_FALSE(p.description.empty());
+    }
+    const DeviceModel& m = model_for(a, *disk, *mems);
+    auto s = reg.make(a.name, m);
+    const std::string spec = s->spec();
+    CHECK(spec.rfind(a.name, 0) == 0);
+    CHECK(reg.make(spec, m)->spec() == spec);
+    // The default spec written out by the registry is the one the scheduler reports.
+    CHECK(format_spec(a, reg.parse(a.name).second) == spec);
+  }
+  for (const char* n : {"fcfs", "sstf", "look", "clook", "vr", "sswt", "priority", "zsptf",
+                        "ztsptf", "zfcfs", "pzsptf"})
+    CHECK(names.count(n) == 1);
+}
