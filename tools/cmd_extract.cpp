@@ -1,7 +1,278 @@
+// `disksched extract`: measure a disk's geometry and write the profile the predictor
+// loads; `disksched extract check`: compare a profile with the truth.
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "predictor/disk_model.hpp"
+#include "predictor/profile.hpp"
 #include "tools/commands.hpp"
+#include "tools/extract/block_target.hpp"
+#include "tools/extract/compare.hpp"
+#include "tools/extract/device_checks.hpp"
+#include "tools/extract/extractor.hpp"
+#include "tools/extract/nbd_target.hpp"
+#include "tools/extract/scsi_decode.hpp"
+#include "tools/extract/scsi_interrogate.hpp"
+#include "tools/extract/virtual_target.hpp"
+#include "tools/extract/writable.hpp"
+#include "tools/plot.hpp"
 
 namespace disksched::cli {
+namespace {
 
-void add_extract_commands(CLI::App& /*app*/) {}
+using namespace disksched::extract;
+
+struct ExtractArgs {
+  std::string device, nbd, virtual_model, scsi, out, name, seek_form = "auto", allow_writes, plot;
+  std::string noise = "none";
+  double budget_s = 300;
+  std::uint64_t seed = 1;
+  bool force = false, quiet = false;
+};
+
+struct CheckArgs {
+  std::string profile, against;
+  double rpm_error = 0.0;
+};
+
+bool is_block_device(const std::string& path) {
+  struct stat st {};
+  return stat(path.c_str(), &st) == 0 && S_ISBLK(st.st_mode);
+}
+
+void warn(const std::string& s) { std::cerr << "disksched extract: warning: " << s << "\n"; }
+
+// Interrogates the drive and warns about caches that would spoil the probes. Fills the
+// seeds for the extraction; keeps the device open for Translate Address.
+void interrogate(const std::string& sg_path, bool writes, Seeds& seeds, nlohmann::json& record,
+                 std::shared_ptr<scsi::ScsiDevice>& dev) {
+  try {
+    dev = std::make_shared<scsi::ScsiDevice>(sg_path);
+  } catch (const std::exception& e) {
+    std::cerr << "disksched extract: SCSI interrogation not available: " << e.what() << "\n";
+    record["scsi"] = {{"device", sg_path}, {"error", e.what()}};
+    return;
+  }
+  const scsi::Interrogation q = dev->interrogate();
+  for (const auto& line : q.log) std::cerr << "disksched extract: SCSI " << line << "\n";
+  record["scsi"] = q.to_json();
+  if (q.characteristics && q.characteristics->non_rotating)
+    throw std::runtime_error(sg_path + " reports a non-rotating medium (VPD B1h): there is no geometry to extract");
+  seeds.nominal_rpm = q.nominal_rpm();
+  if (q.geometry) seeds.heads = q.geometry->heads;
+  if (q.format_device) {
+    if (q.format_device->sectors_per_track > 0) seeds.sectors_per_track = q.format_device->sectors_per_track;
+    seeds.track_skew = q.format_device->track_skew;
+    seeds.cylinder_skew = q.format_device->cylinder_skew;
+  }
+  if (q.caching) {
+    if (!q.caching->read_cache_disabled)
+      warn("the read cache is on (MODE page 08h RCD=0): repeated reads may come from the cache; "
+           "turn it off with `sdparm --set=RCD " + sg_path + "`");
+    if (!q.caching->read_ahead_disabled)
+      warn("read look-ahead is on (DRA=0): `sdparm --set=DRA " + sg_path + "`");
+    if (q.caching->write_cache && writes)
+      warn("the write cache is on (WCE=1): write probes use FUA, but `sdparm --clear=WCE` is safer");
+  }
+  if (q.translate_supported) {
+    seeds.translate = [dev](std::uint64_t lba) -> std::optional<std::pair<std::int64_t, std::int32_t>> {
+      auto a = dev->translate(lba);
+      if (!a) return std::nullopt;
+      return std::make_pair(static_cast<std::int64_t>(a->cylinder), static_cast<std::int32_t>(a->head));
+    };
+  }
+}
+
+void check_ata(const std::string& path, bool writes, Seeds& seeds, nlohmann::json& record) {
+  auto id = ata_identify(path);
+  if (!id) return;
+  try {
+    const scsi::AtaIdentity a = scsi::decode_ata_identify(scsi::Bytes(id->data(), id->size()));
+    record["ata"] = {{"write_cache_enabled", a.write_cache_enabled},
+                     {"look_ahead_enabled", a.look_ahead_enabled},
+                     {"physical_bytes", a.physical_bytes}};
+    if (a.rpm) {
+      record["ata"]["rpm"] = *a.rpm;
+      if (!seeds.nominal_rpm) seeds.nominal_rpm = a.rpm;
+    }
+    if (a.non_rotating)
+      throw std::runtime_error(path + " reports a non-rotating medium (ATA IDENTIFY word 217)");
+    if (a.look_ahead_enabled)
+      warn("the drive's look-ahead is on (ATA IDENTIFY word 85): `hdparm -A0 " + path + "`");
+    if (a.write_cache_enabled && writes)
+      warn("the drive's write cache is on: `hdparm -W0 " + path + "` (write probes use O_DSYNC)");
+  } catch (const scsi::DecodeError& e) {
+    warn(std::string("ATA IDENTIFY data unreadable: ") + e.what());
+  }
+}
+
+void print_summary(const ExtractResult& r, std::FILE* out) {
+  const DiskProfile& p = r.profile;
+  fmt::print(out, "rotation     {:.5f} ms ({:.2f} rpm), jitter {:.3f} ms over {} reference reads\n",
+             p.rotation_ms, 60000.0 / p.rotation_ms, r.period.jitter_ms, r.period.reads);
+  fmt::print(out, "heads        {}\n", p.heads);
+  for (std::size_t i = 0; i < p.zones.size(); ++i) {
+    const auto& z = p.zones[i];
+    fmt::print(out, "zone {:<3}     cylinders {:>6}-{:<6} {:>5} sectors/track, skews {:.2f} / {:.2f}\n", i,
+               z.first_cylinder, z.last_cylinder, z.sectors_per_track,
+               z.track_skew_sectors.value_or(p.track_skew_sectors),
+               z.cylinder_skew_sectors.value_or(p.cylinder_skew_sectors));
+  }
+  fmt::print(out, "head switch  {:.3f} ms\n", p.head_switch_ms);
+  fmt::print(out, "overhead     read {:.3f} ms, write {:.3f} ms (host round trip {:.3f} ms removed)\n",
+             p.overhead_ms.read, p.overhead_ms.write, r.host_floor_ms);
+  fmt::print(out, "seek         {} fit, RMS {:.3f} ms over {} distances ({} outliers dropped)\n",
+             r.seek.form, r.seek.rms_ms, r.seek.table.size(), r.seek.rejected.size());
+  fmt::print(out, "validation   {:.1f} % of {} random pairs within {:.3f} ms (median error {:.3f} ms)\n",
+             100 * r.validation.within_tolerance, r.validation.pairs, r.validation.tolerance_ms,
+             r.validation.median_abs_error_ms);
+  fmt::print(out, "took         {:.1f} s, {} probes\n", r.elapsed_ms / 1000.0, r.probes);
+}
+
+void plot_seek(const ExtractResult& r, const std::string& png) {
+  const std::string csv = png + ".csv";
+  {
+    std::ofstream f(csv);
+    f << "distance,measured_ms,fitted_ms\n";
+    SeekCurve fit(r.profile.seek, 0);
+    for (const auto& pt : r.seek_points) f << pt.distance << "," << pt.ms << "," << fit.evaluate(pt.distance) << "\n";
+  }
+  run_plot("../extract/seek_plot.py",
+           {csv, png, fmt::format("{}: seek curve ({} fit, RMS {:.3f} ms)", r.profile.name, r.seek.form, r.seek.rms_ms)});
+  std::remove(csv.c_str());
+}
+
+void run_extract(const ExtractArgs& a) {
+  const int sources = !a.device.empty() + !a.nbd.empty() + !a.virtual_model.empty();
+  if (sources != 1) throw std::invalid_argument("give exactly one of --device PATH, --nbd URI, --virtual MODEL");
+  if (a.out.empty()) throw std::invalid_argument("-o PROFILE.json is required");
+  if (!(a.budget_s > 0)) throw std::invalid_argument(fmt::format("--budget {}: expected seconds > 0", a.budget_s));
+  ExtractOptions o;
+  o.budget_ms = a.budget_s * 1000.0;
+  o.seed = a.seed;
+  o.progress = a.quiet ? nullptr : stderr;
+  if (a.seek_form == "auto") o.seek_form = SeekForm::Auto;
+  else if (a.seek_form == "two-piece") o.seek_form = SeekForm::TwoPiece;
+  else if (a.seek_form == "three-piece") o.seek_form = SeekForm::ThreePiece;
+  else if (a.seek_form == "table") o.seek_form = SeekForm::Table;
+  else throw std::invalid_argument(fmt::format("--seek-form '{}': expected auto, two-piece, three-piece or table", a.seek_form));
+  std::optional<std::pair<std::uint64_t, std::uint64_t>> writable;
+  if (!a.allow_writes.empty()) writable = parse_byte_range(a.allow_writes);
+
+  nlohmann::json interrogation = nlohmann::json::object();
+  std::shared_ptr<scsi::ScsiDevice> sg;
+  std::unique_ptr<ProbeTarget> target;
+  if (!a.device.empty()) {
+    if (is_block_device(a.device)) {
+      const auto users = device_users(a.device);
+      if (!users.empty()) {
+        std::string why;
+        for (const auto& u : users) why += (why.empty() ? "" : "; ") + u;
+        if (!a.force)
+          throw std::runtime_error(fmt::format(
+              "{} is in use ({}); extraction would disturb it and be disturbed by it; use --force to "
+              "probe it anyway (reads only unless --allow-writes)",
+              a.device, why));
+        warn(fmt::format("{} is in use ({}); going ahead because of --force", a.device, why));
+      }
+      check_ata(a.device, writable.has_value(), o.seeds, interrogation);
+    }
+    auto bt = std::make_unique<BlockTarget>(a.device, writable);
+    o.writable = bt->writable_sectors();
+    target = std::move(bt);
+    const std::string sg_path = !a.scsi.empty() ? a.scsi : (is_block_device(a.device) ? a.device : "");
+    if (!sg_path.empty()) interrogate(sg_path, writable.has_value(), o.seeds, interrogation, sg);
+  } else if (!a.nbd.empty()) {
+    auto nt = std::make_unique<NbdTarget>(a.nbd, 0, writable);
+    o.writable = nt->writable_sectors();
+    target = std::move(nt);
+    if (!a.scsi.empty()) interrogate(a.scsi, writable.has_value(), o.seeds, interrogation, sg);
+  } else {
+    HostNoise n;
+    if (a.noise == "vm") {
+      n.issue_base_ms = 0.03;
+      n.issue_jitter_ms = 0.02;
+      n.completion_base_ms = 0.02;
+      n.completion_jitter_ms = 0.01;
+      n.preemption_rate = 0.005;
+      n.preemption_flagged = 0.5;
+    } else if (a.noise != "none") {
+      throw std::invalid_argument(fmt::format("--noise '{}': expected none or vm", a.noise));
+    }
+    n.seed = a.seed;
+    auto vt = std::make_unique<VirtualTarget>(load_model(a.virtual_model), n);
+    if (writable) o.writable = to_sectors(*writable, vt->sector_bytes(), vt->sectors());
+    target = std::move(vt);
+  }
+  o.name = !a.name.empty() ? a.name : "extracted";
+
+  ExtractResult r = extract_geometry(*target, o);
+  if (!interrogation.empty()) r.profile.source["interrogation"] = interrogation;
+  save_profile(r.profile, a.out);
+  print_summary(r, stdout);
+  for (const auto& n : r.notes) fmt::print("note         {}\n", n);
+  fmt::print("wrote        {}\n", a.out);
+  if (!a.plot.empty()) {
+    plot_seek(r, a.plot);
+    fmt::print("plotted      {}\n", a.plot);
+  }
+}
+
+void run_check(const CheckArgs& a) {
+  const DiskProfile got = load_profile(a.profile);
+  std::unique_ptr<DeviceModel> truth = load_model(a.against);
+  auto* disk = dynamic_cast<DiskModel*>(truth.get());
+  if (!disk) throw std::invalid_argument(fmt::format("--against {}: not a disk model", a.against));
+  const Millis period = disk->rotation_ms() / (1.0 + a.rpm_error);
+  const Comparison c = compare_profiles(got, disk->profile(), period);
+  for (const auto& l : c.lines) fmt::print("{}\n", l);
+  fmt::print("{}\n", c.pass ? "PASS: within every tolerance" : "FAIL: outside a tolerance");
+  if (!c.pass) throw std::runtime_error(fmt::format("{} is outside the tolerances against {}", a.profile, a.against));
+}
+
+}  // namespace
+
+void add_extract_commands(CLI::App& app) {
+  auto args = std::make_shared<ExtractArgs>();
+  auto* cmd = app.add_subcommand(
+      "extract", "Measure a disk's geometry (rotation, zones, skews, head switch, seek curve) into a profile");
+  cmd->add_option("--device", args->device, "Block device or file to probe (O_DIRECT reads)");
+  cmd->add_option("--nbd", args->nbd, "NBD URI to probe (e.g. an nbdkit diskemu export), never the filter");
+  cmd->add_option("--virtual", args->virtual_model,
+                  "Probe a built-in model or profile in virtual time (testing aid)");
+  cmd->add_option("--noise", args->noise, "Host noise for --virtual: none or vm")->capture_default_str();
+  cmd->add_option("--scsi", args->scsi, "SCSI generic node (/dev/sgN) to interrogate");
+  cmd->add_option("--budget", args->budget_s, "Time budget in seconds (sampling adapts)")->capture_default_str();
+  cmd->add_option("--allow-writes", args->allow_writes,
+                  "OFFSET:LENGTH bytes that write probes may rewrite (with their own contents)");
+  cmd->add_flag("--force", args->force, "Probe a device that is mounted or held");
+  cmd->add_option("-o,--output", args->out, "Profile to write (JSON)");
+  cmd->add_option("--name", args->name, "Name recorded in the profile");
+  cmd->add_option("--seek-form", args->seek_form, "auto, two-piece, three-piece or table")->capture_default_str();
+  cmd->add_option("--plot", args->plot, "Also plot the measured seek curve and its fit to this PNG");
+  cmd->add_option("--seed", args->seed, "Seed for the sampled positions")->capture_default_str();
+  cmd->add_flag("-q,--quiet", args->quiet, "No progress bar");
+
+  auto cargs = std::make_shared<CheckArgs>();
+  auto* check = cmd->add_subcommand("check", "Compare a profile with the true model, against issue 7's tolerances");
+  check->add_option("profile", cargs->profile, "Extracted profile (JSON)")->required();
+  check->add_option("--against", cargs->against, "The true model (built-in name or profile)")->required();
+  check->add_option("--rpm-error", cargs->rpm_error, "The emulator's rpm error (true speed = (1 + E) x nominal)")
+      ->capture_default_str();
+  check->callback([cargs] { run_check(*cargs); });
+  cmd->callback([args, check] {
+    if (check->parsed()) return;
+    run_extract(*args);
+  });
+}
 
 }  // namespace disksched::cli

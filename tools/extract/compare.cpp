@@ -1,0 +1,109 @@
+#include "tools/extract/compare.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "tools/extract/seek_fit.hpp"
+
+namespace disksched::extract {
+namespace {
+
+double skew_of(const ZoneSpec& z, double global, bool track) {
+  const auto& v = track ? z.track_skew_sectors : z.cylinder_skew_sectors;
+  return v.value_or(global);
+}
+
+// Skews are angles: 71 and -1 sectors on a 72-sector track are the same.
+double skew_error(double a, double b, std::uint32_t spt) {
+  double d = std::fmod(std::fabs(a - b), static_cast<double>(spt));
+  return std::min(d, static_cast<double>(spt) - d);
+}
+
+}  // namespace
+
+Comparison compare_profiles(const DiskProfile& got, const DiskProfile& truth, Millis true_period,
+                            const Tolerances& tol) {
+  Comparison c;
+  const Millis period = true_period > 0 ? true_period : truth.rotation_ms;
+  c.period_error = got.rotation_ms / period - 1.0;
+  c.heads_equal = got.heads == truth.heads;
+  c.zones_equal = got.zones.size() == truth.zones.size();
+  if (!c.zones_equal)
+    c.zones_detail = fmt::format("{} zones, truth has {}", got.zones.size(), truth.zones.size());
+  for (std::size_t i = 0; c.zones_equal && i < got.zones.size(); ++i) {
+    const ZoneSpec &g = got.zones[i], &t = truth.zones[i];
+    if (g.first_cylinder != t.first_cylinder || g.last_cylinder != t.last_cylinder ||
+        g.sectors_per_track != t.sectors_per_track) {
+      c.zones_equal = false;
+      c.zones_detail = fmt::format("zone {}: cylinders {}-{} x {} sectors, truth {}-{} x {}", i,
+                                   g.first_cylinder, g.last_cylinder, g.sectors_per_track,
+                                   t.first_cylinder, t.last_cylinder, t.sectors_per_track);
+    }
+  }
+  const std::size_t nz = std::min(got.zones.size(), truth.zones.size());
+  for (std::size_t i = 0; i < nz; ++i) {
+    const std::uint32_t spt = truth.zones[i].sectors_per_track;
+    c.max_track_skew_error = std::max(
+        c.max_track_skew_error,
+        skew_error(skew_of(got.zones[i], got.track_skew_sectors, true),
+                   skew_of(truth.zones[i], truth.track_skew_sectors, true), spt));
+    c.max_cylinder_skew_error = std::max(
+        c.max_cylinder_skew_error,
+        skew_error(skew_of(got.zones[i], got.cylinder_skew_sectors, false),
+                   skew_of(truth.zones[i], truth.cylinder_skew_sectors, false), spt));
+  }
+  c.head_switch_error = got.head_switch_ms - truth.head_switch_ms;
+  const std::int64_t cyls = truth.zones.back().last_cylinder + 1;
+  c.seek_rms = seek_rms_difference(got.seek, truth.seek, cyls - 1);
+  c.read_overhead_error = (got.overhead_ms.read + got.completion_ms.read) -
+                          (truth.overhead_ms.read + truth.completion_ms.read);
+
+  auto key = [](const Defect& d) { return std::make_tuple(d.cylinder, d.head, d.sector); };
+  std::set<std::tuple<std::int64_t, std::int32_t, std::uint32_t>> ours, theirs;
+  for (const auto& d : got.defects) ours.insert(key(d));
+  for (const auto& d : truth.defects) theirs.insert(key(d));
+  for (const auto& k : theirs) c.defects_missing += ours.count(k) == 0;
+  for (const auto& k : ours) c.defects_extra += theirs.count(k) == 0;
+
+  auto line = [&](const std::string& what, bool ok) {
+    c.lines.push_back(fmt::format("{:<58} {}", what, ok ? "ok" : "FAIL"));
+    return ok;
+  };
+  bool pass = true;
+  pass &= line(fmt::format("rotation period: {:.5f} ms vs {:.5f} ms ({:+.4f} %, tol {} %)", got.rotation_ms,
+                           period, 100 * c.period_error, 100 * tol.period_relative),
+               std::fabs(c.period_error) <= tol.period_relative);
+  pass &= line(fmt::format("heads: {} vs {}", got.heads, truth.heads), c.heads_equal);
+  pass &= line(fmt::format("zones (cylinders, sectors per track): {}",
+                           c.zones_equal ? fmt::format("{} zones, exact", got.zones.size()) : c.zones_detail),
+               c.zones_equal);
+  pass &= line(fmt::format("track skew: max error {:.2f} sectors (tol {})", c.max_track_skew_error,
+                           tol.skew_sectors),
+               c.max_track_skew_error <= tol.skew_sectors);
+  pass &= line(fmt::format("cylinder skew: max error {:.2f} sectors (tol {})", c.max_cylinder_skew_error,
+                           tol.skew_sectors),
+               c.max_cylinder_skew_error <= tol.skew_sectors);
+  pass &= line(fmt::format("head switch: {:.3f} ms vs {:.3f} ms (tol {} ms)", got.head_switch_ms,
+                           truth.head_switch_ms, tol.head_switch_ms),
+               std::fabs(c.head_switch_error) <= tol.head_switch_ms);
+  pass &= line(fmt::format("seek curve: RMS error {:.3f} ms over 1..{} (tol {} ms)", c.seek_rms, cyls - 1,
+                           tol.seek_rms_ms),
+               c.seek_rms <= tol.seek_rms_ms);
+  c.lines.push_back(fmt::format("{:<58} {}",
+                                fmt::format("read overhead + completion: {:.3f} ms vs {:.3f} ms",
+                                            got.overhead_ms.read + got.completion_ms.read,
+                                            truth.overhead_ms.read + truth.completion_ms.read),
+                                "(info)"));
+  c.lines.push_back(fmt::format("{:<58} {}",
+                                fmt::format("slipped sectors: {} found, {} missed, {} spurious", got.defects.size(),
+                                            c.defects_missing, c.defects_extra),
+                                "(info)"));
+  c.pass = pass;
+  return c;
+}
+
+}  // namespace disksched::extract

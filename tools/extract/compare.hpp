@@ -1,0 +1,41 @@
+// How far an extracted profile is from the truth (a built-in model or the profile an
+// emulator played), quantity by quantity, against the tolerances of issue 7:
+// rotation period within 0.1 %, sectors per track and zone boundaries exact, skews
+// within one sector, head switch within 0.1 ms, seek curve RMS <= 0.3 ms.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "predictor/profile.hpp"
+
+namespace disksched::extract {
+
+struct Tolerances {
+  double period_relative = 0.001;
+  double skew_sectors = 1.0;
+  Millis head_switch_ms = 0.1;
+  Millis seek_rms_ms = 0.3;
+};
+
+struct Comparison {
+  double period_error = 0.0;          // relative
+  bool heads_equal = false;
+  bool zones_equal = false;           // same cylinders and sectors per track, every zone
+  std::string zones_detail;           // the first difference, if any
+  double max_track_skew_error = 0.0;  // sectors, over zones
+  double max_cylinder_skew_error = 0.0;
+  Millis head_switch_error = 0.0;
+  Millis seek_rms = 0.0;              // over every distance 1 .. cylinders-1
+  Millis read_overhead_error = 0.0;   // against the truth's overhead + completion (gauge)
+  int defects_missing = 0;            // slipped sectors of the truth not in ours
+  int defects_extra = 0;              // ours that the truth does not have
+  bool pass = false;
+  std::vector<std::string> lines;     // "quantity: ours vs truth (tolerance) ok|FAIL"
+};
+
+// `true_period_ms` overrides the truth profile's period (an emulator with rpm error).
+Comparison compare_profiles(const DiskProfile& got, const DiskProfile& truth,
+                            Millis true_period_ms = 0.0, const Tolerances& tol = {});
+
+}  // namespace disksched::extract

@@ -1,0 +1,879 @@
+#include "tools/extract/extractor.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <functional>
+#include <map>
+#include <set>
+#include <random>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "predictor/disk_model.hpp"
+#include "tools/extract/geometry_probe.hpp"
+#include "tools/extract/progress.hpp"
+#include "tools/extract/stats.hpp"
+
+namespace disksched::extract {
+namespace {
+
+// A skew within this many sectors of a whole number is taken to be that number:
+// drives skew by whole sectors, and the cumulative skew model multiplies any error by
+// the number of tracks crossed.
+constexpr double kSnapSectors = 0.2;
+
+double snap(double sectors) {
+  const double r = std::round(sectors);
+  return std::fabs(sectors - r) <= kSnapSectors ? r : std::round(sectors * 100.0) / 100.0;
+}
+
+class Extraction {
+ public:
+  Extraction(ProbeTarget& t, const ExtractOptions& o)
+      : t_(t),
+        o_(o),
+        p_(t, ProberOptions{o.reference_lba, 3000.0, 0.05}),
+        rng_(o.seed),
+        progress_(o.progress, {"period", "tracks", "heads", "zones", "skews", "switch", "seek",
+                               "writes", "validate"}) {}
+
+  ExtractResult run();
+
+ private:
+  Millis elapsed() { return t_.now_ms() - start_; }
+  Millis left() { return o_.budget_ms - elapsed(); }
+  void tick(double fraction) { progress_.update(fraction, elapsed(), o_.budget_ms); }
+  void note(const std::string& s) {
+    r_.notes.push_back(s);
+    progress_.note("extract: " + s);
+  }
+  std::uint64_t rand_below(std::uint64_t n) {
+    return n == 0 ? 0 : std::uniform_int_distribution<std::uint64_t>(0, n - 1)(rng_);
+  }
+  double tau(std::uint32_t spt) const { return p_.period() / spt; }
+
+  void measure_period();
+  void first_tracks();
+  void find_heads();
+  void find_zones();
+  void measure_skews();
+  void measure_switches();
+  void measure_seeks();
+  void measure_writes();
+  void build_profile();
+  void validate();
+
+  // Smallest slack to reach dst from src (ms), see Prober::reach_threshold.
+  Millis reach(std::uint64_t src, std::uint64_t dst, Millis lo, Millis hi, Op op = Op::Read);
+  // Move time (seek / head switch) from src's track to dst's track.
+  Millis move_time(std::uint64_t src, std::uint64_t dst, std::uint32_t dst_spt, Millis guess);
+  bool in_zone(const ZoneLayout& z, std::int64_t n);
+
+  // Slipped sectors (reference notes §5: defect holes look like skews). The layout's
+  // predictions are checked at track starts; a track start whose LBA is off is
+  // explained by locating the slipped sectors before it.
+  double expected_delta(std::uint64_t p1, std::uint64_t p2) const;
+  bool aligned(std::uint64_t track_pba);
+  bool consistent(std::uint64_t y0, double phase0, std::uint64_t y);
+  void localize_track(std::uint64_t track_pba, const std::function<bool()>& done);
+  void localize(std::uint64_t bad_track_pba);
+  int gap_before(std::uint64_t lba) const;
+
+  ProbeTarget& t_;
+  const ExtractOptions& o_;
+  Prober p_;
+  std::mt19937_64 rng_;
+  Progress progress_;
+  ExtractResult r_;
+  Millis start_ = 0;
+  int votes_ = 1;
+  double step0_ = 0;      // rotations per sector in zone 0
+  std::uint32_t spt0_ = 0;
+  bool boundaries_visible_ = true;
+  Millis head_switch_ = 0;
+  Millis write_overhead_ = -1, write_completion_ = 0;
+  TrackScan scan0_;
+  std::set<std::uint64_t> verified_{0};  // track-start PBAs whose LBA is confirmed
+};
+
+Millis Extraction::reach(std::uint64_t src, std::uint64_t dst, Millis lo, Millis hi, Op op) {
+  const double ph = p_.phase(dst, 0, op);
+  return p_.reach_threshold(src, dst, ph, lo, hi, o_.resolution_ms, votes_, op);
+}
+
+Millis Extraction::move_time(std::uint64_t src, std::uint64_t dst, std::uint32_t dst_spt, Millis guess) {
+  const Millis base = tau(dst_spt) + r_.dead_time_ms;
+  const Millis s = reach(src, dst, base + guess - 0.3, base + guess + 1.0);
+  return s - base;
+}
+
+void Extraction::measure_period() {
+  progress_.step("period");
+  const int reads = static_cast<int>(std::clamp(o_.budget_ms / 1000.0, 60.0, 200.0));
+  if (auto floor = t_.null_round_trip_ms()) {
+    std::vector<double> v{*floor};
+    for (int i = 0; i < 49; ++i) v.push_back(*t_.null_round_trip_ms());
+    r_.host_floor_ms = median(v);
+  } else {
+    note("the host path's own round trip cannot be measured for this target; overheads "
+         "include it");
+  }
+  r_.period = p_.measure_period(reads);
+  votes_ = r_.period.jitter_ms > 0.002 ? 3 : 1;
+  tick(1.0);
+  const double rpm = 60000.0 / r_.period.period_ms;
+  if (o_.seeds.nominal_rpm) {
+    const double dev = rpm / *o_.seeds.nominal_rpm - 1.0;
+    note(fmt::format("measured {:.1f} rpm, nominal {} rpm ({:+.2f} %)", rpm, *o_.seeds.nominal_rpm,
+                     100 * dev));
+    if (std::fabs(dev) > 0.01)
+      note("measured speed differs from the nominal by more than 1 %: check that the drive's "
+           "caches are off and nothing else uses the device");
+  }
+}
+
+void Extraction::first_tracks() {
+  progress_.step("tracks");
+  step0_ = rough_step(p_, 0);
+  p_.set_repeats(repeats_for(p_, step0_));
+  tick(0.3);
+  const TrackScan s = scan_tracks(p_, 0, step0_, 2);
+  spt0_ = s.spt;
+  step0_ = 1.0 / spt0_;
+  p_.set_repeats(repeats_for(p_, step0_));
+  boundaries_visible_ = s.exact;
+  if (!s.exact)
+    note(fmt::format("no track skew visible near LBA 0: {} sectors per track from the phase step; "
+                     "tracks are taken to start at multiples of it",
+                     spt0_));
+  if (o_.seeds.sectors_per_track && *o_.seeds.sectors_per_track != static_cast<int>(spt0_))
+    note(fmt::format("MODE SENSE page 03h says {} sectors per track, timing finds {} at LBA 0",
+                     *o_.seeds.sectors_per_track, spt0_));
+  tick(0.8);
+  scan0_ = s;
+  // Dead time: reach a sector half a track ahead on the same track (tracks between
+  // the boundaries found, which hold no hole big enough to matter here).
+  std::vector<double> dead;
+  std::vector<std::uint64_t> starts;
+  for (std::size_t i = 0; i + 1 < s.boundaries.size() && starts.size() < 3; ++i) starts.push_back(s.boundaries[i]);
+  for (std::uint64_t k = 1; starts.size() < 3; ++k) starts.push_back(k * spt0_);
+  for (std::uint64_t start : starts) {
+    const std::uint64_t src = start + 1, dst = src + spt0_ / 2;
+    dead.push_back(reach(src, dst, 0.0, p_.period()) - tau(spt0_));
+  }
+  r_.dead_time_ms = median(dead);
+  tick(1.0);
+}
+
+int Extraction::gap_before(std::uint64_t lba) const {
+  const Layout& L = r_.layout;
+  if (lba == 0) return 0;
+  return static_cast<int>(L.pba_of_lba(lba) - L.pba_of_lba(lba - 1) - 1);
+}
+
+double Extraction::expected_delta(std::uint64_t p1, std::uint64_t p2) const {
+  // Angle from the end of sector p1 to the end of sector p2 (p1 < p2, a few tracks
+  // apart at most), from the skews known so far.
+  const Layout& L = r_.layout;
+  const ZoneLayout* za = &L.zone_of_pba(p1);
+  const ZoneLayout* zb = &L.zone_of_pba(p2);
+  std::uint64_t t = za->first_pba + (p1 - za->first_pba) / za->spt * za->spt;
+  const std::uint64_t tb = zb->first_pba + (p2 - zb->first_pba) / zb->spt * zb->spt;
+  double off = 0;
+  for (int i = 0; t < tb; ++i) {
+    if (i > 16) throw std::logic_error("expected_delta over more than 16 tracks");
+    const ZoneLayout& z = L.zone_of_pba(t);
+    const std::uint64_t next = t + z.spt;
+    const ZoneLayout& zn = L.zone_of_pba(next);
+    if (&zn != &z || L.chs(next).head == 0)
+      off += zn.cylinder_skew.value_or(0.0) / zn.spt;
+    else
+      off += z.track_skew.value_or(0.0) / z.spt;
+    t = next;
+  }
+  const Chs3 a = L.chs(p1), b = L.chs(p2);
+  return off + (b.sector + 1.0) / zb->spt - (a.sector + 1.0) / za->spt;
+}
+
+bool Extraction::aligned(std::uint64_t track_pba) {
+  const Layout& L = r_.layout;
+  std::uint64_t good = track_pba;
+  while (L.is_slipped(good)) ++good;
+  const std::uint64_t y = L.lba_of_pba(good);
+  if (y == 0 || y >= t_.sectors()) return true;
+  const std::uint64_t p0 = L.pba_of_lba(y - 1);
+  const double step = 1.0 / L.zone_of_pba(good).spt;
+  const double want = expected_delta(p0, good);
+  for (int attempt = 0; attempt < 2; ++attempt)
+    if (std::fabs(wrap_half(p_.phase(y) - p_.phase(y - 1) - want)) < 0.5 * step) return true;
+  return false;
+}
+
+bool Extraction::consistent(std::uint64_t y0, double phase0, std::uint64_t y) {
+  const Layout& L = r_.layout;
+  const double step = 1.0 / L.zone_of_pba(L.pba_of_lba(y)).spt;
+  const double d = wrap_half(p_.phase(y) - phase0 - expected_delta(L.pba_of_lba(y0), L.pba_of_lba(y)));
+  return std::fabs(d) < 0.5 * step;
+}
+
+void Extraction::localize_track(std::uint64_t track_pba, const std::function<bool()>& done) {
+  Layout& L = r_.layout;
+  const std::uint32_t spt = L.zone_of_pba(track_pba).spt;
+  for (std::uint32_t k = 0; k <= spt; ++k) {
+    if (done()) return;
+    std::uint64_t first = track_pba;
+    while (L.is_slipped(first)) ++first;
+    const std::uint64_t y0 = L.lba_of_pba(first);
+    const std::uint64_t ye = L.lba_of_pba(track_pba + spt) - 1;
+    if (ye <= y0 || first >= track_pba + spt) break;
+    const double ph0 = p_.phase(y0, p_.repeats() + 2);
+    if (consistent(y0, ph0, ye)) {
+      // Every sector follows the first: the hole is before it (a leading hole).
+      L.add_slipped(first);
+    } else {
+      std::uint64_t lo = y0, hi = ye;
+      while (hi - lo > 1) {
+        const std::uint64_t mid = lo + (hi - lo) / 2;
+        (consistent(y0, ph0, mid) ? lo : hi) = mid;
+      }
+      L.add_slipped(L.pba_of_lba(hi));
+    }
+  }
+  if (!done())
+    throw std::runtime_error(fmt::format(
+        "irregular layout: the sectors of track {} (cylinder {} head {}) do not follow any pattern of "
+        "slipped sectors",
+        track_pba, L.chs(track_pba).cylinder, L.chs(track_pba).head));
+}
+
+void Extraction::localize(std::uint64_t bad) {
+  // Bisect over track starts between the last confirmed one and `bad`.
+  const Layout& L = r_.layout;
+  auto it = verified_.lower_bound(bad);
+  std::uint64_t good = it == verified_.begin() ? 0 : *std::prev(it);
+  while (true) {
+    const std::uint32_t spt = L.zone_of_pba(good).spt;
+    if (bad - good <= spt) break;
+    const std::uint64_t tracks = (bad - good) / spt;
+    const std::uint64_t mid = good + (tracks / 2) * spt;
+    if (aligned(mid)) {
+      verified_.insert(mid);
+      good = mid;
+    } else {
+      bad = mid;
+    }
+  }
+  const std::uint64_t target = bad;
+  localize_track(good, [&] { return aligned(target); });
+  verified_.insert(target);
+}
+
+void Extraction::find_heads() {
+  progress_.step("heads");
+  Layout& L = r_.layout;
+  L.sectors = t_.sectors();
+  std::vector<Boundary> walk;
+  BoundaryClasses c;
+  const double noise_sectors = p_.phase_noise() / step0_ / std::sqrt(static_cast<double>(p_.repeats()));
+  // Zone 0 as far as it is known; every boundary a track switch until heads are known.
+  L.heads = 1 << 20;
+  ZoneLayout z0;
+  z0.spt = spt0_;
+  L.zones = {z0};
+  if (boundaries_visible_) {
+    int want = 24;
+    std::size_t checked = 0;
+    while (want <= 256) {
+      const std::uint64_t from = walk.empty() ? 0 : walk.back().lba;
+      auto more = walk_boundaries(p_, from, spt0_, step0_, want - static_cast<int>(walk.size()));
+      walk.insert(walk.end(), more.begin(), more.end());
+      // A track shorter than the rest holds slipped sectors: find them, so that the
+      // boundary skews can be corrected for the holes next to them.
+      for (; checked < walk.size(); ++checked) {
+        const std::uint64_t next = (checked + 1) * spt0_;
+        const std::uint64_t want_lba = walk[checked].lba;
+        if (L.lba_of_pba(next) != want_lba) {
+          if (L.lba_of_pba(next) < want_lba)
+            throw std::runtime_error(fmt::format(
+                "track {} is longer than {} sectors (it ends at LBA {}): spare sectors or an "
+                "irregular layout",
+                checked, spt0_, want_lba));
+          localize_track(checked * spt0_, [&] { return L.lba_of_pba(next) == want_lba; });
+        }
+        walk[checked].skew -= gap_before(walk[checked].lba);
+      }
+      std::vector<double> skews;
+      for (const auto& b : walk) skews.push_back(b.skew);
+      c = classify_boundaries(skews, std::max(1.0, 6.0 * noise_sectors));
+      tick(static_cast<double>(walk.size()) / 256.0);
+      if (c.heads > 0 || static_cast<int>(walk.size()) < want) break;
+      want *= 2;
+    }
+    for (std::size_t i = 0; i < walk.size(); ++i) verified_.insert((i + 1) * spt0_);
+  }
+  L.zones.clear();
+  if (c.heads > 0) {
+    L.heads = c.heads;
+    ZoneLayout z;
+    z.spt = spt0_;
+    z.track_skew = c.track_value;
+    z.cylinder_skew = c.cylinder_value;
+    L.zones.push_back(z);
+  } else {
+    // Equal (or invisible) skews: a cylinder switch is a seek, a head switch is not.
+    if (boundaries_visible_)
+      note(fmt::format("track and cylinder skews look alike ({}); telling cylinder switches "
+                       "by their switch time",
+                       c.why));
+    std::vector<double> moves;
+    double first = -1;
+    int heads = 0;
+    const double min_gap = std::max(0.2, 6.0 * r_.period.jitter_ms);
+    for (int k = 1; k <= 128; ++k) {
+      const std::uint64_t b = static_cast<std::uint64_t>(k) * spt0_;
+      if (b + spt0_ >= t_.sectors()) break;
+      const std::uint64_t src = b - 2, dst = b + spt0_ / 2;
+      if (first < 0) {
+        first = move_time(src, dst, spt0_, 0.0);
+        moves.push_back(first);
+        continue;
+      }
+      // Same class as the first switch?
+      const Millis base = tau(spt0_) + r_.dead_time_ms;
+      const double ph = p_.phase(dst);
+      bool same = p_.reach(src, dst, ph, base + first + min_gap / 2).hit;
+      if (votes_ > 1) same = same && p_.reach(src, dst, ph, base + first + min_gap / 2).hit;
+      moves.push_back(same ? first : move_time(src, dst, spt0_, first + min_gap));
+      tick(static_cast<double>(k) / 128.0);
+      c = classify_boundaries(moves, min_gap);
+      if (c.heads > 0 && static_cast<int>(moves.size()) >= 2 * c.heads + 1) {
+        heads = c.heads;
+        break;
+      }
+    }
+    if (heads == 0) {
+      heads = o_.seeds.heads.value_or(1);
+      note(fmt::format("every track switch in the first {} tracks costs the same ({:.3f} ms); "
+                       "taking {} head(s){}",
+                       moves.size(), first, heads,
+                       o_.seeds.heads ? " from MODE SENSE page 04h" : ""));
+    }
+    L.heads = heads;
+    ZoneLayout z;
+    z.spt = spt0_;
+    if (boundaries_visible_ && !walk.empty()) {
+      std::vector<double> skews;
+      for (const auto& b : walk) skews.push_back(b.skew);
+      z.track_skew = z.cylinder_skew = median(skews);
+    } else {
+      z.track_skew = z.cylinder_skew = 0.0;
+    }
+    L.zones.push_back(z);
+  }
+  if (o_.seeds.heads && *o_.seeds.heads != L.heads)
+    note(fmt::format("MODE SENSE page 04h says {} heads, timing finds {}", *o_.seeds.heads, L.heads));
+  tick(1.0);
+}
+
+// Is cylinder first_cylinder + n still in zone z (same track size)? Also confirms
+// (and, with slipped sectors, corrects) where its first track starts.
+bool Extraction::in_zone(const ZoneLayout& z, std::int64_t n) {
+  Layout& L = r_.layout;
+  const std::uint64_t per_cyl = static_cast<std::uint64_t>(L.heads) * z.spt;
+  const std::uint64_t P = z.first_pba + static_cast<std::uint64_t>(n) * per_cyl;
+  const std::uint64_t total = t_.sectors();
+  const std::uint64_t y = L.lba_of_pba(P);
+  if (y >= total) return false;
+  if (y + 3 * z.spt >= total) return true;  // a last partial cylinder: nothing to compare
+  const double step = 1.0 / z.spt;
+  // Quick test: the track starts where predicted and its sectors step by 1/spt.
+  if (aligned(P)) {
+    const std::uint64_t mid = L.lba_of_pba(P + z.spt / 2), end = L.lba_of_pba(P + z.spt - 1);
+    const double p1 = p_.phase(y);
+    if (consistent(y, p1, mid) && consistent(y, p1, end)) {
+      verified_.insert(P);
+      return true;
+    }
+  }
+  // Confirm a "no" with a scan, so that one noisy read cannot end a zone.
+  const TrackScan s = scan_tracks(p_, y > z.spt / 4 ? y - z.spt / 4 : 0, step, 2);
+  if (s.spt != z.spt) return false;
+  if (!s.exact) return true;
+  // Same track size, but the track starts elsewhere: slipped sectors before it.
+  localize(P);
+  return true;
+}
+
+void Extraction::find_zones() {
+  progress_.step("zones");
+  Layout& L = r_.layout;
+  const std::uint64_t total = t_.sectors();
+  std::size_t zi = 0;
+  while (true) {
+    ZoneLayout& z = L.zones[zi];
+    const std::uint64_t per_cyl = static_cast<std::uint64_t>(L.heads) * z.spt;
+    const std::uint64_t first_lba = L.zone_first_lba(z);
+    const auto avail = static_cast<std::int64_t>((total - first_lba) / per_cyl + 2);
+    // Gallop, then bisect: in_zone(lo) holds, in_zone(hi) does not.
+    std::int64_t lo = 0, hi = avail;
+    for (std::int64_t n = 1; n < avail; n *= 2) {
+      if (in_zone(z, n)) {
+        lo = n;
+      } else {
+        hi = n;
+        break;
+      }
+      tick(std::min(1.0, static_cast<double>(first_lba + static_cast<std::uint64_t>(n) * per_cyl) /
+                             static_cast<double>(total)));
+    }
+    while (hi - lo > 1) {
+      const std::int64_t mid = lo + (hi - lo) / 2;
+      (in_zone(L.zones[zi], mid) ? lo : hi) = mid;
+    }
+    ZoneLayout& zz = L.zones[zi];
+    zz.cylinders = hi;
+    const std::uint64_t end_pba = zz.first_pba + static_cast<std::uint64_t>(hi) * per_cyl;
+    const std::uint64_t next = L.lba_of_pba(end_pba);
+    tick(std::min(1.0, static_cast<double>(next) / static_cast<double>(total)));
+    if (next >= total) {
+      if (next > total)
+        note(fmt::format("the last cylinder is partial: the device ends {} sectors into it, or "
+                         "slipped sectors at its very end",
+                         total - L.lba_of_pba(end_pba - per_cyl)));
+      break;
+    }
+    // The last track of this zone starts where predicted...
+    const std::uint64_t last_track = end_pba - zz.spt;
+    if (!verified_.count(last_track) && !aligned(last_track)) localize(last_track);
+    verified_.insert(last_track);
+    // ...and the next zone starts at `next`, less any slipped sectors in that track.
+    const std::uint32_t old_spt = zz.spt;
+    const TrackScan s = scan_tracks(p_, next - std::min<std::uint64_t>(next, old_spt / 2), 0.0, 2);
+    if (s.spt == old_spt)
+      throw std::runtime_error(fmt::format(
+          "zone search is inconsistent at LBA {}: cylinder {} does not continue zone {} but has "
+          "its track size ({}); an irregular layout",
+          next, zz.first_cylinder + zz.cylinders, zi, old_spt));
+    std::optional<std::size_t> at;
+    for (std::size_t i = 0; i < s.boundaries.size(); ++i)
+      if (s.boundaries[i] <= next && next - s.boundaries[i] < old_spt / 2) at = i;
+    if (s.exact && !at)
+      note(fmt::format("no track boundary near LBA {} where zone {} should start", next, zi + 1));
+    if (at && s.boundaries[*at] != next) {
+      const std::uint64_t want = s.boundaries[*at];
+      localize_track(last_track, [&] { return L.lba_of_pba(end_pba) == want; });
+    }
+    ZoneLayout nz;
+    nz.first_cylinder = zz.first_cylinder + zz.cylinders;
+    nz.first_pba = end_pba;
+    nz.spt = s.spt;
+    // First skews from the scan (refined in the skews step): the boundary at the zone
+    // start skews like a cylinder switch, the others inside the first cylinder like
+    // track switches.
+    if (at) nz.cylinder_skew = snap(s.skews[*at] - gap_before(s.boundaries[*at]));
+    std::vector<double> ts;
+    for (std::size_t i = 0; i < s.boundaries.size(); ++i)
+      if (!at || i > *at) ts.push_back(s.skews[i] - gap_before(s.boundaries[i]));
+    if (!ts.empty() && L.heads > 1) nz.track_skew = snap(median(ts));
+    verified_.insert(end_pba);
+    L.zones.push_back(nz);
+    ++zi;
+    if (L.zones.size() > 512) throw std::runtime_error("more than 512 zones: not a zoned disk layout");
+  }
+  tick(1.0);
+}
+
+void Extraction::measure_skews() {
+  progress_.step("skews");
+  Layout& L = r_.layout;
+  for (std::size_t zi = 0; zi < L.zones.size(); ++zi) {
+    ZoneLayout& z = L.zones[zi];
+    const double step = 1.0 / z.spt;
+    std::vector<double> track, cyl;
+    const int samples = left() > 0.3 * o_.budget_ms ? 5 : 2;
+    for (int i = 0; i < samples; ++i) {
+      if (z.cylinders < 2) break;
+      const auto c = z.first_cylinder + static_cast<std::int64_t>(rand_below(static_cast<std::uint64_t>(z.cylinders - 1)));
+      const std::uint64_t yc = L.lba(c + 1, 0, 0);
+      cyl.push_back(measure_skew(p_, yc, step, 1, gap_before(yc)));
+      if (L.heads > 1) {
+        const auto h = static_cast<std::int32_t>(1 + rand_below(static_cast<std::uint64_t>(L.heads - 1)));
+        const std::uint64_t yt = L.lba(c, h, 0);
+        track.push_back(measure_skew(p_, yt, step, 1, gap_before(yt)));
+      }
+    }
+    auto circ = [&](const std::vector<double>& v) {
+      std::vector<double> a;
+      for (double x : v) a.push_back(x * step);
+      double m = circular_median(a) / step;
+      if (m > z.spt - 0.5) m -= z.spt;
+      return m;
+    };
+    if (!cyl.empty()) z.cylinder_skew = snap(circ(cyl));
+    if (!track.empty()) z.track_skew = snap(circ(track));
+    if (!z.cylinder_skew) z.cylinder_skew = 0.0;
+    if (!z.track_skew) z.track_skew = z.cylinder_skew;
+    if (zi > 0) {
+      // Crossing into a zone skews like a cylinder switch of the new zone.
+      const std::uint64_t y = L.zone_first_lba(z);
+      const double cross = measure_skew(p_, y, step, 1, gap_before(y));
+      if (std::fabs(wrap_half((cross - *z.cylinder_skew) / z.spt)) * z.spt > 1.0)
+        note(fmt::format("zone {}: skew at its first track is {:.2f} sectors, its cylinder skew "
+                         "is {:.2f}; the profile assumes they are equal",
+                         zi, cross, *z.cylinder_skew));
+    }
+    tick(static_cast<double>(zi + 1) / static_cast<double>(L.zones.size()));
+  }
+  if (o_.seeds.track_skew && L.zones.front().track_skew &&
+      std::fabs(*o_.seeds.track_skew - *L.zones.front().track_skew) > 1.0)
+    note(fmt::format("MODE SENSE page 03h says track skew {}, timing finds {:.2f}", *o_.seeds.track_skew,
+                     *L.zones.front().track_skew));
+  if (o_.seeds.cylinder_skew && L.zones.front().cylinder_skew &&
+      std::fabs(*o_.seeds.cylinder_skew - *L.zones.front().cylinder_skew) > 1.0)
+    note(fmt::format("MODE SENSE page 03h says cylinder skew {}, timing finds {:.2f}",
+                     *o_.seeds.cylinder_skew, *L.zones.front().cylinder_skew));
+}
+
+void Extraction::measure_switches() {
+  progress_.step("switch");
+  Layout& L = r_.layout;
+  // More dead-time samples across the disk (overheads should not depend on where).
+  std::vector<double> dead{r_.dead_time_ms};
+  std::vector<double> hs;
+  const int samples = 3;
+  for (int i = 0; i < samples; ++i) {
+    const ZoneLayout& z = L.zones[static_cast<std::size_t>(i) * (L.zones.size() - 1) / std::max(1, samples - 1)];
+    const auto c = z.first_cylinder + static_cast<std::int64_t>(rand_below(static_cast<std::uint64_t>(z.cylinders)));
+    const auto h = static_cast<std::int32_t>(rand_below(static_cast<std::uint64_t>(std::max(1, L.heads - 1))));
+    const std::uint64_t src = L.lba(c, h, 1);
+    if (i > 0) dead.push_back(reach(src, src + z.spt / 2, 0.0, p_.period()) - tau(z.spt));
+    if (L.heads > 1) {
+      const std::uint64_t dst = L.lba(c, h + 1, z.spt / 2);
+      hs.push_back(move_time(src, dst, z.spt, 0.0));
+    }
+    tick(static_cast<double>(i + 1) / samples);
+  }
+  r_.dead_time_ms = median(dead);
+  head_switch_ = hs.empty() ? 0.0 : std::max(0.0, median(hs));
+}
+
+void Extraction::measure_seeks() {
+  progress_.step("seek");
+  const Layout& L = r_.layout;
+  const std::int64_t cyls = L.cylinders();
+  const std::int64_t maxd = cyls - 1;
+  if (maxd < 1) {
+    note("a single cylinder: no seek curve");
+    return;
+  }
+  // Every distance up to 16 (settle plateaus), then x1.25 to the full stroke; the
+  // order puts a coarse spread first so that a short budget still covers the range.
+  std::vector<std::int64_t> all;
+  for (std::int64_t d = 1; d <= std::min<std::int64_t>(16, maxd); ++d) all.push_back(d);
+  for (double d = 20; d < maxd; d *= 1.25) all.push_back(static_cast<std::int64_t>(std::lround(d)));
+  if (all.back() != maxd) all.push_back(maxd);
+  std::vector<std::int64_t> order;
+  for (std::int64_t d = 1; d < maxd; d *= 2) order.push_back(d);
+  order.push_back(maxd);
+  for (auto d : all)
+    if (std::find(order.begin(), order.end(), d) == order.end()) order.push_back(d);
+
+  // Keep time for validation: a tenth of the budget, at most 30 s.
+  const Millis reserve = std::min(0.1 * o_.budget_ms, 30'000.0) + (o_.writable ? 5'000.0 : 0.0);
+  const Millis seek_start = elapsed();
+  const Millis seek_budget = std::max(0.0, left() - reserve);
+  std::map<std::int64_t, double> known;  // distance -> first measured seek, for brackets
+  auto guess = [&](std::int64_t d) {
+    if (known.empty()) return 0.0;
+    auto hi = known.lower_bound(d);
+    if (hi == known.begin()) return hi->second;
+    auto lo = std::prev(hi);
+    if (hi == known.end()) return lo->second;
+    const double f = static_cast<double>(d - lo->first) / static_cast<double>(hi->first - lo->first);
+    return lo->second + f * (hi->second - lo->second);
+  };
+  auto measure = [&](std::int64_t d, bool outward) {
+    const auto c0 = static_cast<std::int64_t>(rand_below(static_cast<std::uint64_t>(cyls - d)));
+    const std::int64_t src_c = outward ? c0 : c0 + d, dst_c = outward ? c0 + d : c0;
+    const auto h = static_cast<std::int32_t>(rand_below(static_cast<std::uint64_t>(L.heads)));
+    const std::uint32_t src_spt = L.spt_of_cylinder(src_c), dst_spt = L.spt_of_cylinder(dst_c);
+    const std::uint64_t src = L.lba(src_c, h, static_cast<std::uint32_t>(rand_below(src_spt)));
+    const std::uint64_t dst = L.lba(dst_c, h, static_cast<std::uint32_t>(rand_below(dst_spt)));
+    const Millis ms = move_time(src, dst, dst_spt, std::max(0.0, guess(d) - 0.3));
+    r_.seek_points.push_back({d, ms});
+    known.emplace(d, ms);
+    return ms;
+  };
+  std::size_t done = 0;
+  const std::size_t min_points = std::min<std::size_t>(6, order.size());
+  for (int pass = 0; pass < 2; ++pass) {
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      const Millis used = elapsed() - seek_start;
+      if (done >= min_points && used > seek_budget) break;
+      measure(order[i], ((i + static_cast<std::size_t>(pass)) % 2) == 0);
+      ++done;
+      tick(std::min(1.0, (elapsed() - seek_start) / std::max(1.0, seek_budget)));
+    }
+  }
+  if (known.size() < all.size())
+    note(fmt::format("seek curve sampled at {} of {} distances to fit the budget", known.size(), all.size()));
+  r_.seek = fit_seek_curve(r_.seek_points, o_.seek_form);
+
+  // A curve with a jump between its short and long pieces (JW's HP 97560 has one):
+  // bisect between the measured distances around the breakpoint to place it exactly.
+  const SeekCurveSpec& f = r_.seek.spec;
+  if (f.form == SeekCurveSpec::Form::TwoPiece || f.form == SeekCurveSpec::Form::ThreePiece) {
+    std::int64_t b = f.boundary;
+    auto next = known.upper_bound(b);
+    if (next != known.end()) {
+      std::int64_t n = next->first;
+      const auto shrt = [&](std::int64_t d) { return f.short_a + f.short_b * std::sqrt(static_cast<double>(d)); };
+      const auto lng = [&](std::int64_t d) { return f.long_a + f.long_b * static_cast<double>(d); };
+      const double noise = std::max(0.05, 4.0 * r_.period.jitter_ms);
+      int steps = 0;
+      while (n - b > 1 && steps++ < 16 && std::fabs(shrt((b + n) / 2) - lng((b + n) / 2)) > noise) {
+        const std::int64_t m = (b + n) / 2;
+        const double ms = measure(m, steps % 2 == 0);
+        (std::fabs(ms - shrt(m)) <= std::fabs(ms - lng(m)) ? b : n) = m;
+      }
+      if (steps > 0) r_.seek = fit_seek_curve(r_.seek_points, o_.seek_form);
+    }
+  }
+  tick(1.0);
+}
+
+void Extraction::measure_writes() {
+  progress_.step("writes");
+  if (!o_.writable) return;
+  const auto [first, last] = *o_.writable;
+  const Layout& L = r_.layout;
+  // A whole track inside the writable range.
+  std::optional<std::uint64_t> track;
+  std::uint32_t zspt = 0;
+  for (const auto& z : L.zones) {
+    for (std::int64_t c = z.first_cylinder; c <= z.last_cylinder() && !track; ++c) {
+      const std::uint64_t lo = L.lba(c, 0, 0);
+      if (lo > last) break;
+      for (std::int32_t h = 0; h < L.heads && !track; ++h) {
+        const std::uint64_t a = L.lba(c, h, 0), b = L.lba(c, h, z.spt - 1);
+        if (a >= first && b <= last && b - a + 1 == z.spt) {
+          track = a;
+          zspt = z.spt;
+        }
+      }
+      // Jump to the cylinder that holds `first` instead of walking every one.
+      if (!track && lo < first) {
+        const std::uint64_t per_cyl = static_cast<std::uint64_t>(L.heads) * z.spt;
+        const auto skip = static_cast<std::int64_t>((first - lo) / per_cyl);
+        if (skip > 1) c += skip - 1;
+      }
+    }
+    if (track) break;
+  }
+  if (!track) {
+    note("the writable range holds no whole track: write timing not measured; writes are "
+         "given the read overheads");
+    return;
+  }
+  const std::uint64_t x = *track + 1, y = x + zspt / 2;
+  const int n = std::max(3, p_.repeats());
+  const double pr = p_.phase(y, n, Op::Read), pw = p_.phase(y, n, Op::Write);
+  write_completion_ = wrap_half(pw - pr) * p_.period();
+  if (write_completion_ < 0) {
+    note(fmt::format("writes complete {:.3f} ms before reads of the same sector; completion "
+                     "offset for writes set to 0",
+                     -write_completion_));
+    write_completion_ = 0;
+  }
+  const double ph = p_.phase(y, 0, Op::Write);
+  const Millis s = p_.reach_threshold(x, y, ph, 0.0, p_.period(), o_.resolution_ms, votes_, Op::Write);
+  write_overhead_ = std::max(0.0, s - tau(zspt) - r_.host_floor_ms - write_completion_);
+  tick(1.0);
+}
+
+void Extraction::build_profile() {
+  const Layout& L = r_.layout;
+  DiskProfile& P = r_.profile;
+  P.name = o_.name;
+  P.sector_bytes = t_.sector_bytes();
+  P.heads = L.heads;
+  P.rotation_ms = p_.period();
+  const ZoneLayout& z0 = L.zones.front();
+  P.track_skew_sectors = z0.track_skew.value_or(0.0);
+  P.cylinder_skew_sectors = z0.cylinder_skew.value_or(0.0);
+  for (const auto& z : L.zones) {
+    ZoneSpec s;
+    s.first_cylinder = z.first_cylinder;
+    s.last_cylinder = z.last_cylinder();
+    s.sectors_per_track = z.spt;
+    if (z.track_skew && std::fabs(*z.track_skew - P.track_skew_sectors) > 1e-9) s.track_skew_sectors = z.track_skew;
+    if (z.cylinder_skew && std::fabs(*z.cylinder_skew - P.cylinder_skew_sectors) > 1e-9)
+      s.cylinder_skew_sectors = z.cylinder_skew;
+    P.zones.push_back(s);
+  }
+  P.head_switch_ms = head_switch_;
+  for (std::uint64_t pba : L.slipped) {
+    const Chs3 c = L.chs(pba);
+    P.defects.push_back(Defect{c.cylinder, c.head, c.sector});
+  }
+  const Millis read_overhead = std::max(0.0, r_.dead_time_ms - r_.host_floor_ms);
+  P.overhead_ms = PerOp{read_overhead, write_overhead_ >= 0 ? write_overhead_ : read_overhead, read_overhead};
+  P.completion_ms = PerOp{0.0, write_completion_, 0.0};
+  if (r_.seek.table.empty()) {
+    P.seek.form = SeekCurveSpec::Form::Table;
+    P.seek.points = {{1, 0.0}};
+  } else {
+    P.seek = r_.seek.spec;
+  }
+  // Platter angle at time 0 of the target's clock: the reference sector's transfer
+  // ends when its completion is seen (completion offsets are folded into overheads).
+  DiskModel m(P);
+  const Millis t0 = p_.next_time_at(0.0, t_.now_ms());
+  P.rotation_phase = wrap_unit(m.end_angle(o_.reference_lba, 1) - t0 / p_.period());
+  if (P.rotation_phase >= 1.0) P.rotation_phase = 0.0;
+}
+
+void Extraction::validate() {
+  progress_.step("validate");
+  DiskModel m(r_.profile);
+  const std::uint64_t total = std::min<std::uint64_t>(t_.sectors(), m.lbas());
+  const Millis tol = std::max(2.0 * p_.period() / r_.layout.zones.front().spt, 0.02 * p_.period());
+  std::vector<double> err;
+  const Millis start = elapsed();
+  const Millis budget = std::max(left(), 0.03 * o_.budget_ms);
+  for (int i = 0; i < o_.max_validation_pairs; ++i) {
+    if (i >= 30 && elapsed() - start > budget) break;
+    const std::uint64_t a = rand_below(total), b = rand_below(total);
+    const ProbeResult ra = p_.read(a);
+    (void)ra;
+    const ProbeResult rb = t_.read(b, 1);
+    if (rb.disturbed) continue;
+    // Anchor the model's platter on the frame (refined as the run went on).
+    m.anchor_rotation(p_.next_time_at(0.0, rb.issue_ms), m.end_angle(o_.reference_lba, 1), p_.period());
+    const Location la = m.locate(a, 1, Op::Read);
+    HeadState from;
+    from.time_ms = rb.issue_ms + r_.host_floor_ms;
+    from.cylinder = la.cylinder;
+    from.head = la.head;
+    const Cost c = m.service(from, Op::Read, b * t_.sector_bytes(), t_.sector_bytes());
+    err.push_back(rb.complete_ms - c.end.time_ms);
+    tick(std::min(1.0, (elapsed() - start) / budget));
+  }
+  Validation& v = r_.validation;
+  v.pairs = static_cast<int>(err.size());
+  v.tolerance_ms = tol;
+  if (err.empty()) return;
+  std::vector<double> abs;
+  int ok = 0;
+  for (double e : err) {
+    abs.push_back(std::fabs(e));
+    ok += std::fabs(e) <= tol;
+  }
+  std::sort(abs.begin(), abs.end());
+  v.within_tolerance = static_cast<double>(ok) / static_cast<double>(err.size());
+  v.median_abs_error_ms = median(abs);
+  v.p95_abs_error_ms = abs[static_cast<std::size_t>(0.95 * static_cast<double>(abs.size() - 1))];
+  if (v.within_tolerance < 0.9)
+    note(fmt::format("only {:.0f} % of {} validation pairs were predicted within {:.3f} ms: the "
+                     "profile is degraded (irregular layout, caching, or noise)",
+                     100 * v.within_tolerance, v.pairs, tol));
+  tick(1.0);
+}
+
+ExtractResult Extraction::run() {
+  start_ = t_.now_ms();
+  if (t_.sectors() < 1024) throw std::runtime_error("the device is too small to hold a disk geometry");
+  measure_period();
+  first_tracks();
+  find_heads();
+  find_zones();
+  measure_skews();
+  measure_switches();
+  measure_seeks();
+  measure_writes();
+  build_profile();
+  validate();
+  progress_.finish();
+
+  // Cross-check against Translate Address where the drive does it.
+  if (o_.seeds.translate) {
+    int agree = 0, asked = 0;
+    const Layout& L = r_.layout;
+    for (int i = 0; i < 16; ++i) {
+      const auto c = static_cast<std::int64_t>(rand_below(static_cast<std::uint64_t>(L.cylinders())));
+      const auto h = static_cast<std::int32_t>(rand_below(static_cast<std::uint64_t>(L.heads)));
+      const std::uint64_t lba = L.lba(c, h, L.spt_of_cylinder(c) / 2);
+      if (lba >= t_.sectors()) continue;
+      auto got = o_.seeds.translate(lba);
+      if (!got) break;
+      ++asked;
+      agree += got->first == c && got->second == h;
+    }
+    if (asked > 0)
+      note(fmt::format("Translate Address agrees on cylinder and head for {} of {} sampled LBAs", agree,
+                       asked));
+  }
+
+  r_.elapsed_ms = elapsed();
+  r_.probes = p_.probes();
+  r_.period = p_.period_estimate();
+
+  DiskProfile& P = r_.profile;
+  nlohmann::json src;
+  src["tool"] = "disksched extract";
+  src["target"] = t_.describe();
+  {
+    const std::time_t now = std::time(nullptr);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+    src["date"] = buf;
+  }
+  src["budget_s"] = o_.budget_ms / 1000.0;
+  src["elapsed_s"] = r_.elapsed_ms / 1000.0;
+  src["probes"] = r_.probes;
+  src["period"] = {{"ms", r_.period.period_ms},
+                   {"jitter_ms", r_.period.jitter_ms},
+                   {"reference_reads", r_.period.reads},
+                   {"rejected", r_.period.rejected},
+                   {"baseline_s", r_.period.baseline_ms / 1000.0}};
+  src["host_floor_ms"] = r_.host_floor_ms;
+  src["dead_time_ms"] = r_.dead_time_ms;
+  src["gauge"] =
+      "completion_ms.read is 0 by convention: from outside the drive only the sum of command "
+      "overhead and completion offset is observable; it is folded into overhead_ms (the host "
+      "round trip measured with a null target is subtracted)";
+  nlohmann::json seek;
+  seek["form"] = r_.seek.form;
+  seek["rms_ms"] = r_.seek.rms_ms;
+  seek["two_piece_rms_ms"] = r_.seek.two_piece_rms_ms;
+  seek["three_piece_rms_ms"] = r_.seek.three_piece_rms_ms;
+  nlohmann::json table = nlohmann::json::array();
+  for (const auto& pt : r_.seek.table) table.push_back({pt.distance, pt.ms});
+  seek["table"] = table;
+  nlohmann::json rej = nlohmann::json::array();
+  for (const auto& pt : r_.seek.rejected) rej.push_back({pt.distance, pt.ms});
+  seek["rejected"] = rej;
+  src["seek"] = seek;
+  src["validation"] = {{"pairs", r_.validation.pairs},
+                       {"tolerance_ms", r_.validation.tolerance_ms},
+                       {"within_tolerance", r_.validation.within_tolerance},
+                       {"median_abs_error_ms", r_.validation.median_abs_error_ms},
+                       {"p95_abs_error_ms", r_.validation.p95_abs_error_ms}};
+  src["rotation_phase_clock"] = "the extracting host's clock for this target";
+  src["notes"] = r_.notes;
+  P.source = src;
+  return r_;
+}
+
+}  // namespace
+
+ExtractResult extract_geometry(ProbeTarget& target, const ExtractOptions& options) {
+  if (!(options.budget_ms > 0)) throw std::invalid_argument("the extraction budget must be > 0");
+  Extraction e(target, options);
+  return e.run();
+}
+
+}  // namespace disksched::extract

@@ -1,0 +1,261 @@
+#include "tools/extract/geometry_probe.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <optional>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "tools/extract/stats.hpp"
+
+namespace disksched::extract {
+namespace {
+
+// A boundary must stand out by half a sector from the within-track phase step.
+constexpr double kBoundaryThreshold = 0.5;
+
+// Skew in sectors from the phases of the last sector of one track and the first of the
+// next: (1 + skew) sectors of rotation between their ends. Near-zero skews that the
+// noise pushed negative come back as small negative numbers, not as almost a track.
+double skew_from(double phase_before, double phase_after, double step) {
+  const double spt = 1.0 / step;
+  double s = wrap_unit(phase_after - phase_before - step) / step;
+  if (s > spt - kBoundaryThreshold) s -= spt;
+  return s;
+}
+
+}  // namespace
+
+int repeats_for(const Prober& p, double step) {
+  // Standard error of a median of n reads ~ 1.25 sigma / sqrt(n); aim for 0.1 sector.
+  const double sigma_sectors = p.phase_noise() / step;
+  const double n = std::ceil(std::pow(1.25 * sigma_sectors / 0.1, 2));
+  int r = static_cast<int>(std::clamp(n, 1.0, 9.0));
+  return r % 2 == 0 ? r + 1 : r;
+}
+
+double rough_step(Prober& p, std::uint64_t start) {
+  const std::uint64_t n = p.target().sectors();
+  for (std::uint64_t m = 1; m <= 4096; m *= 2) {
+    if (start + 6 * m >= n) break;
+    std::vector<double> ph;
+    for (int j = 0; j <= 6; ++j) ph.push_back(p.phase(start + static_cast<std::uint64_t>(j) * m));
+    std::vector<double> d;
+    for (std::size_t j = 1; j < ph.size(); ++j) d.push_back(wrap_half(ph[j] - ph[j - 1]));
+    const double med = median(d);
+    if (med > 0.3) break;  // strides this long wrap around: no finer structure to see
+    if (med > 0 && robust_sigma(d) < 0.25 * med) return med / static_cast<double>(m);
+  }
+  throw std::runtime_error(fmt::format(
+      "no sector structure near LBA {}: completion phases of neighbouring sectors do not "
+      "advance regularly (too much timing noise, or a device that remaps blocks)",
+      start));
+}
+
+TrackScan scan_tracks(Prober& p, std::uint64_t start, double step_hint, int min_boundaries) {
+  const std::uint64_t n = p.target().sectors();
+  TrackScan scan;
+  double step = step_hint > 0 ? step_hint : rough_step(p, start);
+  const double spt0 = 1.0 / step;
+  const auto m = static_cast<std::uint64_t>(std::max(1.0, std::floor(spt0 / 6.0)));
+  const double span = (min_boundaries + 0.6) * spt0;
+  auto count = static_cast<std::uint64_t>(std::ceil(span / static_cast<double>(m)));
+  if (start + count * m >= n) {
+    if (n <= start + 2 * m) throw std::runtime_error(fmt::format("LBA {} is too close to the end of the device to scan a track", start));
+    count = (n - 1 - start) / m;
+  }
+
+  std::vector<double> ph;
+  for (std::uint64_t i = 0; i <= count; ++i) ph.push_back(p.phase(start + i * m));
+  auto diffs = [&] {
+    std::vector<double> d;
+    for (std::size_t i = 1; i < ph.size(); ++i) d.push_back(wrap_half(ph[i] - ph[i - 1]));
+    return d;
+  };
+  std::vector<double> d = diffs();
+  double d0 = median(d);
+  {
+    // A wrong hint (a zone with a very different track size) shows as a stride that
+    // wraps or as boundaries everywhere: start again from a fresh rough step.
+    std::size_t off = 0;
+    for (double x : d) off += std::fabs(wrap_half(x - d0)) > kBoundaryThreshold * d0 / m;
+    if (d0 <= 0 || d0 > 0.35 || off * 10 > 4 * d.size()) {
+      if (step_hint > 0) return scan_tracks(p, start, 0.0, min_boundaries);
+      throw std::runtime_error(fmt::format(
+          "no regular sector structure near LBA {} (phase step per {} sectors: {:.4f} rotations)",
+          start, m, d0));
+    }
+  }
+  step = d0 / static_cast<double>(m);
+  const double thr = kBoundaryThreshold * step;
+  std::vector<std::size_t> flagged;
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    if (std::fabs(wrap_half(d[i] - d0)) <= thr) continue;
+    // Confirm with fresh reads of both ends before believing it.
+    ph[i] = p.phase(start + i * m, p.repeats() + 2);
+    ph[i + 1] = p.phase(start + (i + 1) * m, p.repeats() + 2);
+    if (std::fabs(wrap_half(wrap_half(ph[i + 1] - ph[i]) - d0)) > thr) flagged.push_back(i);
+  }
+  // Refine the step from the intervals without a boundary.
+  {
+    d = diffs();
+    std::vector<double> clean;
+    for (std::size_t i = 0; i < d.size(); ++i)
+      if (std::find(flagged.begin(), flagged.end(), i) == flagged.end()) clean.push_back(d[i]);
+    if (!clean.empty()) step = median(clean) / static_cast<double>(m);
+  }
+
+  for (std::size_t i : flagged) {
+    std::uint64_t lo = start + i * m, hi = lo + m;
+    double plo = ph[i], phi = ph[i + 1];
+    while (hi - lo > 1) {
+      const std::uint64_t mid = lo + (hi - lo) / 2;
+      const double pm = p.phase(mid);
+      const double dl = std::fabs(wrap_half(pm - plo - static_cast<double>(mid - lo) * step));
+      const double dr = std::fabs(wrap_half(phi - pm - static_cast<double>(hi - mid) * step));
+      if (dl <= dr) {
+        lo = mid;
+        plo = pm;
+      } else {
+        hi = mid;
+        phi = pm;
+      }
+    }
+    scan.boundaries.push_back(hi);
+    scan.skews.push_back(skew_from(plo, phi, step));
+  }
+
+  // Track size: the most common distance between consecutive boundaries (a track that
+  // lost sectors to slipped defects is shorter), else the phase step.
+  std::map<std::uint64_t, int> lengths;
+  for (std::size_t i = 1; i < scan.boundaries.size(); ++i)
+    ++lengths[scan.boundaries[i] - scan.boundaries[i - 1]];
+  if (!lengths.empty()) {
+    auto best = std::max_element(lengths.begin(), lengths.end(), [](const auto& a, const auto& b) {
+      return a.second < b.second || (a.second == b.second && a.first < b.first);
+    });
+    scan.spt = static_cast<std::uint32_t>(best->first);
+    scan.exact = true;
+  } else {
+    // No two boundaries in view (zero skew): refine the step on a growing baseline,
+    // as long as the phases keep following it, then round.
+    const double p0 = ph.front();
+    std::uint64_t len = count * m;
+    for (int k = 0; k < 8; ++k) {
+      len *= 2;
+      if (start + len >= n || static_cast<double>(len) > 64.0 * spt0) break;
+      const double r = wrap_half(p.phase(start + len) - p0 - static_cast<double>(len) * step);
+      if (std::fabs(r) > 0.3 * step) break;  // something (a skew, a zone) in between
+      step = (static_cast<double>(len) * step + r) / static_cast<double>(len);
+    }
+    scan.spt = static_cast<std::uint32_t>(std::lround(1.0 / step));
+    scan.exact = false;
+  }
+  scan.step = scan.exact ? 1.0 / scan.spt : step;
+  return scan;
+}
+
+double measure_skew(Prober& p, std::uint64_t lba, double step, int samples, int gap) {
+  std::vector<double> s;
+  for (int i = 0; i < std::max(samples, 1); ++i) {
+    const double a = p.phase(lba - 1), b = p.phase(lba);
+    s.push_back(skew_from(a, b - gap * step, step));
+  }
+  if (s.size() == 1) return s.front();
+  // Skews live on a circle of spt sectors: take the median of the wrapped values.
+  const double spt = 1.0 / step;
+  std::vector<double> ang;
+  for (double v : s) ang.push_back(v / spt);
+  double med = circular_median(ang) * spt;
+  if (med > spt - kBoundaryThreshold) med -= spt;
+  return med;
+}
+
+std::vector<Boundary> walk_boundaries(Prober& p, std::uint64_t first, std::uint32_t spt,
+                                      double step, int count) {
+  std::vector<Boundary> out;
+  const std::uint64_t n = p.target().sectors();
+  std::uint64_t b = first;
+  double pb = p.phase(b);
+  for (int k = 0; k < count; ++k) {
+    const std::uint64_t next = b + spt;
+    if (next >= n) break;
+    const double pl = p.phase(next - 1), pn = p.phase(next);
+    // The last sector must still be on the track that starts at b...
+    const double same = std::fabs(wrap_half(pl - pb - static_cast<double>(spt - 1) * step));
+    if (same > kBoundaryThreshold * step) {
+      // ...else the track is shorter or longer than spt here: find its end by scanning.
+      // A slipped sector inside the track also looks like a boundary (a skew of one
+      // sector); the track's end is the boundary nearest to where it was predicted.
+      TrackScan s = scan_tracks(p, b + 1, step, 2);
+      std::optional<std::size_t> best;
+      for (std::size_t i = 0; i < s.boundaries.size(); ++i) {
+        const auto dist = [&](std::size_t j) {
+          return std::llabs(static_cast<long long>(s.boundaries[j]) - static_cast<long long>(next));
+        };
+        if (dist(i) < static_cast<long long>(spt / 2) && (!best || dist(i) < dist(*best))) best = i;
+      }
+      if (!best) break;
+      Boundary bd{s.boundaries[*best], s.skews[*best], true};
+      out.push_back(bd);
+      b = bd.lba;
+      pb = p.phase(b);
+      continue;
+    }
+    Boundary bd;
+    bd.lba = next;
+    bd.skew = skew_from(pl, pn, step);
+    bd.visible = std::fabs(bd.skew) > kBoundaryThreshold;
+    out.push_back(bd);
+    b = next;
+    pb = pn;
+  }
+  return out;
+}
+
+BoundaryClasses classify_boundaries(const std::vector<double>& v, double min_gap) {
+  BoundaryClasses c;
+  if (v.size() < 2) {
+    c.why = "too few track boundaries walked";
+    return c;
+  }
+  std::vector<double> sorted = v;
+  std::sort(sorted.begin(), sorted.end());
+  double gap = 0, cut = 0;
+  for (std::size_t i = 1; i < sorted.size(); ++i)
+    if (sorted[i] - sorted[i - 1] > gap) {
+      gap = sorted[i] - sorted[i - 1];
+      cut = 0.5 * (sorted[i] + sorted[i - 1]);
+    }
+  if (gap < min_gap) {
+    c.why = fmt::format("every track switch looks the same ({:.3f})", median(v));
+    return c;
+  }
+  // Boundary k (1-based) starts track k; cylinder boundaries are the multiples of heads.
+  for (int side = 0; side < 2; ++side) {
+    std::vector<int> idx;
+    for (std::size_t i = 0; i < v.size(); ++i)
+      if ((v[i] > cut) == (side == 1)) idx.push_back(static_cast<int>(i) + 1);
+    const int g = idx.front();
+    const int last = static_cast<int>(v.size());
+    bool periodic = g >= 1 && last >= 2 * g;
+    for (int k = 1; k <= last && periodic; ++k) {
+      const bool member = std::find(idx.begin(), idx.end(), k) != idx.end();
+      if (member != (k % g == 0)) periodic = false;
+    }
+    if (!periodic) continue;
+    std::vector<double> cyl, trk;
+    for (std::size_t i = 0; i < v.size(); ++i) ((static_cast<int>(i) + 1) % g == 0 ? cyl : trk).push_back(v[i]);
+    c.heads = g;
+    c.cylinder_value = median(cyl);
+    c.track_value = trk.empty() ? 0.0 : median(trk);
+    return c;
+  }
+  c.why = "the track switches fall into two classes but neither repeats with a fixed period";
+  return c;
+}
+
+}  // namespace disksched::extract

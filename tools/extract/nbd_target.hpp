@@ -1,0 +1,50 @@
+// Probes an NBD export (typically `nbdkit diskemu`) with libnbd's synchronous calls,
+// one request at a time, timed with CLOCK_MONOTONIC around each call.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tools/extract/probe_target.hpp"
+
+struct nbd_handle;
+
+namespace disksched::extract {
+
+class NbdTarget final : public ProbeTarget {
+ public:
+  // `sector_bytes` = 0: the server's minimum block size, at least 512.
+  NbdTarget(const std::string& uri, std::uint32_t sector_bytes = 0,
+            std::optional<std::pair<std::uint64_t, std::uint64_t>> writable_bytes = {});
+  ~NbdTarget() override;
+  NbdTarget(const NbdTarget&) = delete;
+  NbdTarget& operator=(const NbdTarget&) = delete;
+
+  std::string describe() const override { return uri_; }
+  std::uint32_t sector_bytes() const override { return sector_; }
+  std::uint64_t sectors() const override { return sectors_; }
+  Millis now_ms() override;
+  void wait_until(Millis t_ms) override;
+  ProbeResult read(std::uint64_t lba, std::uint32_t count) override;
+  ProbeResult write(std::uint64_t lba, std::uint32_t count) override;
+  // The same client path against a captive `nbdkit null` (when nbdkit is installed).
+  std::optional<Millis> null_round_trip_ms() override;
+  // The writable range in sectors, [first, last].
+  std::optional<std::pair<std::uint64_t, std::uint64_t>> writable_sectors() const { return writable_; }
+
+ private:
+  std::string uri_;
+  nbd_handle* h_ = nullptr;
+  nbd_handle* null_ = nullptr;
+  bool null_tried_ = false;
+  std::uint32_t sector_ = 512;
+  std::uint64_t sectors_ = 0;
+  std::vector<std::uint8_t> buf_;
+  std::optional<std::pair<std::uint64_t, std::uint64_t>> writable_;  // [first, last] sector
+  std::vector<std::uint8_t> saved_;
+};
+
+}  // namespace disksched::extract

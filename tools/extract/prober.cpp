@@ -1,0 +1,198 @@
+#include "tools/extract/prober.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "tools/extract/stats.hpp"
+
+namespace disksched::extract {
+namespace {
+
+// Faster than 25 000 rpm means the answers come from a cache, not the platter.
+constexpr Millis kMinPeriodMs = 2.4;
+constexpr Millis kMaxPeriodMs = 100.0;
+constexpr int kMaxRetries = 5;
+
+}  // namespace
+
+Prober::Prober(ProbeTarget& target, ProberOptions options) : target_(target), opt_(options) {
+  if (opt_.reference_lba >= target_.sectors())
+    throw std::invalid_argument(fmt::format("reference LBA {} is beyond the device ({} sectors)",
+                                            opt_.reference_lba, target_.sectors()));
+}
+
+ProbeResult Prober::read_clean(std::uint64_t lba, std::uint32_t count, Op op) {
+  ProbeResult r;
+  for (int i = 0; i < kMaxRetries; ++i) {
+    r = op == Op::Write ? target_.write(lba, count) : target_.read(lba, count);
+    ++probes_;
+    if (!r.disturbed) break;
+  }
+  return r;
+}
+
+ProbeResult Prober::read(std::uint64_t lba, std::uint32_t count) {
+  maintain();
+  return read_clean(lba, count);
+}
+
+PeriodEstimate Prober::measure_period(int reads) {
+  reads = std::max(reads, 20);
+  const std::uint64_t ref = opt_.reference_lba;
+  read_clean(ref, 1);  // settle: the first read pays a seek from wherever the head was
+  std::vector<Millis> t;
+  t.reserve(static_cast<std::size_t>(reads));
+  for (int i = 0; i < reads; ++i) t.push_back(read_clean(ref, 1).complete_ms);
+  std::vector<double> ict;
+  for (std::size_t i = 1; i < t.size(); ++i) ict.push_back(t[i] - t[i - 1]);
+  const double t0 = median(ict);
+  if (t0 < kMinPeriodMs)
+    throw std::runtime_error(fmt::format(
+        "repeated reads of sector {} complete every {:.3f} ms: that is a cache answering "
+        "(or a device that does not rotate), not a platter; disable the drive's read cache "
+        "and look-ahead and try again",
+        ref, t0));
+  if (t0 > kMaxPeriodMs)
+    throw std::runtime_error(fmt::format(
+        "repeated reads of sector {} complete every {:.1f} ms: slower than any disk "
+        "spins; the target is too slow or too noisy to extract a geometry",
+        ref, t0));
+  // Integer revolution counts, then a robust line through (count, time).
+  std::vector<double> n, y;
+  for (Millis ti : t) {
+    n.push_back(std::round((ti - t.front()) / t0));
+    y.push_back(ti);
+  }
+  const LineFit f = robust_line(n, y, 3.0, 3, 1e-6);
+  if (f.kept < t.size() / 2 || f.rms > 0.15 * t0)
+    throw std::runtime_error(fmt::format(
+        "no rotation signal: completion times of repeated reads of sector {} do not fall "
+        "on a {:.3f} ms grid (residual {:.3f} ms); the device does not rotate, or a cache "
+        "or a virtualisation layer hides it",
+        ref, t0, f.rms));
+  period_ = f.slope;
+  anchor_ = f.intercept;
+  ref_times_ = t;
+  refit();
+  last_refresh_ = t.back();
+  PeriodEstimate e = period_estimate();
+  return e;
+}
+
+void Prober::refit() {
+  std::vector<double> n, y;
+  for (Millis ti : ref_times_) {
+    n.push_back(std::round((ti - anchor_) / period_));
+    y.push_back(ti);
+  }
+  const LineFit f = robust_line(n, y, 3.0, 3, 1e-6);
+  period_ = f.slope;
+  anchor_ = f.intercept;
+  std::vector<double> res;
+  for (std::size_t i = 0; i < n.size(); ++i) res.push_back(y[i] - f.intercept - f.slope * n[i]);
+  jitter_ = robust_sigma(res);
+  rejected_ = f.rejected;
+}
+
+PeriodEstimate Prober::period_estimate() const {
+  PeriodEstimate e;
+  e.period_ms = period_;
+  e.jitter_ms = jitter_;
+  e.reads = ref_times_.size();
+  e.rejected = rejected_;
+  e.baseline_ms = ref_times_.empty() ? 0.0 : ref_times_.back() - ref_times_.front();
+  return e;
+}
+
+void Prober::maintain() {
+  if (in_maintain_ || period_ <= 0) return;
+  if (target_.now_ms() - last_refresh_ < opt_.refresh_interval_ms) return;
+  in_maintain_ = true;
+  for (int i = 0; i < 3; ++i) ref_times_.push_back(read_clean(opt_.reference_lba, 1).complete_ms);
+  refit();
+  last_refresh_ = target_.now_ms();
+  in_maintain_ = false;
+}
+
+double Prober::phase_of(Millis t) const { return wrap_unit((t - anchor_) / period_); }
+
+Millis Prober::next_time_at(double phase, Millis not_before) const {
+  const double n = std::ceil((not_before - anchor_) / period_ - phase);
+  return anchor_ + (n + phase) * period_;
+}
+
+double Prober::phase(std::uint64_t lba, int repeats, Op op) {
+  if (repeats <= 0) repeats = repeats_;
+  maintain();
+  std::vector<double> ph;
+  for (int i = 0; i < repeats; ++i) ph.push_back(phase_of(read_clean(lba, 1, op).complete_ms));
+  return repeats == 1 ? ph.front() : circular_median(ph);
+}
+
+ReachSample Prober::reach(std::uint64_t src, std::uint64_t dst, double dst_phase, Millis slack,
+                          Op op) {
+  maintain();
+  ReachSample s;
+  for (int attempt = 0; attempt < kMaxRetries; ++attempt) {
+    const ProbeResult a = read_clean(src, 1);
+    const Millis target_time = next_time_at(dst_phase, a.complete_ms + opt_.gap_ms + slack);
+    target_.wait_until(target_time - slack);
+    const ProbeResult b = op == Op::Write ? target_.write(dst, 1) : target_.read(dst, 1);
+    ++probes_;
+    s.slack_ms = target_time - b.issue_ms;
+    s.hit = b.complete_ms - target_time < 0.5 * period_;
+    // A preemption may have cost the revolution: only a hit is still informative.
+    if (s.hit || !b.disturbed) break;
+  }
+  return s;
+}
+
+bool Prober::decide(std::uint64_t src, std::uint64_t dst, double dst_phase, Millis slack,
+                    int votes, Op op, double& err_sum, int& err_n) {
+  int hits = 0, misses = 0;
+  const int need = votes / 2 + 1;
+  while (hits < need && misses < need) {
+    const ReachSample s = reach(src, dst, dst_phase, slack, op);
+    err_sum += s.slack_ms - slack;
+    ++err_n;
+    (s.hit ? hits : misses)++;
+  }
+  return hits >= need;
+}
+
+Millis Prober::reach_threshold(std::uint64_t src, std::uint64_t dst, double dst_phase, Millis lo,
+                               Millis hi, Millis resolution, int votes, Op op) {
+  double err_sum = 0;
+  int err_n = 0;
+  lo = std::max(0.0, lo);
+  hi = std::max(hi, lo + resolution);
+  int widen = 0;
+  while (!decide(src, dst, dst_phase, hi, votes, op, err_sum, err_n)) {
+    lo = hi;
+    hi += period_;
+    if (++widen > 8)
+      throw std::runtime_error(fmt::format(
+          "sector {} never became reachable from sector {} within {:.1f} ms of slack", dst, src,
+          hi));
+  }
+  widen = 0;
+  while (lo > 0 && decide(src, dst, dst_phase, lo, votes, op, err_sum, err_n)) {
+    hi = lo;
+    lo = std::max(0.0, lo - 0.25 * period_);
+    if (++widen > 16) break;
+  }
+  while (hi - lo > resolution) {
+    const Millis mid = 0.5 * (lo + hi);
+    if (decide(src, dst, dst_phase, mid, votes, op, err_sum, err_n))
+      hi = mid;
+    else
+      lo = mid;
+  }
+  const Millis overshoot = err_n > 0 ? err_sum / err_n : 0.0;
+  return 0.5 * (lo + hi) + overshoot;
+}
+
+}  // namespace disksched::extract

@@ -1,0 +1,107 @@
+// The measuring instrument every extraction step uses: a rotating reference frame
+// anchored on completions of one reference sector, phase reads, and reachability
+// thresholds.
+//
+// Observable (reference notes §4.1): the completion time of a single-sector read is
+// locked to the platter, so frac((t_complete - t_anchor) / T) — the completion
+// *phase* — is a property of the sector alone, whatever the seek, overhead or issue
+// jitter before it. A reach probe issues a read a controlled `slack` before the
+// moment its sector's completion phase comes round; it "hits" when the drive still
+// makes that revolution. The smallest slack that hits is the dead time (host and
+// drive overheads) plus the move (seek / head switch) plus one sector's transfer.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "tools/extract/probe_target.hpp"
+
+namespace disksched::extract {
+
+struct ProberOptions {
+  std::uint64_t reference_lba = 0;
+  // Re-read the reference (and refit the period on the growing baseline) at least
+  // this often, so that the frame never drifts by more than a small angle.
+  Millis refresh_interval_ms = 3000.0;
+  // Minimum time between a completion and a scheduled issue (host reaction time).
+  Millis gap_ms = 0.05;
+};
+
+struct PeriodEstimate {
+  Millis period_ms = 0.0;
+  Millis jitter_ms = 0.0;      // robust sigma of completion times about the fit
+  std::size_t reads = 0;
+  std::size_t rejected = 0;    // outliers (preemptions, lost revolutions)
+  Millis baseline_ms = 0.0;    // time spanned by the reference reads used
+};
+
+struct ReachSample {
+  bool hit = false;
+  Millis slack_ms = 0.0;  // the slack actually obtained
+};
+
+class Prober {
+ public:
+  Prober(ProbeTarget& target, ProberOptions options);
+
+  ProbeTarget& target() { return target_; }
+  std::uint64_t reference_lba() const { return opt_.reference_lba; }
+
+  // Back-to-back reads of the reference sector: first estimate of the rotation
+  // period and of the completion jitter, and the anchor of the frame. Throws when
+  // there is no rotation signal (a cache answering, a non-rotating device).
+  PeriodEstimate measure_period(int reads);
+  // The estimate refined by every reference read so far (long baseline).
+  PeriodEstimate period_estimate() const;
+  Millis period() const { return period_; }
+  // Completion jitter in rotations (for choosing repeat counts).
+  double phase_noise() const { return jitter_ / period_; }
+
+  // Phase (rotations, [0, 1)) of a time in the frame, and the first time at or after
+  // `not_before` at which the frame reaches `phase`.
+  double phase_of(Millis t) const;
+  Millis next_time_at(double phase, Millis not_before) const;
+
+  // Completion phase of a one-sector read of `lba`: the circular median of `repeats`
+  // reads (0 = the current default), skipping probes flagged as disturbed.
+  double phase(std::uint64_t lba, int repeats = 0, Op op = Op::Read);
+  void set_repeats(int n) { repeats_ = n < 1 ? 1 : n; }
+  int repeats() const { return repeats_; }
+
+  // One reach probe: read `src`, then read `dst` `slack_ms` before the frame reaches
+  // `dst_phase` (the measured completion phase of dst).
+  // `op` is the operation of the dst probe (src is always a read).
+  ReachSample reach(std::uint64_t src, std::uint64_t dst, double dst_phase, Millis slack_ms,
+                    Op op = Op::Read);
+  // The smallest slack that hits, by bisection to `resolution_ms` with a majority of
+  // `votes` probes per point, starting from the bracket [lo, hi] (widened as needed).
+  Millis reach_threshold(std::uint64_t src, std::uint64_t dst, double dst_phase, Millis lo,
+                         Millis hi, Millis resolution_ms, int votes, Op op = Op::Read);
+
+  // A plain timed read (for validation), retried if disturbed.
+  ProbeResult read(std::uint64_t lba, std::uint32_t count = 1);
+
+  // Refreshes the reference anchor when due. Called by the probe functions.
+  void maintain();
+  std::uint64_t probes() const { return probes_; }
+
+ private:
+  ProbeResult read_clean(std::uint64_t lba, std::uint32_t count, Op op = Op::Read);
+  void refit();
+  bool decide(std::uint64_t src, std::uint64_t dst, double dst_phase, Millis slack, int votes,
+              Op op, double& slack_error_sum, int& slack_error_n);
+
+  ProbeTarget& target_;
+  ProberOptions opt_;
+  Millis period_ = 0.0;
+  Millis anchor_ = 0.0;   // a time at which the frame's phase is 0
+  Millis jitter_ = 0.0;
+  std::vector<Millis> ref_times_;  // completion times of every reference read
+  std::size_t rejected_ = 0;
+  Millis last_refresh_ = 0.0;
+  int repeats_ = 1;
+  std::uint64_t probes_ = 0;
+  bool in_maintain_ = false;
+};
+
+}  // namespace disksched::extract

@@ -1,0 +1,75 @@
+#include "tools/extract/virtual_target.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace disksched::extract {
+
+VirtualTarget::VirtualTarget(std::unique_ptr<DeviceModel> model, HostNoise noise)
+    : model_(std::move(model)), noise_(noise), rng_(noise.seed) {
+  if (!model_) throw std::invalid_argument("virtual target needs a model");
+  if (noise_.rpm_error != 0.0 && model_->rotational()) {
+    const Millis period = model_->rotation_ms() / (1.0 + noise_.rpm_error);
+    model_->anchor_rotation(0.0, model_->angle_at(0.0), period);
+  }
+  head_ = model_->initial_state();
+  // Start the clock somewhere arbitrary so nothing depends on t = 0 being special.
+  now_ = 1000.0 + std::uniform_real_distribution<double>(0.0, 100.0)(rng_);
+  head_.time_ms = now_;
+}
+
+std::string VirtualTarget::describe() const {
+  return fmt::format("virtual:{}", model_->name());
+}
+
+void VirtualTarget::wait_until(Millis t_ms) { now_ = std::max(now_, t_ms); }
+
+Millis VirtualTarget::jitter(Millis mean) {
+  if (mean <= 0.0) return 0.0;
+  return std::exponential_distribution<double>(1.0 / mean)(rng_);
+}
+
+ProbeResult VirtualTarget::serve(Op op, std::uint64_t lba, std::uint32_t count) {
+  ++probes_;
+  ProbeResult r;
+  r.issue_ms = now_;
+  Millis to_device = noise_.issue_base_ms + jitter(noise_.issue_jitter_ms);
+  Millis from_device = noise_.completion_base_ms + jitter(noise_.completion_jitter_ms);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  if (noise_.preemption_rate > 0 && u(rng_) < noise_.preemption_rate) {
+    const Millis spike = noise_.preemption_min_ms +
+                         u(rng_) * (noise_.preemption_max_ms - noise_.preemption_min_ms);
+    if (u(rng_) < 0.5)
+      to_device += spike;
+    else
+      from_device += spike;
+    r.disturbed = u(rng_) < noise_.preemption_flagged;
+  }
+  HeadState from = head_;
+  from.time_ms = std::max(head_.time_ms, now_ + to_device);
+  const std::uint32_t sb = model_->sector_bytes();
+  const Cost c = model_->service(from, op, lba * sb, count * sb);
+  head_ = c.end;
+  now_ = c.end.time_ms + from_device;
+  r.complete_ms = now_;
+  return r;
+}
+
+ProbeResult VirtualTarget::read(std::uint64_t lba, std::uint32_t count) {
+  return serve(Op::Read, lba, count);
+}
+
+ProbeResult VirtualTarget::write(std::uint64_t lba, std::uint32_t count) {
+  return serve(Op::Write, lba, count);
+}
+
+std::optional<Millis> VirtualTarget::null_round_trip_ms() {
+  // The host path alone: both latencies, no device time.
+  const Millis rt = noise_.issue_base_ms + jitter(noise_.issue_jitter_ms) +
+                    noise_.completion_base_ms + jitter(noise_.completion_jitter_ms);
+  now_ += rt;
+  return rt;
+}
+
+}  // namespace disksched::extract

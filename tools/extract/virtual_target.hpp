@@ -1,0 +1,68 @@
+// A probe target that plays a DeviceModel exactly on a virtual clock, with the host
+// noise a real machine adds (so the extraction's noise handling is tested without
+// hardware and without wall-clock time).
+//
+// Host path model: a request reaches the device `issue_latency` after it is issued
+// and its completion is seen `completion_latency` after the device finishes. Both are
+// a base plus exponentially distributed jitter; now and then a preemption adds a
+// longer delay to one side (the probe is then flagged `disturbed` with probability
+// `preemption_flagged`, like a context switch counted by getrusage). `rpm_error`
+// makes the platter spin at (1 + rpm_error) times the model's speed, so the true
+// period differs from the model's nominal one.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <random>
+
+#include "predictor/device_model.hpp"
+#include "tools/extract/probe_target.hpp"
+
+namespace disksched::extract {
+
+struct HostNoise {
+  Millis issue_base_ms = 0.0;       // fixed host latency before the device sees a request
+  Millis issue_jitter_ms = 0.0;     // mean of the exponential jitter added to it
+  Millis completion_base_ms = 0.0;  // fixed latency after the device finishes
+  Millis completion_jitter_ms = 0.0;
+  double preemption_rate = 0.0;     // probability per probe of a preemption
+  Millis preemption_min_ms = 0.3, preemption_max_ms = 5.0;
+  double preemption_flagged = 1.0;  // probability that a preemption is flagged
+  double rpm_error = 0.0;           // true speed = (1 + rpm_error) * nominal
+  std::uint64_t seed = 1;
+};
+
+class VirtualTarget final : public ProbeTarget {
+ public:
+  // Takes the model; `rpm_error` re-anchors its rotation at (1 + e) times the speed.
+  VirtualTarget(std::unique_ptr<DeviceModel> model, HostNoise noise);
+
+  std::string describe() const override;
+  std::uint32_t sector_bytes() const override { return model_->sector_bytes(); }
+  std::uint64_t sectors() const override {
+    return model_->capacity_bytes() / model_->sector_bytes();
+  }
+  Millis now_ms() override { return now_; }
+  void wait_until(Millis t_ms) override;
+  ProbeResult read(std::uint64_t lba, std::uint32_t count) override;
+  ProbeResult write(std::uint64_t lba, std::uint32_t count) override;
+  std::optional<Millis> null_round_trip_ms() override;
+
+  // The truth, for tests.
+  const DeviceModel& model() const { return *model_; }
+  Millis true_rotation_ms() const { return model_->rotation_ms(); }
+  std::uint64_t probes() const { return probes_; }
+
+ private:
+  ProbeResult serve(Op op, std::uint64_t lba, std::uint32_t count);
+  Millis jitter(Millis mean);
+
+  std::unique_ptr<DeviceModel> model_;
+  HostNoise noise_;
+  std::mt19937_64 rng_;
+  HeadState head_;
+  Millis now_ = 0.0;
+  std::uint64_t probes_ = 0;
+};
+
+}  // namespace disksched::extract
