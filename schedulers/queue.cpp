@@ -1,5 +1,6 @@
 #include "schedulers/queue.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -8,9 +9,10 @@ namespace {
 
 bool has_extent(Op op) { return op != Op::Flush; }
 bool modifies(Op op) { return op == Op::Write || op == Op::Trim || op == Op::Zero; }
+bool indexed(const Request& r) { return has_extent(r.op) && r.length > 0; }
 
 bool overlaps(const Request& a, const Request& b) {
-  if (!has_extent(a.op) || !has_extent(b.op) || a.length == 0 || b.length == 0) return false;
+  if (!indexed(a) || !indexed(b)) return false;
   return a.offset < b.offset + b.length && b.offset < a.offset + a.length;
 }
 
@@ -19,12 +21,42 @@ bool overlaps(const Request& a, const Request& b) {
 RequestQueue::RequestQueue(std::unique_ptr<Scheduler> scheduler, const DeviceModel& model)
     : scheduler_(std::move(scheduler)), model_(model) {}
 
+template <typename F>
+void RequestQueue::for_each_near(std::uint64_t offset, std::uint64_t length, F&& f) const {
+  if (lengths_.empty() || length == 0) return;
+  // Whatever overlaps starts before offset + length and after offset - longest.
+  const std::uint64_t longest = *lengths_.rbegin();
+  const std::uint64_t from = offset >= longest ? offset - longest + 1 : 0;
+  for (auto it = by_offset_.lower_bound(from); it != by_offset_.end() && it->first < offset + length;
+       ++it)
+    f(it->second, unfinished_.at(it->second));
+}
+
+void RequestQueue::index(std::uint64_t seq, const Unfinished& u) {
+  if (!indexed(u.req)) return;
+  by_offset_.emplace(u.req.offset, seq);
+  lengths_.insert(u.req.length);
+}
+
+void RequestQueue::unindex(std::uint64_t seq, const Unfinished& u) {
+  if (!indexed(u.req)) return;
+  auto [first, last] = by_offset_.equal_range(u.req.offset);
+  for (auto it = first; it != last; ++it)
+    if (it->second == seq) {
+      by_offset_.erase(it);
+      break;
+    }
+  lengths_.erase(lengths_.find(u.req.length));
+}
+
 bool RequestQueue::conflicts_before(const Request& r, std::uint64_t seq_limit) const {
-  for (auto it = unfinished_.begin(); it != unfinished_.end() && it->first < seq_limit; ++it) {
-    const Request& e = it->second.req;
-    if ((modifies(e.op) || modifies(r.op)) && overlaps(e, r)) return true;
-  }
-  return false;
+  if (!indexed(r)) return false;
+  bool found = false;
+  for_each_near(r.offset, r.length, [&](std::uint64_t seq, const Unfinished& u) {
+    if (!found && seq < seq_limit && (modifies(u.req.op) || modifies(r.op)) && overlaps(u.req, r))
+      found = true;
+  });
+  return found;
 }
 
 void RequestQueue::push(Request r) {
@@ -46,7 +78,8 @@ void RequestQueue::push(Request r) {
     ++blocked_count_;
   else
     scheduler_->add(r);
-  unfinished_.emplace(seq, std::move(u));
+  auto it = unfinished_.emplace(seq, std::move(u)).first;
+  index(seq, it->second);
 }
 
 std::optional<Request> RequestQueue::pick(Millis now, const HeadState& head) {
@@ -58,6 +91,24 @@ std::optional<Request> RequestQueue::pick(Millis now, const HeadState& head) {
   return r;
 }
 
+void RequestQueue::release_after(const Request& gone) {
+  if (blocked_count_ == 0) return;
+  // Only blocked requests overlapping the one that left can have been waiting on it.
+  std::vector<std::uint64_t> candidates;
+  for_each_near(gone.offset, gone.length, [&](std::uint64_t seq, const Unfinished& u) {
+    if (u.blocked && overlaps(u.req, gone)) candidates.push_back(seq);
+  });
+  std::sort(candidates.begin(), candidates.end());  // arrival order
+  for (std::uint64_t seq : candidates) {
+    Unfinished& u = unfinished_.at(seq);
+    if (!conflicts_before(u.req, seq)) {
+      u.blocked = false;
+      --blocked_count_;
+      scheduler_->add(u.req);
+    }
+  }
+}
+
 void RequestQueue::complete(std::uint64_t id, Millis now) {
   auto s = seq_of_.find(id);
   if (s == seq_of_.end()) throw std::invalid_argument("complete: unknown request id " + std::to_string(id));
@@ -65,19 +116,12 @@ void RequestQueue::complete(std::uint64_t id, Millis now) {
   if (!it->second.at_device)
     throw std::logic_error("complete: request " + std::to_string(id) + " was never dispatched");
   scheduler_->completed(it->second.req, now);
+  const Request gone = it->second.req;
+  unindex(it->first, it->second);
   unfinished_.erase(it);
   seq_of_.erase(s);
   --in_flight_;
-  if (blocked_count_ == 0) return;
-  // Release, in arrival order, the blocked requests nothing earlier conflicts with.
-  for (auto& [seq, u] : unfinished_) {
-    if (!u.blocked) continue;
-    if (!conflicts_before(u.req, seq)) {
-      u.blocked = false;
-      --blocked_count_;
-      scheduler_->add(u.req);
-    }
-  }
+  release_after(gone);
 }
 
 bool RequestQueue::cancel(std::uint64_t id) {
@@ -90,16 +134,12 @@ bool RequestQueue::cancel(std::uint64_t id) {
   } else if (!scheduler_->remove(id)) {
     return false;
   }
+  const Request gone = it->second.req;
+  unindex(it->first, it->second);
   unfinished_.erase(it);
   seq_of_.erase(s);
   // A cancelled request may have been what blocked others.
-  for (auto& [seq, u] : unfinished_) {
-    if (u.blocked && !conflicts_before(u.req, seq)) {
-      u.blocked = false;
-      --blocked_count_;
-      scheduler_->add(u.req);
-    }
-  }
+  release_after(gone);
   return true;
 }
 

@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <unordered_map>
 #include <vector>
 
@@ -59,12 +60,25 @@ class RequestQueue {
   };
   // True when an earlier unfinished request (seq < seq_limit) conflicts with `r`.
   bool conflicts_before(const Request& r, std::uint64_t seq_limit) const;
+  // Calls f(seq, unfinished) for every unfinished request with an extent that may
+  // overlap [offset, offset + length): those starting within the longest extent
+  // before it. O(log n + what lies in that window), not O(n).
+  template <typename F>
+  void for_each_near(std::uint64_t offset, std::uint64_t length, F&& f) const;
+  void index(std::uint64_t seq, const Unfinished& u);
+  void unindex(std::uint64_t seq, const Unfinished& u);
+  // After `gone` (completed or cancelled) left: hand the scheduler, in arrival order,
+  // the blocked requests it may have been holding back that nothing else blocks.
+  void release_after(const Request& gone);
 
   std::unique_ptr<Scheduler> scheduler_;
   const DeviceModel& model_;
   // Unfinished requests (held, blocked or at the device) by arrival sequence.
   std::map<std::uint64_t, Unfinished> unfinished_;
   std::unordered_map<std::uint64_t, std::uint64_t> seq_of_;  // id -> seq
+  // Unfinished requests with an extent by offset, and their lengths (for the window).
+  std::multimap<std::uint64_t, std::uint64_t> by_offset_;  // offset -> seq
+  std::multiset<std::uint32_t> lengths_;
   std::size_t blocked_count_ = 0;
   std::size_t in_flight_ = 0;
   std::uint64_t next_seq_ = 0;

@@ -193,3 +193,78 @@ TEST_CASE("queue: set_scheduler hands over every request, blocked ones included"
   CHECK(done == pending);
   CHECK(q.empty());
 }
+
+TEST_CASE("queue: the overlap rule agrees with a brute-force reference on random traffic",
+          "[queue][property]") {
+  // The reference recomputes eligibility from scratch: a queued request is eligible
+  // when no earlier unfinished request overlaps it with at least one side modifying.
+  auto m = hp97560();
+  struct Ref {
+    Request r;
+    bool at_device = false;
+  };
+  auto modifies = [](Op op) { return op == Op::Write || op == Op::Trim || op == Op::Zero; };
+  for (std::uint64_t seed : {1, 2, 3}) {
+    INFO("seed " << seed);
+    std::mt19937_64 rng(seed);
+    RequestQueue q(make("fcfs", *m), *m);
+    std::vector<Ref> ref;  // unfinished, in arrival order
+    auto eligible = [&] {
+      std::set<std::uint64_t> out;
+      for (std::size_t i = 0; i < ref.size(); ++i) {
+        if (ref[i].at_device) continue;
+        const Request& r = ref[i].r;
+        bool blocked = false;
+        for (std::size_t j = 0; j < i && !blocked; ++j) {
+          const Request& e = ref[j].r;
+          bool extent = r.op != Op::Flush && e.op != Op::Flush && r.length > 0 && e.length > 0;
+          blocked = extent && (modifies(r.op) || modifies(e.op)) && r.offset < e.offset + e.length &&
+                    e.offset < r.offset + r.length;
+        }
+        if (!blocked) out.insert(r.id);
+      }
+      return out;
+    };
+    std::uint64_t id = 0;
+    for (int step = 0; step < 3000; ++step) {
+      unsigned dice = rng() % 100;
+      if (dice < 45) {
+        static const Op ops[] = {Op::Read, Op::Read, Op::Write, Op::Trim, Op::Zero, Op::Flush};
+        Op op = ops[rng() % 6];
+        // A 64 KB region, lengths up to 8 KB and now and then 40 KB.
+        std::uint32_t len = rng() % 20 == 0 ? 40960 : static_cast<std::uint32_t>(rng() % 17) * 512;
+        Request r = io(id++, op, (rng() % 128) * 512, op == Op::Flush ? 0 : len, step);
+        q.push(r);
+        ref.push_back({r});
+      } else if (dice < 55 && !ref.empty()) {
+        auto& victim = ref[rng() % ref.size()];
+        bool ok = q.cancel(victim.r.id);
+        CHECK(ok == !victim.at_device);
+        if (ok) {
+          auto vid = victim.r.id;
+          ref.erase(std::find_if(ref.begin(), ref.end(), [&](const Ref& x) { return x.r.id == vid; }));
+        }
+      } else if (dice < 80) {
+        auto want = eligible();
+        auto r = q.pick(step, idle());
+        CHECK(r.has_value() == !want.empty());
+        if (r) {
+          CHECK(want.count(r->id) == 1);
+          for (auto& x : ref)
+            if (x.r.id == r->id) x.at_device = true;
+        }
+      } else {
+        std::vector<std::size_t> busy;
+        for (std::size_t i = 0; i < ref.size(); ++i)
+          if (ref[i].at_device) busy.push_back(i);
+        if (!busy.empty()) {
+          std::size_t i = busy[rng() % busy.size()];
+          q.complete(ref[i].r.id, step);
+          ref.erase(ref.begin() + static_cast<long>(i));
+        }
+      }
+      REQUIRE(q.eligible() == eligible().size());
+      REQUIRE(q.queued() + q.in_flight() == ref.size());
+    }
+  }
+}
