@@ -96,18 +96,8 @@ double MemsSled::switch_point_m(double lo_m, double hi_m, double omega2) const {
 // ---- fast path ----
 
 Millis MemsSled::y_base_ms(double lo, double hi) const {
-  if (!spring_) {
-    const double d = (hi - lo) * cell_m_;
-    return 2000.0 * (std::sqrt(v_ * v_ + a_ * d) - v_) / a_;
-  }
-  // Phase-plane triangle (R0, R1, 2c) between the two centres and the switch point; the
-  // time is (pi - gamma - b0 - b1) / omega with pi - gamma = 2 asin(z).
-  const YTerms t0 = y_terms(lo), t1 = y_terms(hi);
-  const double r0 = t0.r_up, r1 = t1.r_dn, s = r0 + r1;
-  const double z2 = (s - 2.0 * c_y_) * (s + 2.0 * c_y_) / (4.0 * r0 * r1);
-  const double angle =
-      2.0 * mems_detail::asin_fast(asin_, std::sqrt(std::min(z2, 1.0))) - t0.b_up - t1.b_dn;
-  return angle > 0.0 ? angle * inv_omega_y_ms_ : 0.0;
+  if (!spring_) return base_no_spring_ms((hi - lo) * cell_m_);
+  return base_angle(y_terms(lo), y_terms(hi)) * inv_omega_y_ms_;
 }
 
 Millis MemsSled::turnaround_ms(double y, int dir) const {
@@ -133,7 +123,7 @@ Millis MemsSled::x_seek_eq_ms(std::int64_t x0, std::int64_t x1) const {
 
 Millis MemsSled::y_base_eq_ms(double lo, double hi) const {
   const double y0 = y_offset_m(lo), y1 = y_offset_m(hi);
-  if (!spring_) return 2000.0 * (std::sqrt(v_ * v_ + a_ * (y1 - y0)) - v_) / a_;
+  if (!spring_) return base_no_spring_ms(y1 - y0);
   const double c = c_y_;
   const double sqrt_m_k = 1.0 / std::sqrt(omega2_y_);
   const double vw = v_ * sqrt_m_k;              // v0 sqrt(m / k), v0 = v1 = v

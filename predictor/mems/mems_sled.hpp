@@ -107,6 +107,11 @@ class MemsSled {
     return make_y_terms(y_offset_m(y));
   }
   YTerms make_y_terms(double y_m) const;
+  // The base seek as an angle of the phase-plane rotation: pi - gamma - b0 - b1, where
+  // pi - gamma = 2 asin(z) is the triangle's exterior angle at the switch point.
+  double base_angle(const YTerms& lo, const YTerms& hi) const;
+  // Without springs: accelerate, then decelerate, over d metres.
+  Millis base_no_spring_ms(double d_m) const { return 2000.0 * (std::sqrt(v_ * v_ + a_ * d_m) - v_) / a_; }
 
   std::int64_t bits_x_, bits_y_;
   double cell_m_, half_x_m_, half_y_m_;
@@ -159,6 +164,14 @@ inline Millis MemsSled::x_seek_ms(std::int64_t x0, std::int64_t x1) const {
   return 2.0 * mems_detail::asin_fast(asin_, std::sqrt(z2)) * inv_omega_x_ms_ + settle_ms_;
 }
 
+inline double MemsSled::base_angle(const YTerms& lo, const YTerms& hi) const {
+  const double r0 = lo.r_up, r1 = hi.r_dn, s = r0 + r1;
+  double z2 = (s - 2.0 * c_y_) * (s + 2.0 * c_y_) / (4.0 * r0 * r1);
+  z2 = z2 < 1.0 ? z2 : 1.0;
+  const double angle = 2.0 * mems_detail::asin_fast(asin_, std::sqrt(z2)) - lo.b_up - hi.b_dn;
+  return angle > 0.0 ? angle : 0.0;
+}
+
 inline Millis MemsSled::y_seek_ms(double y0, int d0, double y1, int d1) const {
   // Hong's seek cases (DiskSim's eight, folded): a base seek between the two positions,
   // a turnaround at the start when the target is not ahead, and one at the end when the
@@ -169,20 +182,11 @@ inline Millis MemsSled::y_seek_ms(double y0, int d0, double y1, int d1) const {
   const bool ahead = up0 ? y1 > y0 : y1 < y0;
   const double turn_start = static_cast<double>(!ahead);
   const double turn_end = static_cast<double>((up0 == up1) != ahead);
-  if (!spring_) {
-    const double d = std::abs(y1 - y0) * cell_m_;
-    const double base = 2000.0 * (std::sqrt(v_ * v_ + a_ * d) - v_) / a_;
-    return base + (turn_start + turn_end) * 2000.0 * v_ / a_;
-  }
-  YTerms e[2] = {y_terms(y0), y_terms(y1)};
+  if (!spring_)
+    return base_no_spring_ms(std::abs(y1 - y0) * cell_m_) + (turn_start + turn_end) * 2000.0 * v_ / a_;
+  const YTerms e[2] = {y_terms(y0), y_terms(y1)};
   const int hi_is_1 = y0 < y1;
-  const YTerms& lo = e[1 - hi_is_1];
-  const YTerms& hi = e[hi_is_1];
-  const double r0 = lo.r_up, r1 = hi.r_dn, s = r0 + r1;
-  double z2 = (s - 2.0 * c_y_) * (s + 2.0 * c_y_) / (4.0 * r0 * r1);
-  z2 = z2 < 1.0 ? z2 : 1.0;
-  double angle = 2.0 * mems_detail::asin_fast(asin_, std::sqrt(z2)) - lo.b_up - hi.b_dn;
-  angle = angle > 0.0 ? angle : 0.0;
+  double angle = base_angle(e[1 - hi_is_1], e[hi_is_1]);
   // Reversing +v takes 2 b_dn / omega, reversing -v 2 b_up / omega.
   const double b0[2] = {e[0].b_up, e[0].b_dn};
   const double b1[2] = {e[1].b_dn, e[1].b_up};
