@@ -3,6 +3,7 @@
 #include <sys/prctl.h>
 #include <time.h>
 
+#include <algorithm>
 #include <cerrno>
 
 namespace disksched::diskemu {
@@ -26,7 +27,7 @@ MonotonicClock::MonotonicClock(Nanos spin_ns, Nanos timer_slack_ns, CoarseSleep 
 
 Nanos MonotonicClock::now_ns() { return monotonic_now(); }
 
-bool MonotonicClock::sleep_until(Nanos deadline) {
+bool MonotonicClock::sleep_until(Nanos deadline, Nanos max_spin_ns) {
   // Timer slack is per thread; nbdkit's worker threads are not ours to set up, so set
   // it the first time each one sleeps.
   thread_local bool slack_set = false;
@@ -34,7 +35,7 @@ bool MonotonicClock::sleep_until(Nanos deadline) {
     if (timer_slack_ns_ > 0) prctl(PR_SET_TIMERSLACK, static_cast<unsigned long>(timer_slack_ns_));
     slack_set = true;
   }
-  const Nanos wake = deadline - spin_ns_;
+  const Nanos wake = deadline - std::min(spin_ns_, std::max<Nanos>(max_spin_ns, 0));
   if (coarse_sleep_) {
     // Interruptible, but no more precise than a plain timed sleep: stop it a margin
     // early and let the absolute sleep and the spin finish.

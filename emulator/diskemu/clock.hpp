@@ -15,8 +15,10 @@ class Clock {
   virtual ~Clock() = default;
   virtual Nanos now_ns() = 0;
   // Returns true no earlier than `deadline` and as soon after it as the clock can, or
-  // false early if the wait was abandoned (the server is shutting down).
-  virtual bool sleep_until(Nanos deadline) = 0;
+  // false early if the wait was abandoned (the server is shutting down). A clock that
+  // busy-waits the last stretch spins for at most `max_spin_ns` of it.
+  virtual bool sleep_until(Nanos deadline, Nanos max_spin_ns) = 0;
+  bool sleep_until(Nanos deadline) { return sleep_until(deadline, INT64_MAX); }
 };
 
 // CLOCK_MONOTONIC. Sleeps with clock_nanosleep(TIMER_ABSTIME) until `spin_ns` before the
@@ -35,7 +37,8 @@ class MonotonicClock final : public Clock {
   explicit MonotonicClock(Nanos spin_ns = 200'000, Nanos timer_slack_ns = 1,
                           CoarseSleep coarse_sleep = {}, Nanos coarse_margin_ns = 2'000'000);
   Nanos now_ns() override;
-  bool sleep_until(Nanos deadline) override;
+  using Clock::sleep_until;
+  bool sleep_until(Nanos deadline, Nanos max_spin_ns) override;
 
  private:
   Nanos spin_ns_;
@@ -50,7 +53,8 @@ class ManualClock final : public Clock {
  public:
   explicit ManualClock(Nanos start = 0) : now_(start) {}
   Nanos now_ns() override { return now_; }
-  bool sleep_until(Nanos deadline) override {
+  using Clock::sleep_until;
+  bool sleep_until(Nanos deadline, Nanos /*max_spin_ns*/) override {
     if (deadline > now_) now_ = deadline;
     return true;
   }

@@ -209,21 +209,22 @@ int diskemu_can_fua(void*) { return NBDKIT_FUA_NATIVE; }
 // One device behind every connection, no volatile cache: a flush on one covers all.
 int diskemu_can_multi_conn(void*) { return 1; }
 
-void trace(const Admission& a, uint64_t offset, uint32_t count, Nanos late) {
+void trace(const Admission& a, uint64_t offset, uint32_t count, bool synced, Nanos late) {
   if (!diskemu_debug_trace) return;
   const auto& s = a.service;
   nbdkit_debug(
-      "diskemu: #%llu %s off=%llu len=%u arrive=%.6f start=%.6f done=%.6f ms "
+      "diskemu: #%llu %s off=%llu len=%u%s arrive=%.6f start=%.6f done=%.6f ms "
       "(ovh=%.4f seek=%.4f rot=%.4f xfer=%.4f cpl=%.4f jit=%.4f) cyl=%lld head=%d late=%lld ns",
       static_cast<unsigned long long>(s.seq), std::string(op_name(s.op)).c_str(),
-      static_cast<unsigned long long>(offset), count, s.arrival_ms, s.start_ms, s.completion_ms,
-      s.cost.overhead_ms, s.cost.seek_ms, s.cost.rotation_ms, s.cost.transfer_ms,
-      s.cost.completion_ms, s.jitter_ms, static_cast<long long>(s.cost.end.cylinder),
-      s.cost.end.head, static_cast<long long>(late));
+      static_cast<unsigned long long>(offset), count, synced ? " fdatasync" : "", s.arrival_ms,
+      s.start_ms, s.completion_ms, s.cost.overhead_ms, s.cost.seek_ms, s.cost.rotation_ms,
+      s.cost.transfer_ms, s.cost.completion_ms, s.jitter_ms,
+      static_cast<long long>(s.cost.end.cylinder), s.cost.end.head, static_cast<long long>(late));
 }
 
 // Runs one request: admission (with `in_order` while it holds the device), `after`
-// (outside the device's turn: reads, syncs), then the wait for the modelled completion.
+// (outside the device's turn: reads, syncs; returns whether it made the file durable),
+// then the wait for the modelled completion.
 template <class InOrder, class After>
 int serve(Op op, uint64_t offset, uint32_t count, InOrder&& in_order, After&& after) {
   Admission a;
@@ -246,9 +247,9 @@ int serve(Op op, uint64_t offset, uint32_t count, InOrder&& in_order, After&& af
     return -1;
   }
   try {
-    after();
+    const bool synced = after();
     Nanos late = realtime->complete(a);
-    trace(a, offset, count, late);
+    trace(a, offset, count, synced, late);
     return 0;
   } catch (const RealTimeDevice::Abandoned&) {
     nbdkit_set_error(ESHUTDOWN);   // nbdkit_nanosleep has said why
@@ -266,9 +267,18 @@ int serve(Op op, uint64_t offset, uint32_t count, InOrder&& in_order, After&& af
   }
 }
 
+// fdatasync for a file; memory has nothing to sync. Returns whether it synced.
+bool sync_store() {
+  store->sync();
+  return store->persistent();
+}
+
 int diskemu_pread(void*, void* buf, uint32_t count, uint64_t offset, uint32_t) {
   // Reads need not hold the device: they see every write admitted before them.
-  return serve(Op::Read, offset, count, [] {}, [&] { store->read(buf, count, offset); });
+  return serve(Op::Read, offset, count, [] {}, [&] {
+    store->read(buf, count, offset);
+    return false;
+  });
 }
 
 // The emulated device has a write-through cache: a write is on the media when it
@@ -277,29 +287,23 @@ int diskemu_pread(void*, void* buf, uint32_t count, uint64_t offset, uint32_t) {
 int diskemu_pwrite(void*, const void* buf, uint32_t count, uint64_t offset, uint32_t flags) {
   return serve(
       Op::Write, offset, count, [&] { store->write(buf, count, offset); },
-      [&] {
-        if (flags & NBDKIT_FLAG_FUA) store->sync();
-      });
+      [&] { return (flags & NBDKIT_FLAG_FUA) && sync_store(); });
 }
 
 int diskemu_flush(void*, uint32_t) {
-  return serve(Op::Flush, 0, 0, [] {}, [] { store->sync(); });
+  return serve(Op::Flush, 0, 0, [] {}, [] { return sync_store(); });
 }
 
 int diskemu_trim(void*, uint32_t count, uint64_t offset, uint32_t flags) {
   return serve(
       Op::Trim, offset, count, [&] { store->zero(count, offset); },
-      [&] {
-        if (flags & NBDKIT_FLAG_FUA) store->sync();
-      });
+      [&] { return (flags & NBDKIT_FLAG_FUA) && sync_store(); });
 }
 
 int diskemu_zero(void*, uint32_t count, uint64_t offset, uint32_t flags) {
   return serve(
       Op::Zero, offset, count, [&] { store->zero(count, offset); },
-      [&] {
-        if (flags & NBDKIT_FLAG_FUA) store->sync();
-      });
+      [&] { return (flags & NBDKIT_FLAG_FUA) && sync_store(); });
 }
 
 #define diskemu_config_help \

@@ -22,7 +22,7 @@ RealTimeDevice::Turn::~Turn() {
 }
 
 Nanos RealTimeDevice::complete(const Admission& a) {
-  if (!clock_.sleep_until(a.due_ns)) throw Abandoned{};
+  if (!clock_.sleep_until(a.due_ns, a.spin_budget_ns)) throw Abandoned{};
   const Nanos late = clock_.now_ns() - a.due_ns;
   if (stats_) stats_->record(a.service.op, a.service.service_ms(), a.service.wait_ms(), late);
   return late;

@@ -10,6 +10,7 @@
 // are served one at a time in device time, while threads only wait in parallel.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <utility>
@@ -25,6 +26,11 @@ struct Admission {
   Service service;      // device time
   Nanos arrival_ns = 0; // real time the request reached the device
   Nanos due_ns = 0;     // real time of the modelled completion
+  // Real time from the previous request's completion (or this one's arrival, if later)
+  // to this one's. The final busy-wait is kept within it, so that when requests are
+  // queued back to back with service times shorter than the spin (timescale << 1), only
+  // about one thread spins at a time.
+  Nanos spin_budget_ns = 0;
 };
 
 class RealTimeDevice {
@@ -44,6 +50,8 @@ class RealTimeDevice {
     a.arrival_ns = turn.arrival_ns;
     a.service = device_.serve(timebase_.to_model(a.arrival_ns), op, offset, length);
     a.due_ns = timebase_.to_real(a.service.completion_ms);
+    a.spin_budget_ns = a.due_ns - std::max(last_due_ns_, a.arrival_ns);
+    last_due_ns_ = a.due_ns;
     std::forward<InOrder>(in_order)();
     return a;
   }
@@ -78,6 +86,7 @@ class RealTimeDevice {
   Clock& clock_;
   Timebase timebase_;
   DeviceStats* stats_;
+  Nanos last_due_ns_ = 0;   // guarded by the ticket lock
   std::atomic<std::uint64_t> next_ticket_{0};
   std::atomic<std::uint64_t> now_serving_{0};
 };

@@ -22,7 +22,8 @@ class FrozenClock final : public Clock {
  public:
   explicit FrozenClock(Nanos t) : t_(t) {}
   Nanos now_ns() override { return t_; }
-  bool sleep_until(Nanos) override { return true; }
+  using Clock::sleep_until;
+  bool sleep_until(Nanos, Nanos) override { return true; }
 
  private:
   const Nanos t_;
@@ -65,6 +66,10 @@ TEST_CASE("requests admitted while the device is busy queue behind it", "[diskem
   CHECK(b.service.wait_ms() == Approx(8.0));
   CHECK(b.due_ns == origin + 10 * ms);
   CHECK(c.due_ns == origin + 15 * ms);
+  // The final busy-wait stays within the gap since the previous completion.
+  CHECK(a.spin_budget_ns == 5 * ms);    // idle device: from the arrival
+  CHECK(b.spin_budget_ns == 5 * ms);    // queued: from a's completion
+  CHECK(c.spin_budget_ns == 5 * ms);
   CHECK(rt.complete(a) == 0);
   CHECK(rt.complete(b) == 0);
   CHECK(rt.complete(c) == 0);

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# diskemu: bad keys and values stop start-up with a message naming them; --help
+# documents every key.
+set -euo pipefail
+. "${TESTS_SRCDIR:?is not set: run through meson test}/lib.sh"
+. "$TESTS_SRCDIR/plugins/plugins_lib.sh"
+requires nbdkit
+[ -n "${DISKEMU_PLUGIN:-}" ] || skip "DISKEMU_PLUGIN is not set (plugin not built)"
+make_tmpdir
+P=$DISKEMU_PLUGIN
+
+expect_start_failure "model= parameter is required" "$P"
+expect_start_failure "model=nope" "$P" model=nope
+expect_start_failure "unknown model 'nope'" "$P" nope
+expect_start_failure "timescale=0" "$P" model=hp97560 timescale=0
+expect_start_failure "timescale=fast" "$P" model=hp97560 timescale=fast
+expect_start_failure "jitter=normal:1ms" "$P" model=hp97560 jitter=normal:1ms
+expect_start_failure "jitter=exp:5" "$P" model=hp97560 jitter=exp:5
+expect_start_failure "rpm-error=lots" "$P" model=hp97560 rpm-error=lots
+expect_start_failure "does not rotate" "$P" model=fixed:ms=1 rpm-error=0.01
+expect_start_failure "spin=2s" "$P" model=hp97560 spin=2s
+expect_start_failure "unknown parameter 'timescle'" "$P" model=hp97560 timescle=1
+expect_start_failure "file=$TMPDIR_TEST/no/such/dir/disk.img" "$P" model=hp97560 \
+  file="$TMPDIR_TEST/no/such/dir/disk.img"
+expect_start_failure "stats=$TMPDIR_TEST/no/such/dir/s.json" "$P" model=hp97560 \
+  stats="$TMPDIR_TEST/no/such/dir/s.json"
+expect_start_failure "capacity=" "$P" model=fixed:ms=1,capacity=zero
+
+help=$(nbdkit "$P" --help)
+for key in model= file= timescale= jitter= jitter-seed= rpm-error= stats= spin= timer-slack=; do
+  grep -qF -- "$key" <<<"$help" || fail "--help does not document $key"
+done
+echo PASS

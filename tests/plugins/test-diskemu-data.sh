@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# diskemu: data written reads back (memory, and file= across a restart); never-written
+# sectors read as zeros; FUA and flush reach the file; requests beyond the end fail;
+# the export looks like the model (size, rotational); stats are written on SIGUSR1 and
+# at exit; no request completes before the model says.
+set -euo pipefail
+. "${TESTS_SRCDIR:?is not set: run through meson test}/lib.sh"
+. "$TESTS_SRCDIR/plugins/plugins_lib.sh"
+requires nbdkit
+[ -n "${DISKEMU_PLUGIN:-}" ] || skip "DISKEMU_PLUGIN is not set (plugin not built)"
+make_tmpdir
+T=$TMPDIR_TEST
+P=$DISKEMU_PLUGIN
+
+# --- the data path, in memory -------------------------------------------------
+cat > "$T/data.py" <<'PY'
+import nbd, os
+size = h.get_size()
+assert size == 1375617024, size                 # 1964 x 19 x 72 x 512 bytes
+assert h.is_rotational()
+assert h.can_fua() and h.can_flush() and h.can_multi_conn() and h.can_trim()
+assert h.get_block_size(nbd.SIZE_MINIMUM) == 512
+assert h.pread(65536, 10 << 20) == bytes(65536)  # never written: zeros
+data = os.urandom(256 << 10)
+h.pwrite(data, 700 << 20)
+h.pwrite(data[:4096], size - 4096, nbd.CMD_FLAG_FUA)
+assert h.pread(len(data), 700 << 20) == data
+assert h.pread(4096, size - 4096) == data[:4096]
+h.zero(8192, (700 << 20) + 4096)
+got = h.pread(16384, 700 << 20)
+assert got == data[:4096] + bytes(8192) + data[12288:16384]
+h.trim(4096, 700 << 20)
+assert h.pread(4096, 700 << 20) == bytes(4096)
+h.flush()
+# Beyond the end: refused by the server (libnbd's own checks switched off).
+h.set_strict_mode(0)
+for op in (lambda: h.pread(512, size), lambda: h.pwrite(bytes(512), size - 256),
+           lambda: h.zero(1024, size - 512)):
+    try:
+        op()
+        raise AssertionError("a request beyond the end succeeded")
+    except nbd.Error as e:
+        print("beyond the end refused:", e)
+assert h.pread(512, size - 512) == data[3584:4096]   # the connection is still fine
+print("data OK")
+PY
+run_py "$T/data.py" "$P" model=hp97560 timescale=0.001 stats="$T/mem.json"
+/usr/bin/python3 - "$T/mem.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert s["model"] == "hp97560" and s["timescale"] == 0.001, s
+assert s["by_op"]["write"] == 2 and s["by_op"]["zero"] == 1 and s["by_op"]["trim"] == 1, s
+assert s["by_op"]["flush"] == 1 and s["by_op"]["read"] == 6, s["by_op"]
+assert s["requests"] == 11, s["requests"]
+assert s["service_ms_mean"] > 1.0, s     # device time: milliseconds per request
+assert s["lateness_us"]["max"] >= s["lateness_us"]["p99"] >= s["lateness_us"]["p50"] >= 0
+print("stats OK:", s["requests"], "requests, mean service", round(s["service_ms_mean"], 3), "ms")
+PY
+
+# --- file=: FUA and flush reach the file; the data survives a restart ----------
+cat > "$T/file1.py" <<PY
+import nbd
+f = open("$T/disk.img", "rb")
+h.pwrite(b"persist!" * 512, 1 << 20, nbd.CMD_FLAG_FUA)
+f.seek(1 << 20); assert f.read(4096) == b"persist!" * 512   # in the file, while serving
+h.pwrite(b"flushed." * 64, 5 << 20)
+h.flush()
+f.seek(5 << 20); assert f.read(512) == b"flushed." * 64
+h.zero(512, (1 << 20) + 512, nbd.CMD_FLAG_FUA)
+print("file OK")
+PY
+run_py "$T/file1.py" -v -D diskemu.trace=1 "$P" model=hp97560 file="$T/disk.img" \
+  timescale=0.001 2> "$T/trace.txt" || { cat "$T/trace.txt" >&2; fail "file= run"; }
+# The plugin's record: FUA write, flush and FUA zero each made the file durable.
+grep -q 'diskemu: #0 write off=1048576 len=4096 fdatasync' "$T/trace.txt" ||
+  fail "the FUA write was not synced: $(grep 'diskemu: #' "$T/trace.txt")"
+grep -q 'diskemu: #2 flush off=0 len=0 fdatasync' "$T/trace.txt" || fail "the flush was not synced"
+grep -q 'diskemu: #3 zero off=1049088 len=512 fdatasync' "$T/trace.txt" || fail "the FUA zero was not synced"
+! grep -q 'diskemu: #1 write.* fdatasync' "$T/trace.txt" || fail "a plain write was synced"
+[ "$(stat -c %s "$T/disk.img")" = 1375617024 ] || fail "disk.img is not the model's size"
+[ "$(stat -c %b "$T/disk.img")" -lt 100000 ] || fail "disk.img is not sparse"
+
+cat > "$T/file2.py" <<'PY'
+expected = b"persist!" * 512
+expected = expected[:512] + bytes(512) + expected[1024:]
+assert h.pread(4096, 1 << 20) == expected
+assert h.pread(512, 5 << 20) == b"flushed." * 64
+print("restart OK")
+PY
+run_py "$T/file2.py" "$P" model=hp97560 file="$T/disk.img" timescale=0.001
+
+# --- timing: never earlier than the model --------------------------------------
+# fixed:ms=200 at timescale 0.05 is 10 ms a request; 20 sequential reads take >= 200 ms.
+cat > "$T/timing.py" <<'PY'
+import time
+t = time.monotonic()
+for i in range(20):
+    h.pread(512, i * 4096)
+elapsed = time.monotonic() - t
+assert elapsed >= 0.200, elapsed
+assert not h.is_rotational()
+print("20 requests of 10 ms took %.1f ms" % (elapsed * 1000))
+PY
+run_py "$T/timing.py" "$P" model=fixed:ms=200 timescale=0.05
+
+# --- stats on SIGUSR1, while serving --------------------------------------------
+cat > "$T/usr1.sh" <<SH
+PATH=/usr/bin:\$PATH nbdsh -u "\$uri" -c 'h.pread(512, 0); h.pread(512, 4096); h.pread(512, 0)'
+kill -USR1 \$(cat "$T/nbdkit.pid")
+for i in \$(seq 1 300); do
+  grep -q '"requests": 3' "$T/usr1.json" 2>/dev/null && exit 0
+  sleep 0.1
+done
+echo "stats not written on SIGUSR1" >&2; exit 1
+SH
+# -P: the server's pid (with --run, the parent process runs the command).
+nbdkit -U - -P "$T/nbdkit.pid" "$P" model=fixed:ms=1 stats="$T/usr1.json" --run "export uri; sh $T/usr1.sh"
+echo "SIGUSR1 stats OK"
+echo PASS
