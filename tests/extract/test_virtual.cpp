@@ -10,6 +10,7 @@
 
 #include "predictor/disk_model.hpp"
 #include "predictor/profile.hpp"
+#include "tests/predictor/zoned_profile.hpp"
 #include "tools/extract/compare.hpp"
 #include "tools/extract/extractor.hpp"
 #include "tools/extract/virtual_target.hpp"
@@ -19,11 +20,13 @@ using namespace disksched::extract;
 
 namespace {
 
-ExtractResult run(VirtualTarget& t, Millis budget_ms, std::uint64_t seed = 7) {
+ExtractResult run(VirtualTarget& t, Millis budget_ms, std::uint64_t seed = 7,
+                  std::optional<std::pair<std::uint64_t, std::uint64_t>> writable = {}) {
   ExtractOptions o;
   o.budget_ms = budget_ms;
   o.seed = seed;
   o.name = "test";
+  o.writable = writable;
   return extract_geometry(t, o);
 }
 
@@ -46,6 +49,17 @@ TEST_CASE("extraction recovers the full HP 97560 in virtual time", "[extract]") 
   const Comparison c = compare_profiles(r.profile, hp97560_full_profile(), t.true_rotation_ms());
   print("hp97560-full", r, c);
   CHECK(c.pass);
+  CHECK(std::fabs(c.period_error) < 1e-6);
+  CHECK(c.max_track_skew_error == 0.0);
+  CHECK(c.max_cylinder_skew_error == 0.0);
+  CHECK(std::fabs(c.head_switch_error) < 0.02);
+  CHECK(c.seek_rms < 0.05);
+  CHECK(std::fabs(c.read_overhead_error) < 0.02);
+  CHECK(r.validation.within_tolerance > 0.98);
+  CHECK(r.profile.defects.empty());
+  // The profile is one the predictor loads.
+  const DiskModel m(profile_from_json(profile_to_json(r.profile), "extracted"));
+  CHECK(m.lbas() == t.model().capacity_bytes() / 512);
 }
 
 TEST_CASE("extraction recovers JW's HP 97560 (no skew, no head switch, no overhead)", "[extract]") {
@@ -54,6 +68,9 @@ TEST_CASE("extraction recovers JW's HP 97560 (no skew, no head switch, no overhe
   const Comparison c = compare_profiles(r.profile, hp97560_profile(), t.true_rotation_ms());
   print("hp97560", r, c);
   CHECK(c.pass);
+  CHECK(r.profile.track_skew_sectors == 0.0);
+  CHECK(r.profile.head_switch_ms < 0.02);
+  CHECK(r.validation.within_tolerance > 0.98);
 }
 
 namespace {
@@ -99,10 +116,55 @@ HostNoise vm_noise(std::uint64_t seed) {
 }  // namespace
 
 TEST_CASE("extraction recovers a zoned disk under host noise", "[extract]") {
+  const std::uint64_t seed = GENERATE(11, 12, 13);
   const DiskProfile truth = zoned_truth();
-  VirtualTarget t(std::make_unique<DiskModel>(truth), vm_noise(11));
-  const ExtractResult r = run(t, 240'000, 3);
+  VirtualTarget t(std::make_unique<DiskModel>(truth), vm_noise(seed));
+  const ExtractResult r = run(t, 240'000, seed);
   const Comparison c = compare_profiles(r.profile, truth, t.true_rotation_ms());
-  print("zoned", r, c);
+  print(fmt::format("zoned, noise seed {}", seed), r, c);
   CHECK(c.pass);
+  CHECK(r.period.rejected > 0);  // the preemptions were there and were thrown out
+  CHECK(r.validation.within_tolerance > 0.95);
+  CHECK(r.elapsed_ms <= 240'000 * 1.1);
+}
+
+TEST_CASE("writes inside the allowed range give the write overhead and completion offset", "[extract]") {
+  const DiskProfile truth = zoned_truth();
+  VirtualTarget t(std::make_unique<DiskModel>(truth), vm_noise(21));
+  // Cylinders 10-11 of zone 0: 8 tracks of 96 sectors.
+  const std::uint64_t first = 10 * 4 * 96, last = 12 * 4 * 96 - 1;
+  const ExtractResult r = run(t, 240'000, 21, std::make_pair(first, last));
+  const Comparison c = compare_profiles(r.profile, truth, t.true_rotation_ms());
+  print("zoned with writes", r, c);
+  CHECK(c.pass);
+  // Only sums and differences are observable from outside (see the profile's gauge).
+  const DiskProfile& p = r.profile;
+  CHECK(p.overhead_ms.write + p.completion_ms.write ==
+        Approx(truth.overhead_ms.write + truth.completion_ms.write).margin(0.03));
+  CHECK(p.completion_ms.write - p.completion_ms.read ==
+        Approx(truth.completion_ms.write - truth.completion_ms.read).margin(0.03));
+}
+
+TEST_CASE("slipped sectors are located and the zones still come out exact", "[extract]") {
+  // The predictor tests' zoned disk: 3 zones and 4 slipped sectors, the last of which
+  // is the disk's very last sector and so has no LBA after it to betray it.
+  const DiskProfile truth = testing::zoned_profile(true);
+  VirtualTarget t(std::make_unique<DiskModel>(truth), vm_noise(31));
+  const ExtractResult r = run(t, 120'000, 31);
+  const Comparison c = compare_profiles(r.profile, truth, t.true_rotation_ms());
+  print("zoned with defects", r, c);
+  CHECK(c.pass);
+  CHECK(c.defects_extra == 0);
+  CHECK(c.defects_missing == 1);
+  CHECK(r.validation.within_tolerance > 0.95);
+}
+
+TEST_CASE("a short budget samples less and still meets the tolerances", "[extract]") {
+  VirtualTarget t(load_model("hp97560-full"), vm_noise(41));
+  const ExtractResult r = run(t, 45'000, 41);
+  const Comparison c = compare_profiles(r.profile, hp97560_full_profile(), t.true_rotation_ms());
+  print("hp97560-full, 45 s budget", r, c);
+  CHECK(c.pass);
+  CHECK(r.elapsed_ms <= 45'000 * 1.25);
+  CHECK(r.seek.table.size() < 40);
 }

@@ -1,0 +1,179 @@
+// The pieces of extraction on their own: byte ranges, mount tables, boundary classes,
+// the prober's period and phases, the track scan and the profile comparison.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <memory>
+
+#include "predictor/disk_model.hpp"
+#include "predictor/profile.hpp"
+#include "tools/extract/compare.hpp"
+#include "tools/extract/device_checks.hpp"
+#include "tools/extract/geometry_probe.hpp"
+#include "tools/extract/layout.hpp"
+#include "tools/extract/prober.hpp"
+#include "tools/extract/stats.hpp"
+#include "tools/extract/virtual_target.hpp"
+#include "tools/extract/writable.hpp"
+
+using namespace disksched;
+using namespace disksched::extract;
+
+TEST_CASE("--allow-writes ranges parse and convert to sectors", "[extract][parts]") {
+  CHECK(parse_byte_range("1048576:65536") == std::make_pair<std::uint64_t, std::uint64_t>(1048576, 65536));
+  CHECK(parse_byte_range("1M:64K") == std::make_pair<std::uint64_t, std::uint64_t>(1 << 20, 64 << 10));
+  CHECK(parse_byte_range("2G:1m").first == (2ull << 30));
+  CHECK_THROWS_WITH(parse_byte_range("1M"), Catch::Contains("OFFSET:LENGTH"));
+  CHECK_THROWS_WITH(parse_byte_range("x:1"), Catch::Contains("offset 'x'"));
+  CHECK_THROWS_WITH(parse_byte_range("0:12Q"), Catch::Contains("length '12Q'"));
+  CHECK_THROWS_WITH(parse_byte_range("0:0"), Catch::Contains("> 0"));
+  CHECK(to_sectors({1024, 2048}, 512, 100) == std::make_pair<std::uint64_t, std::uint64_t>(2, 5));
+  CHECK_THROWS_WITH(to_sectors({100, 512}, 512, 100), Catch::Contains("multiples"));
+  CHECK_THROWS_WITH(to_sectors({0, 512 * 101}, 512, 100), Catch::Contains("only"));
+}
+
+TEST_CASE("mounted devices are found in a mountinfo table", "[extract][parts]") {
+  const std::string mi =
+      "22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n"
+      "23 22 0:21 / /proc rw - proc proc rw\n"
+      "40 22 8:17 / /data rw,relatime - xfs /dev/sdb1 rw\n"
+      "41 22 8:17 /sub /mnt/bind rw,relatime - xfs /dev/sdb1 rw\n";
+  CHECK(mounts_of(mi, {"8:16", "8:17"}) == std::vector<std::string>{"/data", "/mnt/bind"});
+  CHECK(mounts_of(mi, {"8:32"}).empty());
+  // A regular file is never "in use" in this sense.
+  CHECK(device_users("/proc/self/mountinfo").empty());
+}
+
+TEST_CASE("boundary classes give the number of heads from the alignment of track 0", "[extract][parts]") {
+  // 19 heads: cylinder switches at boundaries 19, 38.
+  std::vector<double> v;
+  for (int k = 1; k <= 40; ++k) v.push_back(k % 19 == 0 ? 18.0 : 8.0);
+  BoundaryClasses c = classify_boundaries(v, 1.0);
+  CHECK(c.heads == 19);
+  CHECK(c.track_value == 8.0);
+  CHECK(c.cylinder_value == 18.0);
+  // Two heads: the classes alternate; the even boundaries are the cylinder switches.
+  v.clear();
+  for (int k = 1; k <= 8; ++k) v.push_back(k % 2 == 0 ? 3.0 : 12.0);
+  c = classify_boundaries(v, 1.0);
+  CHECK(c.heads == 2);
+  CHECK(c.cylinder_value == 3.0);
+  // Equal values do not tell; a walk too short to see a second cylinder switch neither.
+  CHECK(classify_boundaries(std::vector<double>(30, 5.0), 1.0).heads == 0);
+  v.assign(25, 8.0);
+  v[18] = 18.0;
+  CHECK(classify_boundaries(v, 1.0).heads == 0);
+  // Noise below the gap does not split a class.
+  CHECK(classify_boundaries({8.0, 8.3, 7.8, 8.1}, 1.0).heads == 0);
+}
+
+TEST_CASE("the layout maps cylinders and slipped sectors like the disk model", "[extract][parts]") {
+  Layout L;
+  L.heads = 2;
+  L.zones = {ZoneLayout{0, 3, 10, 0, {}, {}}, ZoneLayout{3, 2, 8, 60, {}, {}}};
+  CHECK(L.pba(3, 0, 0) == 60);
+  CHECK(L.pba(4, 1, 7) == 60 + 3 * 8 + 7);
+  CHECK(L.chs(61).cylinder == 3);
+  CHECK(L.chs(61).sector == 1);
+  L.add_slipped(5);
+  L.add_slipped(6);
+  CHECK(L.lba_of_pba(4) == 4);
+  CHECK(L.lba_of_pba(5) == 5);  // slipped: the LBA of the next good sector (7)
+  CHECK(L.lba_of_pba(7) == 5);
+  CHECK(L.pba_of_lba(5) == 7);
+  CHECK(L.pba_of_lba(20) == 22);
+  // Against the model with the same defects.
+  DiskProfile p;
+  p.heads = 2;
+  p.rotation_ms = 10;
+  p.zones = {ZoneSpec{0, 2, 10, {}, {}}, ZoneSpec{3, 4, 8, {}, {}}};
+  p.defects = {{0, 0, 5}, {0, 0, 6}};
+  p.seek.form = SeekCurveSpec::Form::Table;
+  p.seek.points = {{1, 1.0}};
+  DiskModel m(p);
+  for (std::uint64_t lba = 0; lba < m.lbas(); ++lba) {
+    const Chs c = m.lba_to_chs(lba);
+    REQUIRE(L.pba_of_lba(lba) == L.pba(c.cylinder, c.head, c.sector));
+  }
+}
+
+TEST_CASE("the period survives lost revolutions and preemptions", "[extract][parts]") {
+  HostNoise n;
+  n.issue_jitter_ms = 0.03;
+  n.completion_jitter_ms = 0.015;
+  n.preemption_rate = 0.05;  // every twentieth probe, unflagged
+  n.preemption_flagged = 0.0;
+  n.preemption_max_ms = 20.0;  // some cost a whole revolution
+  n.rpm_error = -0.004;
+  n.seed = 3;
+  VirtualTarget t(load_model("hp97560-full"), n);
+  Prober p(t, ProberOptions{});
+  const PeriodEstimate e = p.measure_period(200);
+  CHECK(std::fabs(e.period_ms / t.true_rotation_ms() - 1.0) < 1e-5);
+  CHECK(e.rejected > 0);
+  CHECK(e.jitter_ms < 0.05);
+  // A second rotation later the phase of the reference is still 0 (mod noise).
+  const double ph = p.phase(0, 5);
+  CHECK(std::fabs(wrap_half(ph)) < 0.01);
+}
+
+TEST_CASE("no rotation signal is a clear error", "[extract][parts]") {
+  VirtualTarget t(load_model("fixed:ms=1"), HostNoise{});
+  Prober p(t, ProberOptions{});
+  CHECK_THROWS_WITH(p.measure_period(50), Catch::Contains("cache"));
+}
+
+TEST_CASE("phases step one sector per sector; the scan finds boundaries and skews", "[extract][parts]") {
+  VirtualTarget t(load_model("hp97560-full"), HostNoise{});
+  Prober p(t, ProberOptions{});
+  p.measure_period(60);
+  const double a = p.phase(1000), b = p.phase(1001);
+  CHECK(wrap_half(b - a) == Approx(1.0 / 72).margin(1e-9));
+  const TrackScan s = scan_tracks(p, 100, 0.0, 2);
+  CHECK(s.exact);
+  CHECK(s.spt == 72);
+  REQUIRE(s.boundaries.size() >= 2);
+  CHECK(s.boundaries[0] == 144);
+  CHECK(s.boundaries[1] == 216);
+  CHECK(s.skews[0] == Approx(8.0).margin(1e-6));
+  // The boundary between cylinders 0 and 1 (track 19) has the cylinder skew.
+  CHECK(measure_skew(p, 19 * 72, 1.0 / 72) == Approx(18.0).margin(1e-6));
+}
+
+TEST_CASE("reach thresholds measure the head switch exactly", "[extract][parts]") {
+  VirtualTarget t(load_model("hp97560-full"), HostNoise{});
+  Prober p(t, ProberOptions{});
+  p.measure_period(60);
+  const double tau = p.period() / 72;
+  // Same track: dead time (overhead 2.2 ms) plus one sector; next head: plus 1.6 ms.
+  const std::uint64_t src = 72 * 5 + 3;
+  const Millis same = p.reach_threshold(src, src + 36, p.phase(src + 36), 0, p.period(), 0.001, 1);
+  const Millis next = p.reach_threshold(src, src + 72 + 36, p.phase(src + 72 + 36), 0, p.period(), 0.001, 1);
+  CHECK(same - tau == Approx(2.2).margin(0.002));
+  CHECK(next - same == Approx(1.6).margin(0.002));
+}
+
+TEST_CASE("profile comparison flags each quantity outside its tolerance", "[extract][parts]") {
+  const DiskProfile truth = hp97560_full_profile();
+  CHECK(compare_profiles(truth, truth).pass);
+  DiskProfile p = truth;
+  p.rotation_ms *= 1.002;
+  CHECK_FALSE(compare_profiles(p, truth).pass);
+  p = truth;
+  p.track_skew_sectors += 1.5;
+  CHECK_FALSE(compare_profiles(p, truth).pass);
+  p = truth;
+  p.track_skew_sectors += 0.5;
+  CHECK(compare_profiles(p, truth).pass);
+  p = truth;
+  p.head_switch_ms += 0.15;
+  CHECK_FALSE(compare_profiles(p, truth).pass);
+  p = truth;
+  p.zones[0].last_cylinder -= 1;
+  CHECK_FALSE(compare_profiles(p, truth).zones_equal);
+  p = truth;
+  p.seek.long_a += 0.5;
+  const Comparison c = compare_profiles(p, truth);
+  CHECK(c.seek_rms > 0.3);
+  CHECK_FALSE(c.pass);
+}
