@@ -30,12 +30,21 @@ class Clock {
 // Long waits (more than `coarse_margin_ns` beyond the spin) first go through
 // `coarse_sleep(ns)`, if given, which may return false to abandon the wait: the plugin
 // passes nbdkit_nanosleep so a shutdown or a disconnect is not held up by a slow device.
+//
+// With `rt_priority` > 0 a thread that waits here is switched to SCHED_FIFO at that
+// priority (from its first wait on, for good: it must also send the reply promptly), so
+// that on a busy machine it gets a CPU the moment its timer fires instead of queueing
+// behind other work. Needs CAP_SYS_NICE (or RLIMIT_RTPRIO); `rt_ok()` says whether it
+// is granted.
 class MonotonicClock final : public Clock {
  public:
   using CoarseSleep = std::function<bool(Nanos duration)>;
 
   explicit MonotonicClock(Nanos spin_ns = 200'000, Nanos timer_slack_ns = 1,
-                          CoarseSleep coarse_sleep = {}, Nanos coarse_margin_ns = 2'000'000);
+                          CoarseSleep coarse_sleep = {}, Nanos coarse_margin_ns = 2'000'000,
+                          int rt_priority = 0);
+  // Checks that the real-time priority can be had (true when none was asked for).
+  bool rt_ok() const;
   Nanos now_ns() override;
   using Clock::sleep_until;
   bool sleep_until(Nanos deadline, Nanos max_spin_ns) override;
@@ -45,6 +54,7 @@ class MonotonicClock final : public Clock {
   Nanos timer_slack_ns_;
   CoarseSleep coarse_sleep_;
   Nanos coarse_margin_ns_;
+  int rt_priority_;
 };
 
 // Virtual time for tests: time stands still until advanced, and sleeping jumps to the

@@ -12,7 +12,8 @@ namespace disksched::diskemu {
 namespace {
 
 constexpr std::string_view known_keys =
-    "model, file, timescale, jitter, jitter-seed, rpm-error, stats, spin, timer-slack";
+    "model, file, timescale, jitter, jitter-seed, rpm-error, stats, spin, timer-slack, "
+    "rt-priority";
 
 std::uint64_t parse_u64(std::string_view text) {
   std::string s(text);
@@ -58,6 +59,10 @@ void DiskemuConfig::set(std::string_view key, std::string_view value) {
       double v = value == "default" ? 0.0 : parse_duration_ms(value);
       if (!(v >= 0.0) || v > 1000.0) throw bad("expected 'default' or a duration from 1ns to 1s");
       timer_slack_ms = v;
+    } else if (key == "rt-priority") {
+      const std::uint64_t v = parse_u64(value);
+      if (v > 99) throw bad("expected 0 (off) or a SCHED_FIFO priority from 1 to 99");
+      rt_priority = static_cast<int>(v);
     } else {
       throw ConfigError(fmt::format("unknown parameter '{}' (known: {})", key, known_keys));
     }

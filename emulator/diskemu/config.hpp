@@ -29,6 +29,7 @@ struct DiskemuConfig {
   std::optional<std::string> stats;  // stats=: JSON statistics file
   Millis spin_ms = 0.2;              // spin=: busy-wait this long before each completion
   Millis timer_slack_ms = 1e-6;      // timer-slack=: 0 leaves the kernel's default
+  int rt_priority = 0;               // rt-priority=: SCHED_FIFO while waiting (0: off)
 
   // Applies one key=value. Throws ConfigError naming the key, the value and what was
   // expected; unknown keys are errors too.

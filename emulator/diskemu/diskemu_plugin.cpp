@@ -54,6 +54,7 @@ void write_stats() {
   j["jitter"] = config.jitter.to_string();
   j["rpm_error"] = config.rpm_error.to_string();
   j["spin_us"] = config.spin_ms * 1000.0;
+  j["rt_priority"] = config.rt_priority;
   j["head"] = {{"time_ms", device->head().time_ms}, {"cylinder", device->head().cylinder},
                {"head", device->head().head}};
   std::lock_guard lock(stats_file_mutex);
@@ -126,6 +127,11 @@ int diskemu_config_complete() {
 }
 
 int diskemu_get_ready() {
+  if (config.rt_priority > 0 && !MonotonicClock(0, 0, {}, 0, config.rt_priority).rt_ok()) {
+    nbdkit_error("diskemu: rt-priority=%d: cannot switch to SCHED_FIFO (needs CAP_SYS_NICE or "
+                 "an RLIMIT_RTPRIO of at least %d)", config.rt_priority, config.rt_priority);
+    return -1;
+  }
   // Fail now, while errors still reach the terminal, if the stats file cannot be written.
   if (config.stats) {
     try {
@@ -144,7 +150,8 @@ int diskemu_after_fork() {
       [](Nanos ns) {
         return nbdkit_nanosleep(static_cast<unsigned>(ns / 1'000'000'000),
                                 static_cast<unsigned>(ns % 1'000'000'000)) == 0;
-      });
+      },
+      2'000'000, config.rt_priority);
   // Device time 0 is now: the platter starts turning when the server is ready.
   realtime = std::make_unique<RealTimeDevice>(*device, *clock,
                                               Timebase(clock->now_ns(), config.timescale), &stats);
@@ -320,7 +327,9 @@ int diskemu_zero(void*, uint32_t count, uint64_t offset, uint32_t flags) {
   "stats=FILE               Write JSON statistics (requests, service time, lateness\n" \
   "                         p50/p99/max) at exit and on SIGUSR1.\n" \
   "spin=DURATION            Busy-wait this long before each completion (default 200us).\n" \
-  "timer-slack=DURATION|default  Timer slack of the serving threads (default 1ns)."
+  "timer-slack=DURATION|default  Timer slack of the serving threads (default 1ns).\n" \
+  "rt-priority=N            Wait for completions at SCHED_FIFO priority N (1-99), so a\n" \
+  "                         busy machine does not delay them; default 0 (off)."
 
 nbdkit_plugin make_plugin() {
   nbdkit_plugin p = nbdkit_plugin();

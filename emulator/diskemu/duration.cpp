@@ -20,6 +20,7 @@ double parse_number(std::string_view text) {
 }
 
 Millis parse_duration_ms(std::string_view text) {
+  if (text == "0") return 0.0;   // zero needs no unit
   struct Unit { std::string_view suffix; double ms; };
   // Longest suffixes first so "ms" is not read as "s".
   static constexpr Unit units[] = {{"ns", 1e-6}, {"us", 1e-3}, {"ms", 1.0}, {"s", 1e3}};

@@ -8,7 +8,7 @@
 namespace disksched::diskemu {
 
 // Parses "<number><unit>" with unit ns, us, ms or s, into milliseconds. A bare number is
-// rejected: the unit is not guessable. Throws std::invalid_argument with a message that
+// rejected (the unit is not guessable), except 0. Throws std::invalid_argument with a message that
 // quotes the text.
 Millis parse_duration_ms(std::string_view text);
 

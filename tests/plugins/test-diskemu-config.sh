@@ -19,6 +19,7 @@ expect_start_failure "jitter=exp:5" "$P" model=hp97560 jitter=exp:5
 expect_start_failure "rpm-error=lots" "$P" model=hp97560 rpm-error=lots
 expect_start_failure "does not rotate" "$P" model=fixed:ms=1 rpm-error=0.01
 expect_start_failure "spin=2s" "$P" model=hp97560 spin=2s
+expect_start_failure "rt-priority=100" "$P" model=hp97560 rt-priority=100
 expect_start_failure "unknown parameter 'timescle'" "$P" model=hp97560 timescle=1
 expect_start_failure "file=$TMPDIR_TEST/no/such/dir/disk.img" "$P" model=hp97560 \
   file="$TMPDIR_TEST/no/such/dir/disk.img"
@@ -27,7 +28,8 @@ expect_start_failure "stats=$TMPDIR_TEST/no/such/dir/s.json" "$P" model=hp97560 
 expect_start_failure "capacity=" "$P" model=fixed:ms=1,capacity=zero
 
 help=$(nbdkit "$P" --help)
-for key in model= file= timescale= jitter= jitter-seed= rpm-error= stats= spin= timer-slack=; do
+for key in model= file= timescale= jitter= jitter-seed= rpm-error= stats= spin= timer-slack= \
+           rt-priority=; do
   grep -qF -- "$key" <<<"$help" || fail "--help does not document $key"
 done
 echo PASS

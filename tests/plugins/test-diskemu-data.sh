@@ -103,6 +103,18 @@ print("20 requests of 10 ms took %.1f ms" % (elapsed * 1000))
 PY
 run_py "$T/timing.py" "$P" model=fixed:ms=200 timescale=0.05
 
+# --- the MEMS device: not rotational, its own capacity ------------------------------
+cat > "$T/mems.py" <<'PY'
+import os
+assert not h.is_rotational()
+assert h.get_size() > 3 * 10**9, h.get_size()      # Hong's 3.2 GB G2 device
+d = os.urandom(65536)
+h.pwrite(d, 10 << 20)
+assert h.pread(65536, 10 << 20) == d
+print("mems OK, %d bytes" % h.get_size())
+PY
+run_py "$T/mems.py" "$P" model=mems timescale=0.01
+
 # --- stats on SIGUSR1, while serving --------------------------------------------
 cat > "$T/usr1.sh" <<SH
 PATH=/usr/bin:\$PATH nbdsh -u "\$uri" -c 'h.pread(512, 0); h.pread(512, 4096); h.pread(512, 0)'

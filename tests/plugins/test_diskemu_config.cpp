@@ -16,6 +16,7 @@ TEST_CASE("durations need a unit", "[diskemu][config]") {
   CHECK(parse_duration_ms("250ns") == Approx(0.00025));
   CHECK(parse_duration_ms("1e3us") == Approx(1.0));
   CHECK_THROWS_WITH(parse_duration_ms("50"), Contains("'50'") && Contains("unit"));
+  CHECK(parse_duration_ms("0") == 0.0);
   CHECK_THROWS_WITH(parse_duration_ms("ms"), Contains("not a duration"));
   CHECK_THROWS_WITH(parse_duration_ms("5 ms"), Contains("not a duration"));
   CHECK_THROWS_WITH(parse_duration_ms("fastms"), Contains("not a duration"));
@@ -60,6 +61,7 @@ TEST_CASE("every key is parsed as documented", "[diskemu][config]") {
   c.set("stats", "/tmp/stats.json");
   c.set("spin", "100us");
   c.set("timer-slack", "default");
+  c.set("rt-priority", "10");
   CHECK_NOTHROW(c.check());
   CHECK(c.model == "hp97560");
   CHECK(*c.file == "/tmp/disk.img");
@@ -70,6 +72,7 @@ TEST_CASE("every key is parsed as documented", "[diskemu][config]") {
   CHECK(*c.stats == "/tmp/stats.json");
   CHECK(c.spin_ms == Approx(0.1));
   CHECK(c.timer_slack_ms == 0.0);
+  CHECK(c.rt_priority == 10);
 }
 
 TEST_CASE("bad keys and values name themselves", "[diskemu][config]") {
@@ -84,6 +87,7 @@ TEST_CASE("bad keys and values name themselves", "[diskemu][config]") {
   CHECK_THROWS_WITH(c.set("spin", "5s"), Contains("spin=5s"));
   CHECK_THROWS_WITH(c.set("spin", "5"), Contains("spin=5") && Contains("unit"));
   CHECK_THROWS_WITH(c.set("model", ""), Contains("model="));
+  CHECK_THROWS_WITH(c.set("rt-priority", "100"), Contains("rt-priority=100") && Contains("1 to 99"));
   CHECK_THROWS_WITH(c.set("sped", "1"), Contains("unknown parameter 'sped'") && Contains("timescale"));
   CHECK_THROWS_AS(c.set("sped", "1"), ConfigError);
 }
