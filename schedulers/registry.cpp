@@ -34,8 +34,8 @@ std::string describe_param(const ParamSpec& p) {
     for (const auto& x : p.choices) c += (c.empty() ? "" : "|") + x;
     return fmt::format("{}={} (default {})", p.name, c, p.default_choice);
   }
-  return fmt::format("{} in [{}, {}] {} (default {})", p.name, p.min, p.max, p.unit,
-                     p.default_value);
+  return fmt::format("{} in [{}, {}] {}{}(default {})", p.name, p.min, p.max, p.unit,
+                     p.unit.empty() ? "" : " ", p.default_value);
 }
 
 std::string valid_keys(const AlgorithmInfo& a) {
@@ -69,6 +69,10 @@ double parse_value(const AlgorithmInfo& a, const ParamSpec& p, const std::string
                                   suffix, p.name, text, p.name,
                                   p.unit.empty() ? "plain numbers" : p.unit));
     }
+  }
+  if (p.integer && v != std::floor(v)) {
+    throw SpecError(fmt::format("{}: {}={} is not a whole number; {}", a.name, p.name, text,
+                                describe_param(p)));
   }
   if (v < p.min || v > p.max) {
     throw SpecError(fmt::format("{}: {}={} is out of range; {}", a.name, p.name, text,
@@ -132,7 +136,8 @@ void Registry::add(AlgorithmInfo info) {
   for (const auto& p : info.params) {
     bool ok = !p.choices.empty()
                   ? std::find(p.choices.begin(), p.choices.end(), p.default_choice) != p.choices.end()
-                  : in_range(p, p.default_value) && (!p.pair || in_range(p, p.default_value2));
+                  : in_range(p, p.default_value) && (!p.pair || in_range(p, p.default_value2)) &&
+                        (!p.integer || p.default_value == std::floor(p.default_value));
     if (!ok)
       throw std::logic_error(fmt::format("scheduler '{}': default of '{}' ({}) is not valid",
                                          info.name, p.name, format_param_default(p)));

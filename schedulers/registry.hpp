@@ -37,6 +37,8 @@ struct ParamSpec {
   // default_value2. Read it with Params::pair().
   bool pair = false;
   double default_value2 = 0;
+  // A count (requests, dispatches): the value must be a whole number.
+  bool integer = false;
 };
 
 // Parsed, validated parameters handed to a factory.

@@ -30,7 +30,7 @@ json param_json(const ParamSpec& p) {
     j["choices"] = p.choices;
     j["default"] = p.default_choice;
   } else {
-    j["type"] = p.pair ? "pair" : "number";
+    j["type"] = p.pair ? "pair" : p.integer ? "integer" : "number";
     j["default"] = p.pair ? json(format_param_default(p)) : json(p.default_value);
     j["min"] = p.min;
     j["max"] = p.max;

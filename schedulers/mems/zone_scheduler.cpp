@@ -142,6 +142,7 @@ std::vector<ParamSpec> zone_params(bool pyramid_on) {
   m4.default_value = 80;
   m4.min = 0;
   m4.max = 1e9;
+  m4.integer = true;
   ParamSpec m16;
   m16.name = "merge16_below";
   m16.unit = "requests";
@@ -151,6 +152,7 @@ std::vector<ParamSpec> zone_params(bool pyramid_on) {
   m16.default_value = 20;
   m16.min = 0;
   m16.max = 1e9;
+  m16.integer = true;
   return {zone, pyramid, m4, m16};
 }
 

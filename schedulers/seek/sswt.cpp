@@ -10,7 +10,6 @@
 // The wait count of a request is the number of dispatches since it was added, so it is
 // kept as the dispatch counter at arrival: the request with the largest count is the
 // one added earliest, found in O(log n) without touching every request per dispatch.
-#include <cmath>
 #include <map>
 
 #include <fmt/format.h>
@@ -25,7 +24,7 @@ namespace {
 class Sswt final : public Scheduler {
  public:
   Sswt(double threshold, const DeviceModel& m)
-      : threshold_(static_cast<std::uint64_t>(std::ceil(threshold))), head_(m) {}
+      : threshold_(static_cast<std::uint64_t>(threshold)), head_(m) {}
 
   std::string spec() const override { return fmt::format("sswt:threshold={}", threshold_); }
 
@@ -113,6 +112,7 @@ AlgorithmInfo sswt_algorithm() {
   t.default_value = 600;
   t.min = 0;
   t.max = 1e9;
+  t.integer = true;
   a.params = {t};
   a.factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
     return std::make_unique<Sswt>(p.number("threshold"), m);

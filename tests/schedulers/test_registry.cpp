@@ -54,6 +54,8 @@ TEST_CASE("registry: a value out of range names it and the range", "[registry]")
   CHECK_THAT(e, Catch::Contains("threshold=-1") && Catch::Contains("out of range"));
   e = error_of("sswt:threshold=lots", *m);
   CHECK_THAT(e, Catch::Contains("'lots'") && Catch::Contains("not a number"));
+  e = error_of("sswt:threshold=600.5", *m);
+  CHECK_THAT(e, Catch::Contains("threshold=600.5") && Catch::Contains("whole number"));
   e = error_of("sstf:by=sector", *m);
   CHECK_THAT(e, Catch::Contains("'sector'") && Catch::Contains("cyl|lbn"));
   e = error_of("priority:variant=3", *m);
