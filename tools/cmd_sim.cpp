@@ -1,7 +1,287 @@
+// `disksched sim`, `disksched sweep`, `disksched repro`: the simulator from the
+// command line.
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "bench/sim/experiment.hpp"
+#include "bench/sim/repro.hpp"
+#include "bench/sim/sweep.hpp"
+#include "bench/sim/workload.hpp"
+#include "emulator/sim/simulator.hpp"
+#include "schedulers/registry.hpp"
 #include "tools/commands.hpp"
 
 namespace disksched::cli {
+namespace {
 
-void add_sim_commands(CLI::App& /*app*/) {}
+struct SimOptions {
+  std::string model = "hp97560";
+  std::string sched = "fcfs";
+  std::string workload = "uniform";
+  double rate = 30.0;
+  std::uint64_t requests = 2000;
+  std::uint64_t warmup = 1000;
+  std::uint64_t keep_warm = 0;
+  std::size_t max_queue = 5000;
+  std::size_t reps = 0;  // 0: 20 for random workloads, 1 for a trace
+  std::uint64_t seed = 1;
+  std::size_t depth = 1;
+  bool json = false;
+  std::string log;
+};
+
+
+
+void add_run_options(CLI::App* c, SimOptions& o) {
+  c->add_option("--model", o.model, "device model: hp97560, hp97560-full, mems, fixed:ms=X, or a .json profile")
+      ->capture_default_str();
+  c->add_option("--workload", o.workload,
+                "uniform[:size=8k,reads=1.0] | seq[:p=0.829] | burst[:len=32,span=4m] | "
+                "closed:n=16[,think=5ms] | trace:FORMAT:PATH[,scale=F]")
+      ->capture_default_str();
+  c->add_option("--requests", o.requests, "measured requests per replication (0: a trace's all)")
+      ->capture_default_str();
+  c->add_option("--warmup", o.warmup, "warm-up requests before measuring")->capture_default_str();
+  c->add_option("--keep-warm", o.keep_warm,
+                "keep-warm arrivals allowed before a run counts as saturated (0: warm-up + measured)")
+      ->capture_default_str();
+  c->add_option("--max-queue", o.max_queue, "stop a run as saturated beyond this many waiting (0: no limit)")
+      ->capture_default_str();
+  c->add_option("--reps", o.reps, "replications (default 20, or 1 for a trace)");
+  c->add_option("--seed", o.seed, "random seed")->capture_default_str();
+  c->add_option("--depth", o.depth, "requests at the device at once")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+}
+
+SimConfig config_of(const SimOptions& o) {
+  SimConfig c;
+  c.depth = o.depth;
+  c.warmup = o.warmup;
+  c.measured = o.requests;
+  c.keep_warm_max = o.keep_warm;
+  c.max_queue = o.max_queue;
+  return c;
+}
+
+std::size_t default_reps(const SimOptions& o, const Workload& w) {
+  if (o.reps > 0) return o.reps;
+  return w.kind() == "trace" ? 1 : 20;
+}
+
+std::string ms(const Estimate& e) {
+  if (!std::isfinite(e.mean)) return "-";
+  if (!std::isfinite(e.half_width)) return fmt::format("{:.2f}", e.mean);
+  return fmt::format("{:.2f} +- {:.2f}", e.mean, e.half_width);
+}
+
+void print_point(const PointResult& p, const std::string& model, const Workload& w) {
+  const Replicated& s = p.stats;
+  std::cout << fmt::format("model {}, scheduler {}, workload {}", model, p.sched, w.spec());
+  if (p.rate > 0) std::cout << fmt::format(", {} requests/s", p.rate);
+  std::cout << fmt::format("\n{} replications, {} measured requests{}\n", s.reps, s.requests,
+                           s.saturated ? " (SATURATED: the queue did not keep up)" : "");
+  auto row = [](const std::string& k, const std::string& v) {
+    std::cout << fmt::format("  {:<26} {}\n", k, v);
+  };
+  row("throughput (req/s)", ms(s.throughput_per_s));
+  row("mean response (ms)", ms(s.mean_ms));
+  row("p95 response (ms)", ms(s.p95_ms));
+  row("p95, 200-bin histogram", ms(s.p95_hist_ms));
+  row("p99 response (ms)", ms(s.p99_ms));
+  row("max response (ms)", ms(s.max_ms));
+  row("std deviation (ms)", ms(s.std_ms));
+  row("squared CV", ms(s.sq_cv));
+  row("mean wait (ms)", ms(s.mean_wait_ms));
+  row("mean queue length", ms(s.mean_queue_len));
+  row("mean seek (ms)", ms(s.mean_seek_ms));
+  row("mean rotation (ms)", ms(s.mean_rotation_ms));
+  row("mean transfer (ms)", ms(s.mean_transfer_ms));
+  row("utilization", ms(s.utilization));
+}
+
+void write_log(const std::string& path, const SimResult& r) {
+  std::ofstream f(path);
+  if (!f) throw std::runtime_error(fmt::format("--log: cannot write '{}'", path));
+  f << "seq,op,offset,length,arrival_ms,dispatch_ms,start_ms,completion_ms,response_ms,queue_len,"
+       "overhead_ms,seek_ms,rotation_ms,transfer_ms\n";
+  for (const auto& x : r.measured)
+    f << fmt::format("{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{},{:.6f},{:.6f},{:.6f},{:.6f}\n",
+                     x.seq, op_name(x.op), x.offset, x.length, x.arrival_ms, x.dispatch_ms,
+                     x.start_ms, x.completion_ms, x.response_ms(), x.queue_len,
+                     x.overhead_ms + x.report_ms, x.seek_ms, x.rotation_ms, x.transfer_ms);
+}
+
+// The rate a run uses: a trace keeps its own timing unless --rate was given.
+double effective_rate(const SimOptions& o, const Workload& w, bool rate_given) {
+  if (w.is_closed()) return 0.0;
+  if (w.kind() == "trace") return rate_given ? o.rate : 0.0;
+  return o.rate;
+}
+
+void run_sim(const SimOptions& o, bool rate_given) {
+  auto model = load_model(o.model);
+  const Workload w = Workload::parse(o.workload);
+  make_scheduler(o.sched, *model);  // a bad spec fails before any work
+  PointSpec spec;
+  spec.sched = o.sched;
+  spec.rate = effective_rate(o, w, rate_given);
+  spec.reps = default_reps(o, w);
+  spec.seed = o.seed;
+  spec.cfg = config_of(o);
+  PointResult p = run_point(*model, w, spec);
+  if (!o.log.empty()) {
+    SimResult r;
+    run_once(*model, w, o.sched, spec.rate, replication_seed(o.seed, 0), spec.cfg, &r);
+    write_log(o.log, r);
+  }
+  if (o.json)
+    std::cout << to_json(p, o.model, w).dump(2) << "\n";
+  else
+    print_point(p, o.model, w);
+}
+
+struct SweepOptions {
+  SimOptions run;
+  std::vector<std::string> scheds;
+  std::string rates = "10:120:10";
+  std::string values;
+  std::string param = "w";
+  std::string out_dir;
+  std::size_t threads = 0;
+  std::string mean_targets = "100,200,300";
+  std::string p95_targets = "200,400,600,1000";
+  bool no_plot = false;
+  bool quiet = false;
+};
+
+void run_sweep_command(const SweepOptions& o, bool rate_given) {
+  SweepSpec spec;
+  spec.model = o.run.model;
+  spec.scheds = o.scheds;
+  spec.workload = o.run.workload;
+  const Workload w = Workload::parse(o.run.workload);
+  if (w.is_closed())
+    throw std::invalid_argument("sweep: a closed workload has no arrival rate to sweep; use sim");
+  if (!o.values.empty()) {
+    spec.values = parse_range(o.values, "--values");
+    spec.rates = {o.run.rate};
+    spec.param = o.param;
+  } else {
+    spec.rates = parse_range(o.rates, "--rates");
+    if (rate_given) throw std::invalid_argument("sweep: --rate goes with --values (a parameter sweep); use --rates");
+  }
+  spec.reps = default_reps(o.run, w);
+  spec.seed = o.run.seed;
+  spec.cfg = config_of(o.run);
+  {
+    auto model = load_model(spec.model);
+    for (const auto& s : spec.scheds) {
+      const std::string probe = spec.values.empty() ? s : substitute_value(s, spec.values.front());
+      make_scheduler(probe, *model);  // bad specs fail before any work
+    }
+  }
+  std::filesystem::create_directories(o.out_dir);
+  SweepResult r = run_sweep(spec, o.threads, !o.quiet);
+  const std::string csv = o.out_dir + "/sweep.csv";
+  write_csv(r, csv);
+  std::cout << "wrote " << csv << "\n";
+  if (!r.param_sweep) {
+    const std::string table = sustained_table(r, parse_range(o.mean_targets, "--mean-targets"),
+                                              parse_range(o.p95_targets, "--p95-targets"),
+                                              o.out_dir + "/sustained.csv");
+    std::ofstream(o.out_dir + "/sustained.txt") << table;
+    std::cout << "\nArrival rate (requests/s) sustained at each response-time target "
+                 "(interpolated; JW footnote 7):\n"
+              << table << "wrote " << o.out_dir << "/sustained.csv\n";
+  } else {
+    for (const auto& s : r.series) {
+      std::cout << "\n" << s << " at " << spec.rates[0] << " requests/s:\n";
+      std::cout << fmt::format("  {:>10} {:>12} {:>12} {:>12}\n", o.param, "mean ms", "std ms", "p95 ms");
+      for (const auto* p : r.of(s)) {
+        if (p->saturated()) {
+          std::cout << fmt::format("  {:>10g} {:>12}\n", p->x, "saturated");
+          continue;
+        }
+        const Replicated& st = p->result.stats;
+        std::cout << fmt::format("  {:>10g} {:>12.1f} {:>12.1f} {:>12.1f}\n", p->x,
+                                 st.mean_ms.mean, st.std_ms.mean, st.p95_ms.mean);
+      }
+    }
+  }
+  if (!o.no_plot) {
+    for (const auto& png : plot_sweep(r, csv, o.out_dir + "/sweep",
+                                      fmt::format("{} on {}", r.workload, spec.model)))
+      std::cout << "wrote " << png << "\n";
+  }
+}
+
+}  // namespace
+
+void add_sim_commands(CLI::App& app) {
+  {
+    auto* o = new SimOptions;  // lives as long as the app (the process)
+    auto* c = app.add_subcommand("sim", "simulate a scheduler on a device model in virtual time");
+    c->add_option("--sched", o->sched, "scheduler spec (see `disksched sched list`)")
+        ->capture_default_str();
+    auto* rate = c->add_option("--rate", o->rate,
+                               "arrival rate, requests/s (a trace: rescaled to this mean rate)")
+                     ->capture_default_str();
+    add_run_options(c, *o);
+    c->add_flag("--json", o->json, "print JSON");
+    c->add_option("--log", o->log, "write replication 0's measured requests as CSV to this file");
+    c->callback([o, rate] { run_sim(*o, rate->count() > 0); });
+  }
+  {
+    auto* o = new SweepOptions;
+    auto* c = app.add_subcommand(
+        "sweep", "run schedulers over arrival rates (or a parameter) in parallel; CSV, plots, "
+                 "sustained-rate table");
+    c->add_option("--sched", o->scheds,
+                  "scheduler spec, repeatable; with --values, '{}' in it takes each value")
+        ->required();
+    c->add_option("--rates", o->rates, "arrival rates LO:HI:STEP or A,B,C")->capture_default_str();
+    auto* rate = c->add_option("--rate", o->run.rate, "the one rate of a parameter sweep");
+    c->add_option("--values", o->values, "parameter values LO:HI:STEP or A,B,C (a parameter sweep)");
+    c->add_option("--param", o->param, "the parameter's name, for the plot")->capture_default_str();
+    add_run_options(c, o->run);
+    c->add_option("-o,--out", o->out_dir, "output directory")->required();
+    c->add_option("--threads", o->threads, "worker threads (0: every core)")->capture_default_str();
+    c->add_option("--mean-targets", o->mean_targets, "mean response targets, ms")->capture_default_str();
+    c->add_option("--p95-targets", o->p95_targets, "p95 response targets, ms")->capture_default_str();
+    c->add_flag("--no-plot", o->no_plot, "skip the PNG plots");
+    c->add_flag("-q,--quiet", o->quiet, "no progress bar");
+    c->callback([o, rate] { run_sweep_command(*o, rate->count() > 0); });
+  }
+  {
+    auto* o = new ReproOptions;
+    auto* which = new std::string;
+    auto* c = app.add_subcommand(
+        "repro", "rerun the experiments behind the seed papers' claims; ours beside theirs");
+    c->add_option("paper", *which, "jw91 | hong03 | dn13")
+        ->required()
+        ->check(CLI::IsMember({"jw91", "hong03", "dn13"}));
+    c->add_option("-o,--out", o->out_dir, "output directory for CSV, tables and plots")->required();
+    c->add_option("--reps", o->reps, "replications per point")->capture_default_str();
+    c->add_option("--seed", o->seed, "random seed")->capture_default_str();
+    c->add_option("--threads", o->threads, "worker threads (0: every core)")->capture_default_str();
+    c->add_flag("--quick", o->quick, "fewer replications and rates (a smoke test, not the result)");
+    c->add_flag("--no-plot", o->no_plot, "skip the PNG plots");
+    c->add_flag("--strict", o->strict, "exit 1 when a claim disagrees");
+    c->add_flag("-q,--quiet", o->quiet, "no progress bar");
+    c->callback([o, which] {
+      const int disagreements = run_repro(*which, *o);
+      if (o->strict && disagreements > 0)
+        throw std::runtime_error(fmt::format("repro {}: {} claim(s) disagree", *which, disagreements));
+    });
+  }
+}
 
 }  // namespace disksched::cli

@@ -245,7 +245,11 @@ SimResult Simulator::run(ArrivalStream& arrivals) {
       }
       next = arrivals.next();
     }
-    s.dispatch(now);
+    // Simultaneous events (a burst, a completion and the arrival it triggers) all reach
+    // the queue before the scheduler chooses.
+    const Millis t_next = std::min(s.device.empty() ? kNever : s.device.front().end,
+                                   next ? next->time_ms : kNever);
+    if (t_next > now) s.dispatch(now);
   }
   s.finish(now);
   return std::move(s.result);
@@ -283,7 +287,9 @@ SimResult Simulator::run(ClosedStream& clients) {
       const ClosedStep& step = *pending[is.client];
       s.arrive(now, step.op, step.offset, step.length, is.client);
     }
-    s.dispatch(now);
+    const Millis t_next = std::min(s.device.empty() ? kNever : s.device.front().end,
+                                   issues.empty() ? kNever : issues.top().time);
+    if (t_next > now) s.dispatch(now);
   }
   s.finish(now);
   if (cap_hit && !s.done() && !s.result.saturated) {

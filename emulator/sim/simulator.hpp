@@ -13,7 +13,10 @@
 // `measured` are measured, and arrivals continue ("keep-warm") until every measured
 // request has completed. Everything is decided by virtual time and a fixed
 // tie-break (completions before arrivals at the same instant, then arrival order), so
-// the same inputs give the same records, bit for bit.
+// the same inputs give the same records, bit for bit. The scheduler chooses only
+// after every event of an instant has been handled: a burst arriving at once, or a
+// completion and the request its client issues with zero think time, are all in the
+// queue when it chooses.
 #pragma once
 
 #include <cstddef>

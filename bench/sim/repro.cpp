@@ -1,0 +1,126 @@
+#include "bench/sim/repro.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace disksched {
+
+namespace {
+
+const char* verdict_text(Verdict v) {
+  switch (v) {
+    case Verdict::Agree: return "agrees";
+    case Verdict::Disagree: return "DISAGREES";
+    case Verdict::Info: return "info";
+  }
+  return "?";
+}
+
+std::string csv_quote(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+// Wraps `s` at `width` columns into lines.
+std::vector<std::string> wrap(const std::string& s, std::size_t width) {
+  std::vector<std::string> lines;
+  std::string line;
+  std::size_t pos = 0;
+  while (pos < s.size()) {
+    auto sp = s.find(' ', pos);
+    std::string word = s.substr(pos, sp == std::string::npos ? std::string::npos : sp - pos);
+    pos = sp == std::string::npos ? s.size() : sp + 1;
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      lines.push_back(line);
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+  }
+  if (!line.empty() || lines.empty()) lines.push_back(line);
+  return lines;
+}
+
+}  // namespace
+
+void report_claims(const std::string& title, const std::vector<Claim>& claims,
+                   const std::string& out_dir) {
+  std::cout << "\n" << title << "\n\n";
+  std::cout << fmt::format("{:<4} {:<44} {:<16} {:<22} {:<16} {}\n", "#", "claim", "paper", "ours",
+                           "tolerance", "verdict");
+  std::cout << std::string(118, '-') << "\n";
+  int n = 0, agree = 0, disagree = 0;
+  for (const auto& c : claims) {
+    ++n;
+    const auto claim_lines = wrap(c.claim, 44);
+    const auto ours_lines = wrap(c.ours, 22);
+    const auto theirs_lines = wrap(c.theirs, 16);
+    const auto tol_lines = wrap(c.tolerance, 16);
+    const std::size_t rows = std::max({claim_lines.size(), ours_lines.size(), theirs_lines.size(),
+                                       tol_lines.size()});
+    for (std::size_t i = 0; i < rows; ++i) {
+      auto get = [&](const std::vector<std::string>& v) { return i < v.size() ? v[i] : ""; };
+      std::cout << fmt::format("{:<4} {:<44} {:<16} {:<22} {:<16} {}\n",
+                               i == 0 ? std::to_string(n) : "", get(claim_lines),
+                               get(theirs_lines), get(ours_lines), get(tol_lines),
+                               i == 0 ? verdict_text(c.verdict) : "");
+    }
+    if (!c.note.empty())
+      for (const auto& l : wrap("note: " + c.note, 110)) std::cout << "     " << l << "\n";
+    agree += c.verdict == Verdict::Agree;
+    disagree += c.verdict == Verdict::Disagree;
+  }
+  std::cout << std::string(118, '-') << "\n"
+            << fmt::format("{} claims: {} agree, {} disagree, {} for information\n", n, agree,
+                           disagree, n - agree - disagree);
+
+  std::filesystem::create_directories(out_dir);
+  std::ofstream csv(out_dir + "/claims.csv");
+  csv << "id,claim,paper,ours,tolerance,verdict,note\n";
+  std::ofstream md(out_dir + "/claims.md");
+  md << "| # | claim | paper | ours | tolerance | verdict |\n|---|---|---|---|---|---|\n";
+  n = 0;
+  for (const auto& c : claims) {
+    ++n;
+    csv << csv_quote(c.id) << ',' << csv_quote(c.claim) << ',' << csv_quote(c.theirs) << ','
+        << csv_quote(c.ours) << ',' << csv_quote(c.tolerance) << ',' << verdict_text(c.verdict)
+        << ',' << csv_quote(c.note) << '\n';
+    md << "| " << n << " | " << c.claim << " | " << c.theirs << " | " << c.ours << " | "
+       << c.tolerance << " | " << verdict_text(c.verdict) << (c.note.empty() ? "" : " (" + c.note + ")")
+       << " |\n";
+  }
+  std::cout << "wrote " << out_dir << "/claims.md and claims.csv\n";
+}
+
+int run_repro(const std::string& paper, const ReproOptions& o) {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<Claim> claims;
+  std::string title;
+  if (paper == "jw91") {
+    claims = repro_jw91(o);
+    title = "Jacobson & Wilkes 1991 (HPL-CSP-91-7rev1), HP 97560, our simulator";
+  } else if (paper == "hong03") {
+    claims = repro_hong03(o);
+    title = "Hong et al. 2003 (MASCOTS), CMU G2 MEMS device, synthetic stand-ins for the HP traces";
+  } else if (paper == "dn13") {
+    claims = repro_dn13(o);
+    title = "Deodhar & Naik 2013 (SSWT), synthetic boot-like bursts on the HP 97560";
+  } else {
+    throw std::invalid_argument(fmt::format("unknown paper '{}'; valid: jw91, hong03, dn13", paper));
+  }
+  report_claims(title, claims, o.out_dir);
+  const double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::cout << fmt::format("repro {} took {:.1f} s\n", paper, secs);
+  int disagree = 0;
+  for (const auto& c : claims) disagree += c.verdict == Verdict::Disagree;
+  return disagree;
+}
+
+}  // namespace disksched
