@@ -1,7 +1,577 @@
+// `disksched replay`, `disksched ctl`, `disksched log`: the live side of the toolkit.
+//
+// replay is an open-loop load generator over libnbd: it issues a workload spec of the
+// simulator (the same spec, device extent and seed give the same arrivals as
+// `disksched sim`) at its exact arrival times, with as many requests in flight as the
+// arrivals make, and reports latencies with the keys of `disksched log summary --json`.
+#include <poll.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <ctime>
+#include <deque>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <queue>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <libnbd.h>
+#include <nlohmann/json.hpp>
+
+#include "bench/sim/workload.hpp"
+#include "daemon/filter/control.hpp"
+#include "daemon/filter/latency_log.hpp"
+#include "daemon/filter/log_summary.hpp"
 #include "tools/commands.hpp"
 
 namespace disksched::cli {
+namespace {
 
-void add_live_commands(CLI::App& /*app*/) {}
+std::int64_t monotonic_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+// ---------------------------------------------------------------------------------
+// replay
+
+struct ReplayOptions {
+  std::string uri;
+  std::string workload = "uniform";
+  double rate = 0.0;
+  std::uint64_t requests = 1000;
+  std::uint64_t warmup = 0;
+  std::uint64_t seed = 1;
+  std::size_t rep = 0;
+  double timescale = 1.0;
+  std::size_t connections = 1;
+  std::size_t max_queue = 5000;
+  std::string log;
+  bool json = false;
+  bool quiet = false;
+};
+
+[[noreturn]] void nbd_fail(const std::string& what) {
+  throw std::runtime_error(fmt::format("{}: {}", what, nbd_get_error()));
+}
+
+class Replayer {
+ public:
+  explicit Replayer(const ReplayOptions& o) : o_(o) {
+    for (std::size_t i = 0; i < o.connections; ++i) {
+      nbd_handle* h = nbd_create();
+      if (h == nullptr) nbd_fail("nbd_create");
+      handles_.push_back(h);
+      if (nbd_connect_uri(h, o.uri.c_str()) == -1) nbd_fail(fmt::format("cannot connect to '{}'", o.uri));
+    }
+    const std::int64_t size = nbd_get_size(handles_[0]);
+    if (size < 0) nbd_fail("nbd_get_size");
+    size_ = static_cast<std::uint64_t>(size);
+    read_only_ = nbd_is_read_only(handles_[0]) == 1;
+    can_flush_ = nbd_can_flush(handles_[0]) == 1;
+    can_trim_ = nbd_can_trim(handles_[0]) == 1;
+  }
+  ~Replayer() {
+    for (auto* h : handles_) {
+      nbd_shutdown(h, 0);
+      nbd_close(h);
+    }
+  }
+
+  std::uint64_t size() const { return size_; }
+
+  // Runs the workload; fills rows (one per request, warm-up excluded) and returns
+  // whether it ended saturated (more than max_queue outstanding).
+  bool run(const Workload& w, std::vector<LogRow>& rows, std::vector<LatencyRecord>& records);
+
+  double late_p99_us() const {
+    if (late_us_.empty()) return 0.0;
+    std::vector<double> v = late_us_;
+    std::sort(v.begin(), v.end());
+    return v[std::min(v.size() - 1, static_cast<std::size_t>(std::ceil(0.99 * v.size())) - 1)];
+  }
+
+ private:
+  struct Pending {
+    Replayer* self = nullptr;
+    std::uint64_t index = 0;       // request number from 0 (warm-up first)
+    Op op = Op::Read;
+    std::uint64_t offset = 0;
+    std::uint32_t length = 0;
+    std::int64_t arrive_ns = 0;    // when it was due
+    std::int64_t issue_ns = 0;
+    std::size_t in_flight_at_issue = 0;
+    std::size_t client = 0;        // closed workloads
+    std::vector<char> buf;         // read data
+    std::int64_t complete_ns = 0;
+    int error = 0;
+  };
+
+  static int on_complete(void* user_data, int* error);
+  void issue(std::unique_ptr<Pending> p);
+  // Waits for socket activity until `until_ns` (or forever when < 0).
+  void wait(std::int64_t until_ns);
+  std::int64_t real_ns(Millis model_ms) const {
+    return start_ns_ + static_cast<std::int64_t>(std::llround(model_ms * o_.timescale * 1e6));
+  }
+  void progress(bool force = false);
+
+  ReplayOptions o_;
+  std::vector<nbd_handle*> handles_;
+  std::uint64_t size_ = 0;
+  bool read_only_ = false, can_flush_ = false, can_trim_ = false;
+  std::int64_t start_ns_ = 0;
+  std::size_t in_flight_ = 0;
+  std::size_t next_handle_ = 0;
+  std::uint64_t issued_ = 0, completed_ = 0, failed_ = 0;
+  std::int64_t last_progress_ns_ = 0;
+  std::vector<double> late_us_;
+  std::deque<std::unique_ptr<Pending>> done_;  // completed, not yet collected
+  std::vector<char> write_data_;
+};
+
+int Replayer::on_complete(void* user_data, int* error) {
+  // libnbd hands the request back: keep it until collect() takes its numbers.
+  std::unique_ptr<Pending> p(static_cast<Pending*>(user_data));
+  Replayer* self = p->self;
+  p->complete_ns = monotonic_ns();
+  p->error = *error;
+  p->buf = {};
+  --self->in_flight_;
+  ++self->completed_;
+  if (*error != 0) ++self->failed_;
+  self->done_.push_back(std::move(p));
+  return 1;
+}
+
+void Replayer::issue(std::unique_ptr<Pending> p) {
+  if (p->op != Op::Read && read_only_)
+    throw std::runtime_error(fmt::format("the export is read-only but the workload has a {}",
+                                         op_name(p->op)));
+  if (p->op == Op::Trim && !can_trim_)
+    throw std::runtime_error("the export cannot trim but the workload has a trim");
+  if ((p->op == Op::Flush || p->op == Op::Cache) && !can_flush_)
+    throw std::runtime_error("the export cannot flush but the workload has a flush");
+  nbd_handle* h = handles_[next_handle_++ % handles_.size()];
+  p->self = this;
+  p->issue_ns = monotonic_ns();
+  p->in_flight_at_issue = in_flight_ + 1;
+  late_us_.push_back(static_cast<double>(p->issue_ns - p->arrive_ns) / 1e3);
+  Pending* raw = p.release();
+  nbd_completion_callback cb{on_complete, raw, nullptr};
+  std::int64_t cookie = -1;
+  switch (raw->op) {
+    case Op::Read:
+      raw->buf.resize(raw->length);
+      cookie = nbd_aio_pread(h, raw->buf.data(), raw->length, raw->offset, cb, 0);
+      break;
+    case Op::Write:
+    case Op::Zero:
+      if (write_data_.size() < raw->length) write_data_.resize(raw->length, '\x5a');
+      cookie = nbd_aio_pwrite(h, write_data_.data(), raw->length, raw->offset, cb, 0);
+      break;
+    case Op::Trim:
+      cookie = nbd_aio_trim(h, raw->length, raw->offset, cb, 0);
+      break;
+    case Op::Flush:
+    case Op::Cache:
+      cookie = nbd_aio_flush(h, cb, 0);
+      break;
+  }
+  if (cookie == -1) {
+    delete raw;
+    nbd_fail("issuing a request");
+  }
+  ++in_flight_;
+  ++issued_;
+}
+
+void Replayer::wait(std::int64_t until_ns) {
+  std::vector<pollfd> fds(handles_.size());
+  for (std::size_t i = 0; i < handles_.size(); ++i) {
+    fds[i].fd = nbd_aio_get_fd(handles_[i]);
+    const unsigned dir = nbd_aio_get_direction(handles_[i]);
+    fds[i].events = static_cast<short>(((dir & LIBNBD_AIO_DIRECTION_READ) ? POLLIN : 0) |
+                                       ((dir & LIBNBD_AIO_DIRECTION_WRITE) ? POLLOUT : 0));
+  }
+  timespec ts{};
+  timespec* tsp = nullptr;
+  if (until_ns >= 0) {
+    const std::int64_t left = std::max<std::int64_t>(0, until_ns - monotonic_ns());
+    ts.tv_sec = left / 1000000000;
+    ts.tv_nsec = left % 1000000000;
+    tsp = &ts;
+  }
+  const int r = ppoll(fds.data(), fds.size(), tsp, nullptr);
+  if (r < 0) {
+    if (errno == EINTR) return;
+    throw std::runtime_error(fmt::format("poll: {}", std::strerror(errno)));
+  }
+  for (std::size_t i = 0; i < handles_.size(); ++i) {
+    if (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) {
+      if (nbd_aio_notify_read(handles_[i]) == -1) nbd_fail("connection failed");
+    } else if (fds[i].revents & POLLOUT) {
+      if (nbd_aio_notify_write(handles_[i]) == -1) nbd_fail("connection failed");
+    }
+  }
+}
+
+void Replayer::progress(bool force) {
+  if (o_.quiet) return;
+  const std::int64_t now = monotonic_ns();
+  if (!force && now - last_progress_ns_ < 2'000'000'000) return;
+  last_progress_ns_ = now;
+  std::cerr << fmt::format("replay: {} of {} issued, {} completed, {} in flight\n", issued_,
+                           o_.warmup + o_.requests, completed_, in_flight_);
+}
+
+bool Replayer::run(const Workload& w, std::vector<LogRow>& rows,
+                   std::vector<LatencyRecord>& records) {
+  const DeviceExtent dev{size_, 512};
+  // The seed of `disksched sim` replication `rep` (bench/sim/experiment.cpp).
+  const std::uint64_t seed = Rng::derive(o_.seed, o_.rep);
+  const std::uint64_t total = o_.warmup + o_.requests;
+  bool saturated = false;
+  prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);  // wake for arrivals within microseconds
+  start_ns_ = monotonic_ns();
+  last_progress_ns_ = start_ns_;
+
+  auto collect = [&] {
+    while (!done_.empty()) {
+      std::unique_ptr<Pending> p = std::move(done_.front());
+      done_.pop_front();
+      const std::int64_t complete_ns = p->complete_ns;
+      const int error = p->error;
+      if (p->index >= o_.warmup) {
+        LatencyRecord r;
+        r.id = p->index + 1;
+        r.op = p->op;
+        r.offset = p->offset;
+        r.length = p->length;
+        r.arrive_ns = p->arrive_ns;
+        r.dispatch_ns = p->issue_ns;
+        r.issue_ns = p->issue_ns;
+        r.complete_ns = complete_ns;
+        r.queue_len = static_cast<std::uint32_t>(p->in_flight_at_issue);
+        r.error = error;
+        records.push_back(r);
+        LogRow row;
+        row.op = std::string(op_name(p->op));
+        // Latencies in model time, so they compare with the simulator's.
+        row.arrive_ns = 0;
+        row.dispatch_ns = static_cast<std::int64_t>((p->issue_ns - p->arrive_ns) / o_.timescale);
+        row.complete_ns = static_cast<std::int64_t>((complete_ns - p->arrive_ns) / o_.timescale);
+        // Keep the span right for throughput: shift each row to its own arrival.
+        const auto shift = static_cast<std::int64_t>((p->arrive_ns - start_ns_) / o_.timescale);
+        row.arrive_ns += shift;
+        row.dispatch_ns += shift;
+        row.complete_ns += shift;
+        row.queue_len = static_cast<double>(p->in_flight_at_issue);
+        if (error != 0) row.error = strerrorname_np(error) ? strerrorname_np(error) : "EIO";
+        rows.push_back(std::move(row));
+      }
+    }
+  };
+
+  if (w.is_closed()) {
+    auto clients = w.closed_stream(dev, seed);
+    // (due time, client) of each client's next request.
+    using Due = std::pair<std::int64_t, std::size_t>;
+    std::priority_queue<Due, std::vector<Due>, std::greater<>> due;
+    std::vector<std::optional<ClosedStep>> next(clients->population());
+    for (std::size_t c = 0; c < clients->population(); ++c) {
+      next[c] = clients->next(c);
+      if (next[c]) due.push({real_ns(next[c]->think_ms), c});
+    }
+    std::uint64_t index = 0;
+    while (index < total && (!due.empty() || in_flight_ > 0)) {
+      while (!due.empty() && due.top().first <= monotonic_ns() && index < total) {
+        const auto [at, c] = due.top();
+        due.pop();
+        auto p = std::make_unique<Pending>();
+        p->index = index++;
+        p->op = next[c]->op;
+        p->offset = next[c]->offset;
+        p->length = next[c]->length;
+        p->arrive_ns = at;
+        p->client = c;
+        issue(std::move(p));
+      }
+      wait(due.empty() ? -1 : due.top().first);
+      // A completion makes its client think, then issue the next.
+      for (auto& p : done_) {
+        if (p->client >= next.size()) continue;
+        const std::size_t c = p->client;
+        next[c] = clients->next(c);
+        if (next[c]) due.push({p->complete_ns + static_cast<std::int64_t>(next[c]->think_ms * o_.timescale * 1e6), c});
+      }
+      collect();
+      progress();
+    }
+  } else {
+    auto arrivals = w.open_stream(dev, o_.rate, seed);
+    std::optional<Arrival> a = arrivals->next();
+    std::uint64_t index = 0;
+    while (a && index < total) {
+      const std::int64_t at = real_ns(a->time_ms);
+      while (monotonic_ns() < at) wait(at);
+      auto p = std::make_unique<Pending>();
+      p->index = index++;
+      p->op = a->op;
+      p->offset = a->offset;
+      p->length = a->length;
+      p->arrive_ns = at;
+      p->client = static_cast<std::size_t>(-1);
+      issue(std::move(p));
+      // Drain whatever completed without blocking.
+      wait(0);
+      collect();
+      progress();
+      if (in_flight_ > o_.max_queue) {
+        saturated = true;
+        break;
+      }
+      a = arrivals->next();
+    }
+  }
+  while (in_flight_ > 0) {
+    wait(-1);
+    collect();
+    progress();
+  }
+  collect();
+  progress(true);
+  return saturated;
+}
+
+void run_replay(const ReplayOptions& o) {
+  const Workload w = Workload::parse(o.workload);
+  if (!w.is_closed() && w.kind() != "trace" && !(o.rate > 0))
+    throw std::invalid_argument(fmt::format(
+        "--rate R (requests per second of model time, > 0) is needed for workload '{}'",
+        w.spec()));
+  if (!(o.timescale > 0)) throw std::invalid_argument("--timescale must be > 0");
+  Replayer r(o);
+  std::vector<LogRow> rows;
+  std::vector<LatencyRecord> records;
+  const bool saturated = r.run(w, rows, records);
+  if (!o.log.empty()) {
+    LatencyLogWriter writer(o.log);
+    for (auto& rec : records) writer.push(std::move(rec));
+    writer.stop();
+  }
+  const LogSummary s = summarize_log(rows);
+  nlohmann::json j = summary_to_json(s);
+  j["saturated"] = saturated;
+  j["workload"] = w.spec();
+  j["rate"] = o.rate;
+  j["seed"] = o.seed;
+  j["rep"] = o.rep;
+  j["warmup"] = o.warmup;
+  j["timescale"] = o.timescale;
+  j["connections"] = o.connections;
+  j["issue_late_p99_us"] = r.late_p99_us();
+  j["note"] = "latencies in model time (real / timescale); mean_queue_len = requests in "
+              "flight at issue, as the client saw them";
+  if (o.json) {
+    std::cout << j.dump(2) << "\n";
+    return;
+  }
+  std::cout << fmt::format("replay {} at {} req/s (seed {}, rep {}), timescale {}{}\n", w.spec(),
+                           o.rate, o.seed, o.rep, o.timescale, saturated ? ", SATURATED" : "");
+  std::cout << summary_to_text(s);
+  std::cout << fmt::format("issue lateness p99 {:.1f} us (real)\n", r.late_p99_us());
+}
+
+// ---------------------------------------------------------------------------------
+// ctl
+
+void print_reply(const std::string& command, const nlohmann::json& j) {
+  if (command.rfind("switch", 0) == 0) {
+    std::cout << fmt::format("scheduler: {} -> {}\n", j.value("previous", "?"),
+                             j.value("scheduler", "?"));
+    return;
+  }
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (it.key() == "ok") continue;
+    std::string v = it.value().is_string() ? it.value().get<std::string>() : it.value().dump();
+    std::cout << fmt::format("{:<26} {}\n", it.key(), v);
+  }
+}
+
+void run_ctl(const std::string& socket, const std::vector<std::string>& words, bool json) {
+  std::string line;
+  for (const auto& w : words) line += (line.empty() ? "" : " ") + w;
+  const std::string reply = control_request(socket, line);
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(reply);
+  } catch (const std::exception&) {
+    throw std::runtime_error(fmt::format("control socket '{}' answered something that is not "
+                                         "JSON: {}",
+                                         socket, reply));
+  }
+  if (!j.value("ok", false))
+    throw std::runtime_error(fmt::format("{}: {}", line, j.value("error", std::string("failed"))));
+  if (json)
+    std::cout << j.dump(2) << "\n";
+  else
+    print_reply(line, j);
+}
+
+// ---------------------------------------------------------------------------------
+// log
+
+void run_log_summary(const std::string& path, bool json) {
+  const LogSummary s = summarize_log(read_latency_log(path));
+  if (json)
+    std::cout << summary_to_json(s).dump(2) << "\n";
+  else
+    std::cout << summary_to_text(s);
+}
+
+// Latency summaries side by side, one column per log.
+void run_log_compare(const std::vector<std::string>& paths, std::vector<std::string> labels,
+                     bool json) {
+  if (!labels.empty() && labels.size() != paths.size())
+    throw std::invalid_argument(fmt::format("--labels has {} names for {} logs", labels.size(),
+                                            paths.size()));
+  if (labels.empty()) labels = paths;
+  std::vector<LogSummary> s;
+  for (const auto& p : paths) s.push_back(summarize_log(read_latency_log(p)));
+  if (json) {
+    nlohmann::json j = nlohmann::json::object();
+    for (std::size_t i = 0; i < s.size(); ++i) j[labels[i]] = summary_to_json(s[i]);
+    std::cout << j.dump(2) << "\n";
+    return;
+  }
+  std::string out = fmt::format("{:<28}", "");
+  for (const auto& l : labels) out += fmt::format(" {:>16}", l.substr(0, 16));
+  out += "\n";
+  auto row = [&](const std::string& name, auto get) {
+    out += fmt::format("{:<28}", name);
+    for (const auto& x : s) out += fmt::format(" {:>16}", get(x));
+    out += "\n";
+  };
+  auto f3 = [](double v) { return fmt::format("{:.3f}", v); };
+  row("requests", [](const LogSummary& x) { return std::to_string(x.requests); });
+  row("errors", [](const LogSummary& x) { return std::to_string(x.errors); });
+  row("throughput (req/s)", [](const LogSummary& x) { return fmt::format("{:.1f}", x.throughput_per_s); });
+  row("mean queue length", [](const LogSummary& x) {
+    return x.mean_queue_len ? fmt::format("{:.2f}", *x.mean_queue_len) : std::string("-");
+  });
+  row("mean service (ms)", [&](const LogSummary& x) { return f3(x.mean_service_ms); });
+  row("latency mean (ms)", [&](const LogSummary& x) { return f3(x.latency.mean_ms); });
+  row("latency p50 (ms)", [&](const LogSummary& x) { return f3(x.latency.p50_ms); });
+  row("latency p95 (ms)", [&](const LogSummary& x) { return f3(x.latency.p95_ms); });
+  row("latency p99 (ms)", [&](const LogSummary& x) { return f3(x.latency.p99_ms); });
+  row("latency max (ms)", [&](const LogSummary& x) { return f3(x.latency.max_ms); });
+  std::vector<std::string> ops;
+  for (const auto& x : s)
+    for (const auto& [op, st] : x.by_op)
+      if (std::find(ops.begin(), ops.end(), op) == ops.end()) ops.push_back(op);
+  for (const auto& op : ops) {
+    row(op + " mean / p95 (ms)", [&](const LogSummary& x) {
+      auto it = x.by_op.find(op);
+      return it == x.by_op.end() ? std::string("-")
+                                 : fmt::format("{:.2f} / {:.2f}", it->second.mean_ms, it->second.p95_ms);
+    });
+  }
+  row("predicted within 1 sector", [](const LogSummary& x) {
+    return x.prediction.within_sector ? fmt::format("{:.1f}%", 100 * *x.prediction.within_sector)
+                                      : std::string("-");
+  });
+  std::cout << out;
+}
+
+}  // namespace
+
+void add_live_commands(CLI::App& app) {
+  // replay
+  auto ro = std::make_shared<ReplayOptions>();
+  auto* replay = app.add_subcommand(
+      "replay", "issue a workload of the simulator against an NBD server at its exact arrival times");
+  replay->add_option("--nbd", ro->uri, "NBD URI, e.g. nbd+unix:///?socket=/tmp/d.sock")->required();
+  replay->add_option("--workload", ro->workload,
+                     "workload spec as for `disksched sim`: uniform[:size=8k,reads=1.0] | "
+                     "seq[:p=0.829] | burst[...] | closed:n=16[,think=5ms] | trace:FORMAT:PATH")
+      ->capture_default_str();
+  replay->add_option("--rate", ro->rate,
+                     "arrival rate, requests per second of model time (open synthetic workloads; "
+                     "rescales a trace, 0 keeps its timing)");
+  replay->add_option("--requests", ro->requests, "measured requests")->capture_default_str();
+  replay->add_option("--warmup", ro->warmup, "requests issued before measuring")->capture_default_str();
+  replay->add_option("--seed", ro->seed, "random seed (as `disksched sim --seed`)")->capture_default_str();
+  replay->add_option("--rep", ro->rep,
+                     "replication number: the arrivals of `disksched sim` replication REP")
+      ->capture_default_str();
+  replay->add_option("--timescale", ro->timescale,
+                     "real time per model time, as the emulator's timescale: arrivals are "
+                     "compressed by it and latencies reported in model time")
+      ->capture_default_str();
+  replay->add_option("--connections", ro->connections, "NBD connections (requests round-robin)")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
+  replay->add_option("--max-queue", ro->max_queue,
+                     "stop as saturated when more requests than this are in flight")
+      ->capture_default_str();
+  replay->add_option("--log", ro->log, "write every measured request to a latency log (CSV)");
+  replay->add_flag("--json", ro->json, "print the summary as JSON");
+  replay->add_flag("--quiet", ro->quiet, "no progress on stderr");
+  replay->callback([ro] { run_replay(*ro); });
+
+  // ctl
+  auto socket = std::make_shared<std::string>();
+  auto words = std::make_shared<std::vector<std::string>>();
+  auto ctl_json = std::make_shared<bool>(false);
+  auto* ctl = app.add_subcommand(
+      "ctl", "talk to a running filter's control socket (sched-control=PATH): "
+             "show | stats | switch SPEC");
+  ctl->add_option("socket", *socket, "the control socket")->required();
+  ctl->add_option("command", *words, "show | stats | switch SPEC")->required()->expected(1, 2);
+  ctl->add_flag("--json", *ctl_json, "print the daemon's JSON reply");
+  ctl->callback([socket, words, ctl_json] {
+    const std::string& c = words->front();
+    if (c != "show" && c != "stats" && c != "switch")
+      throw std::invalid_argument(fmt::format("unknown ctl command '{}'; valid: show, stats, switch SPEC", c));
+    if (c == "switch" && words->size() != 2)
+      throw std::invalid_argument("ctl switch needs a scheduler spec, e.g. switch asatf:w=30");
+    if (c != "switch" && words->size() != 1)
+      throw std::invalid_argument(fmt::format("ctl {} takes no argument", c));
+    run_ctl(*socket, *words, *ctl_json);
+  });
+
+  // log
+  auto* log = app.add_subcommand("log", "latency logs (sched-log=, replay --log)");
+  log->require_subcommand(1);
+  auto file = std::make_shared<std::string>();
+  auto log_json = std::make_shared<bool>(false);
+  auto* summary = log->add_subcommand(
+      "summary", "counts, mean and p50/p95/p99/max latency per op and class, queue length, "
+                 "prediction error");
+  summary->add_option("file", *file, "latency log")->required()->check(CLI::ExistingFile);
+  summary->add_flag("--json", *log_json, "print JSON");
+  summary->callback([file, log_json] { run_log_summary(*file, *log_json); });
+
+  auto files = std::make_shared<std::vector<std::string>>();
+  auto labels = std::make_shared<std::vector<std::string>>();
+  auto cmp_json = std::make_shared<bool>(false);
+  auto* compare = log->add_subcommand("compare", "latency summaries of several logs side by side");
+  compare->add_option("files", *files, "latency logs")->required()->check(CLI::ExistingFile);
+  compare->add_option("--labels", *labels, "column names, one per log")->delimiter(',');
+  compare->add_flag("--json", *cmp_json, "print JSON keyed by label");
+  compare->callback([files, labels, cmp_json] { run_log_compare(*files, *labels, *cmp_json); });
+}
 
 }  // namespace disksched::cli

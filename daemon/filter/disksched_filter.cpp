@@ -107,8 +107,13 @@ int disksched_config_complete(nbdkit_next_config_complete* next, nbdkit_backend*
     geometry_model = config.validate();
     geometry_rotational = geometry_model && geometry_model->rotational();
     pending_scheduler = config.sched;
-    if (!config.log_path.empty())
-      latency_log = std::make_unique<LatencyLogWriter>(config.log_path);
+    if (!config.log_path.empty()) {
+      try {
+        latency_log = std::make_unique<LatencyLogWriter>(config.log_path);
+      } catch (const std::exception& e) {
+        throw std::runtime_error("sched-log=" + config.log_path + ": " + e.what());
+      }
+    }
   } catch (const std::exception& e) {
     nbdkit_error("disksched: %s", e.what());
     return -1;

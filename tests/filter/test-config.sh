@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Bad configuration stops start-up with a message naming the key; a geometry smaller
+# than the export fails the connection naming sched-geometry; a serialized thread model
+# is reported; a geometry makes the export rotational; --help documents every key.
+. "$TESTS_SRCDIR/lib.sh"
+requires nbdkit nbdinfo
+[ -n "${DISKSCHED_FILTER:-}" ] || skip "the disksched filter was not built"
+make_tmpdir
+
+# expect_refused MESSAGE-REGEX ARGS...: nbdkit must fail and print the message.
+expect_refused() {
+  local want=$1; shift
+  local out
+  if out=$(timeout 20 nbdkit -U - --filter="$DISKSCHED_FILTER" memory 64M "$@" --run true 2>&1); then
+    fail "accepted: $*"
+  fi
+  echo "$out" | grep -Eq -- "$want" || fail "for '$*' expected /$want/, got: $out"
+  echo "refused $*: $(echo "$out" | head -1)"
+}
+
+expect_refused 'sched=nosuch: unknown scheduler' sched=nosuch
+expect_refused 'sched=asatf.*sched-geometry=' sched=asatf
+expect_refused 'sched-depth=0: expected an integer from 1 to 1024' sched-depth=0
+expect_refused 'sched-depth=lots' sched-depth=lots
+expect_refused 'sched-geometry=nope' sched-geometry=nope
+expect_refused 'sched-timescale=-1: expected a number > 0' sched-timescale=-1
+expect_refused "sched-classes=export:db=urgent: .*unknown class 'urgent'" sched-classes=export:db=urgent
+expect_refused 'sched-delta=fast' sched-delta=fast
+expect_refused "unknown key 'sched-colour'" sched-colour=blue
+expect_refused 'sched-log.*cannot create' sched-log="$TMPDIR_TEST/no/such/dir/lat.csv"
+expect_refused 'sched-control.*cannot bind' sched-control="$TMPDIR_TEST/no/such/dir/ctl.sock"
+expect_refused 'sched=satf.*needs a device geometry' sched=satf sched-geometry=fixed:ms=5
+expect_refused 'sched=zsptf.*MEMS' sched=zsptf sched-geometry=hp97560
+
+# The HP 97560 holds about 1.3 GB: a 2 GiB export is refused at connection.
+out=$(timeout 20 nbdkit -U - --filter="$DISKSCHED_FILTER" memory 2G sched-geometry=hp97560 \
+        --run 'nbdinfo "$uri"' 2>&1) && fail "a geometry smaller than the export was accepted"
+echo "$out" | grep -q 'sched-geometry=hp97560: the device model holds .* bytes but export .* is 2147483648 bytes' \
+  || fail "unexpected message: $out"
+echo "refused a 2 GiB export on hp97560"
+
+# A geometry makes the export rotational (NBD_FLAG_ROTATIONAL).
+out=$(timeout 20 nbdkit -U - --filter="$DISKSCHED_FILTER" memory 64M sched-geometry=hp97560 \
+        --run 'nbdinfo --json "$uri"')
+echo "$out" | grep -q '"is_rotational": true' || fail "not rotational with a geometry: $out"
+
+# A serialized plugin: a warning that says so, and it still works.
+out=$(timeout 20 nbdkit -U - --filter="$DISKSCHED_FILTER" --filter=noparallel memory 64M \
+        --run 'nbdinfo "$uri" >/dev/null' 2>&1) || fail "serialized stack failed: $out"
+echo "$out" | grep -q 'disksched: warning: the thread model is serialize_requests' \
+  || fail "no thread model warning: $out"
+
+# --help documents every key.
+help=$(nbdkit --filter="$DISKSCHED_FILTER" null --help)
+for key in sched= sched-geometry= sched-depth= sched-log= sched-timescale= sched-classes= \
+           sched-control= sched-delta=; do
+  echo "$help" | grep -q "^$key" || fail "--help does not document $key"
+done
+echo ok

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# The control socket under load: while 200 requests queue behind a 2 ms device, the
+# scheduler is shown, switched five times (once to a spec that is refused) and its
+# statistics read; no request is lost or failed, and the log names each scheduler.
+. "$TESTS_SRCDIR/lib.sh"
+requires nbdkit /usr/bin/python3
+[ -n "${DISKSCHED_FILTER:-}" ] || skip "the disksched filter was not built"
+/usr/bin/python3 -c 'import nbd' 2>/dev/null || skip "python3-libnbd is not installed"
+make_tmpdir
+here="$TESTS_SRCDIR/filter"
+ctl="$TMPDIR_TEST/ctl.sock"
+lat="$TMPDIR_TEST/lat.csv"
+
+cat > "$TMPDIR_TEST/switcher.sh" <<SH
+set -e
+D="$DISKSCHED"
+/usr/bin/python3 - "\$uri" <<'PY' &
+import random, sys
+sys.path.insert(0, "$here")
+import nbdio
+h = nbdio.connect(sys.argv[1])
+rng = random.Random(3)
+reqs = [nbdio.Request("read", rng.randrange(0, 2**20) * 512, 8192) for _ in range(200)]
+nbdio.run(h, reqs, 48)
+assert all(r.ok for r in reqs), "a request failed"
+print("client: 200 requests ok")
+PY
+client=\$!
+# Wait until a queue has formed.
+for _ in \$(seq 100); do
+  q=\$("\$D" ctl "$ctl" show --json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["queued"])')
+  [ "\$q" -gt 5 ] && break
+  sleep 0.05
+done
+"\$D" ctl "$ctl" show
+"\$D" ctl "$ctl" switch asatf:w=30
+"\$D" ctl "$ctl" switch look
+if "\$D" ctl "$ctl" switch zsptf 2>"$TMPDIR_TEST/refused"; then echo "zsptf accepted on hp97560"; exit 1; fi
+grep -q MEMS "$TMPDIR_TEST/refused"
+"\$D" ctl "$ctl" switch satf
+"\$D" ctl "$ctl" switch sstf
+wait \$client
+"\$D" ctl "$ctl" stats --json > "$TMPDIR_TEST/stats.json"
+SH
+timeout 90 nbdkit -U - -t 64 --filter="$DISKSCHED_FILTER" --filter=delay memory 1G rdelay=2ms \
+  sched=fcfs sched-geometry=hp97560 sched-control="$ctl" sched-log="$lat" \
+  --run "uri=\"\$uri\" bash '$TMPDIR_TEST/switcher.sh'" || fail "control run failed"
+/usr/bin/python3 - "$TMPDIR_TEST/stats.json" "$lat" <<'PY' || fail "stats or log wrong"
+import csv, json, sys
+s = json.load(open(sys.argv[1]))
+print(s)
+assert s["requests"] == 200 and s["errors"] == 0, s
+assert s["switches"] == 4, s
+assert s["scheduler"].startswith("sstf"), s
+rows = list(csv.DictReader(open(sys.argv[2])))
+assert len(rows) == 200 and not any(r["error"] for r in rows)
+used = {r["scheduler"].split(":")[0] for r in rows}
+print("schedulers in the log:", sorted(used))
+assert "fcfs" in used and len(used) >= 3, used
+PY
+[ ! -e "$ctl" ] || fail "the control socket was not removed at exit"
+echo ok
