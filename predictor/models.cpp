@@ -16,6 +16,7 @@ std::unique_ptr<DeviceModel> load_model(std::string_view spec) {
   if (s == "hp97560") return std::make_unique<DiskModel>(hp97560_profile());
   if (s == "hp97560-full") return std::make_unique<DiskModel>(hp97560_full_profile());
   if (s == "mems") return make_mems_model();
+  if (s == "mems-table1") return make_mems_model(MemsParams::table1());
   if (s.size() > 5 && s.substr(s.size() - 5) == ".json") return std::make_unique<DiskModel>(load_profile(s));
   if (s.rfind("fixed", 0) == 0) {
     // fixed:ms=X[,capacity=BYTES]
@@ -48,7 +49,7 @@ std::unique_ptr<DeviceModel> load_model(std::string_view spec) {
     return std::make_unique<FixedModel>(ms, capacity);
   }
   throw ModelError(fmt::format(
-      "unknown model '{}'; valid: hp97560, hp97560-full, mems, fixed:ms=X, or a .json profile", s));
+      "unknown model '{}'; valid: hp97560, hp97560-full, mems, mems-table1, fixed:ms=X, or a .json profile", s));
 }
 
 }  // namespace disksched

@@ -66,3 +66,21 @@ expect_error "field 'heads' is missing" model show "$TMPDIR_TEST/bad.json"
 expect_error "outside the disk" model map hp97560 --from 0:30:0 -o "$TMPDIR_TEST/x.csv"
 expect_error "must end in .csv or .png" model map hp97560 --from 0:0:0 -o "$TMPDIR_TEST/x.txt"
 echo "model CLI ok"
+
+# MEMS: its own keys, the zone rules, and the map.
+"$DISKSCHED" model show mems --json | $py -c '
+import json, sys; j = json.load(sys.stdin)
+assert j["kind"] == "mems" and j["tips"] == 6400 and j["active_tips"] == 1280, j
+assert abs(j["settle_ms"] - 0.215) < 5e-4, j["settle_ms"]
+assert j["capacity_bytes"] > 3.0e9 and j["sector_bytes"] == 512' || fail "model show mems"
+for rule in all-pairs forward reference; do
+  "$DISKSCHED" model zones mems --threshold-ms 0.4 --rule $rule --json | $py -c '
+import json, sys; j = json.load(sys.stdin)
+assert j["rule"] == sys.argv[1] and j["zone_x_bits"] > 0 and j["zone_y_bits"] > 0, j' $rule \
+    || fail "model zones --rule $rule"
+done
+expect_error "rule" model zones mems --threshold-ms 0.4 --rule sideways
+expect_error "not a MEMS device" model zones hp97560 --threshold-ms 0.4
+out=$("$DISKSCHED" model map mems --from 1200:1200 -o "$TMPDIR_TEST/mems.csv")
+echo "$out" | grep -q "equivalence regions" || fail "mems map: $out"
+echo "mems CLI ok"
