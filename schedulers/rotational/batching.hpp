@@ -1,0 +1,39 @@
+// What JW's batch algorithms share (sec. 5.2): they "can be used continuously, or in a
+// two-mode fashion: invoked only when starvation has been observed". mode=continuous
+// always works in batches; mode=on-starvation runs SATF until the oldest request has
+// waited longer than `age` ms, then takes a batch, and returns to SATF when it is done.
+#pragma once
+
+#include <vector>
+
+#include "schedulers/registry.hpp"
+#include "schedulers/rotational/spec_format.hpp"
+
+namespace disksched::rotational {
+
+struct BatchTrigger {
+  bool continuous = true;
+  Millis age_ms = 500.0;
+
+  // Whether to take a new batch now, the oldest waiting request having arrived at
+  // `oldest_arrival` (+inf when none waits).
+  bool fires(Millis now, Millis oldest_arrival) const {
+    return continuous || now - oldest_arrival > age_ms;
+  }
+  static BatchTrigger from(const Params& p) {
+    return BatchTrigger{p.choice("mode") == "continuous", p.number("age")};
+  }
+};
+
+inline std::vector<ParamSpec> batch_params() {
+  return {
+      choice_param("mode",
+                   "continuous: always serve in batches; on-starvation: SATF until the oldest "
+                   "has waited longer than age, then one batch",
+                   {"continuous", "on-starvation"}, "continuous"),
+      number_param("age", "ms", "mode=on-starvation: the wait that triggers a batch", 500, 0,
+                   3.6e6),
+  };
+}
+
+}  // namespace disksched::rotational

@@ -1,0 +1,49 @@
+// SATF: Shortest Access Time First (JW sec. 4.2; also called SPTF / STF).
+//
+// Greedy: from the predicted head state, the request whose access time (command
+// overhead + seek + rotational wait, model.positioning_ms) is smallest goes next;
+// ties go to the earliest arrival, then the lowest id. The choice is found by JW's
+// cell-ordered search (access_index.hpp) without costing the whole queue.
+#include <memory>
+
+#include "schedulers/rotational/algorithms.hpp"
+#include "schedulers/rotational/indexed_scheduler.hpp"
+#include "schedulers/rotational/spec_format.hpp"
+
+namespace disksched::rotational {
+namespace {
+
+class Satf final : public IndexedScheduler {
+ public:
+  Satf(const DeviceModel& model, std::string spec, bool scan)
+      : IndexedScheduler(model, std::move(spec), false), scan_(scan) {}
+
+  std::optional<Request> pick(Millis now, const HeadState& head) override {
+    AccessIndex::Query q;
+    q.head = head;
+    q.now = now;
+    return take((scan_ ? index_.best_scan(q) : index_.best(q)).req);
+  }
+
+ private:
+  bool scan_;
+};
+
+}  // namespace
+
+AlgorithmInfo satf_algorithm() {
+  AlgorithmInfo a;
+  a.name = "satf";
+  a.aliases = {"sptf", "stf"};
+  a.description = "shortest access time first: seek plus rotational wait, greedy";
+  a.source = "JW sec. 4.2, Fig. 4-5";
+  a.needs_rotation = true;
+  a.params = {search_param()};
+  a.factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
+    return std::make_unique<Satf>(m, canonical_spec(satf_algorithm(), p),
+                                  p.choice("search") == "scan");
+  };
+  return a;
+}
+
+}  // namespace disksched::rotational

@@ -1,0 +1,256 @@
+// JW's cell-ordered SATF search (Jacobson & Wilkes 1991, sec. 4.2, Fig. 4-5) must pick
+// exactly what an exhaustive scan picks, tie rule included, while costing only a small
+// part of the queue.
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "predictor/device_model.hpp"
+#include "schedulers/registry.hpp"
+#include "schedulers/rotational/access_index.hpp"
+#include "schedulers/rotational/asatf.hpp"
+#include "tests/rotational/fake_disk.hpp"
+#include "tests/rotational/requests.hpp"
+
+using namespace disksched;
+using namespace disksched::rotational;
+using disksched::testing::FakeDisk;
+using disksched::testing::head_at;
+using disksched::testing::make_request;
+
+namespace {
+
+constexpr int kHp97560Heads = 19;
+
+// A random queue: mostly uniform 8 KB requests (JW sec. 6), some on the very same
+// sector as an earlier one (exact ties, decided by arrival then id), some on the same
+// track; reads and writes (different command overheads).
+std::vector<Request> random_queue(const DeviceModel& m, std::mt19937_64& rng, std::size_t n,
+                                  Millis arrival_span) {
+  const std::uint64_t lbas = m.capacity_bytes() / m.sector_bytes() - 64;
+  std::uniform_int_distribution<std::uint64_t> any_lba(0, lbas - 1);
+  std::uniform_real_distribution<double> u01(0.0, 1.0);
+  std::vector<Request> q;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint64_t lba = any_lba(rng);
+    const double kind = u01(rng);
+    if (!q.empty() && kind < 0.1) {
+      lba = q[rng() % q.size()].loc.lba;                      // same start sector: a tie
+    } else if (!q.empty() && kind < 0.2) {
+      lba = std::min(lbas - 1, q[rng() % q.size()].loc.lba + rng() % 40);  // nearby
+    }
+    // Equal arrivals too, so the id decides some ties.
+    const Millis arrival = kind > 0.95 && !q.empty() ? q.back().arrival_ms
+                                                      : std::floor(u01(rng) * arrival_span);
+    const Op op = u01(rng) < 0.3 ? Op::Write : Op::Read;
+    q.push_back(make_request(m, 1000 + i * 7 + rng() % 5, lba, arrival, 16, op));
+  }
+  // ids must be unique: re-number any collision.
+  std::sort(q.begin(), q.end(), [](const Request& a, const Request& b) { return a.id < b.id; });
+  for (std::size_t i = 1; i < q.size(); ++i)
+    if (q[i].id <= q[i - 1].id) q[i].id = q[i - 1].id + 1;
+  std::shuffle(q.begin(), q.end(), rng);
+  return q;
+}
+
+HeadState random_head(const DeviceModel& m, std::mt19937_64& rng, Millis t_max) {
+  std::uniform_real_distribution<double> t(0.0, t_max);
+  return head_at(static_cast<std::int64_t>(rng() % m.cylinders()),
+                 static_cast<std::int32_t>(rng() % kHp97560Heads), t(rng));
+}
+
+void require_same(const AccessIndex::Choice& fast, const AccessIndex::Choice& scan) {
+  REQUIRE(fast.rank.found == scan.rank.found);
+  if (!scan.rank.found) return;
+  REQUIRE(fast.req != nullptr);
+  REQUIRE(fast.req->id == scan.req->id);
+  REQUIRE(fast.rank.key == scan.rank.key);
+  REQUIRE(fast.positioning_ms == scan.positioning_ms);
+}
+
+}  // namespace
+
+TEST_CASE("cell search equals an exhaustive scan on random HP 97560 queues (JW sec. 4.2, Fig. 4-5)",
+          "[rotational][satf][asatf]") {
+  auto model = load_model("hp97560");
+  const DeviceModel& m = *model;
+  REQUIRE(m.kind() == "disk");
+  std::mt19937_64 rng(0x5A7F1991);
+  // Aging weights: SATF, ASATF(30) and ASATF(300) in JW's form, ASPTF(5) in Hong's.
+  const std::vector<double> betas = {0.0, asatf_beta(30, AgingForm::JacobsonWilkes, m),
+                                     asatf_beta(300, AgingForm::JacobsonWilkes, m),
+                                     asatf_beta(5, AgingForm::Hong, m)};
+  std::size_t queries = 0, costed = 0, held = 0;
+  constexpr int kQueues = 2000;
+  for (int round = 0; round < kQueues; ++round) {
+    // Queue lengths log-uniform in [1, 2048].
+    const auto n = static_cast<std::size_t>(
+        std::exp(std::uniform_real_distribution<double>(0.0, std::log(2048.0))(rng)));
+    const Millis span = round % 2 == 0 ? 2000.0 : 50.0;
+    AccessIndex idx(m, true);
+    for (const auto& r : random_queue(m, rng, n, span)) idx.insert(r);
+    for (int h = 0; h < 3; ++h) {
+      AccessIndex::Query q;
+      q.head = random_head(m, rng, 1e7);
+      q.now = span + std::uniform_real_distribution<double>(0.0, 500.0)(rng);
+      for (double beta : betas) {
+        q.beta = beta;
+        q.cyl_lo = std::numeric_limits<std::int64_t>::min();
+        q.cyl_hi = std::numeric_limits<std::int64_t>::max();
+        const auto fast = idx.best(q);
+        costed += idx.last_stats().costed;
+        held += idx.size();
+        ++queries;
+        require_same(fast, idx.best_scan(q));
+        // A cylinder window (GSTF's groups) and an eligibility filter (SATFUF's fit test).
+        q.cyl_lo = static_cast<std::int64_t>(rng() % m.cylinders());
+        q.cyl_hi = q.cyl_lo + static_cast<std::int64_t>(rng() % 300);
+        require_same(idx.best(q), idx.best_scan(q));
+        auto odd = [](const Request& r, std::uint64_t, Millis) { return r.id % 3 != 0; };
+        q.cyl_lo = std::numeric_limits<std::int64_t>::min();
+        q.cyl_hi = std::numeric_limits<std::int64_t>::max();
+        require_same(idx.best(q, odd), idx.best_scan(q, odd));
+      }
+    }
+    // Serve a few (greedy SATF from where each one ends) and check again after removals.
+    HeadState head = random_head(m, rng, 1e6);
+    for (int k = 0; k < 5 && !idx.empty(); ++k) {
+      AccessIndex::Query q;
+      q.head = head;
+      q.now = span;
+      q.beta = betas[k % betas.size()];
+      const auto fast = idx.best(q);
+      require_same(fast, idx.best_scan(q));
+      const Request r = *idx.erase(fast.req->id);
+      head = m.service(head, r.op, r.offset, r.length).end;
+    }
+  }
+  INFO("mean requests costed per search " << double(costed) / queries << " of mean queue "
+                                          << double(held) / queries);
+  CHECK(costed < held / 4);
+}
+
+TEST_CASE("cell search costs few requests at long queues (JW sec. 4.2: sub-linear SATF)",
+          "[rotational][satf]") {
+  // 1024 uniform requests on the HP 97560: the search ends after a few cells, so it
+  // must cost a small, bounded part of the queue, not all of it.
+  auto model = load_model("hp97560");
+  std::mt19937_64 rng(42);
+  AccessIndex idx(*model, true);
+  for (const auto& r : random_queue(*model, rng, 1024, 1000.0)) idx.insert(r);
+  std::size_t costed = 0, cells = 0;
+  constexpr int kPicks = 500;
+  for (int i = 0; i < kPicks; ++i) {
+    AccessIndex::Query q;
+    q.head = random_head(*model, rng, 1e6);
+    q.now = 1000.0;
+    q.beta = i % 2 == 0 ? 0.0 : asatf_beta(30, AgingForm::JacobsonWilkes, *model);
+    REQUIRE(idx.best(q).req != nullptr);
+    costed += idx.last_stats().costed;
+    cells += idx.last_stats().cells;
+  }
+  INFO("mean costed " << double(costed) / kPicks << ", mean cells " << double(cells) / kPicks);
+  CHECK(costed < 16 * kPicks);   // fewer than 16 of 1024 requests costed per pick
+  CHECK(cells < 64 * kPicks);
+}
+
+TEST_CASE("a rounding error behind the head counts as reachable, as in the model",
+          "[rotational][satf]") {
+  // The request's sector comes under the head exactly when the seek ends; the model
+  // waits 0, so the bounds must not push the request a rotation away.
+  FakeDisk disk;
+  AccessIndex idx(disk, false);
+  // From cylinder 0 at t = 0: seek to cylinder 10 takes 2 + 1 = 3 ms = 0.3 rotation,
+  // and sector 3 of that track starts at angle 0.3.
+  idx.insert(make_request(disk, 1, disk.lba(10, 0, 3), 0.0));
+  idx.insert(make_request(disk, 2, disk.lba(0, 0, 9), 0.0));  // 9 ms on the same track
+  AccessIndex::Query q;
+  q.head = head_at(0, 0, 0.0);
+  const auto c = idx.best(q);
+  REQUIRE(c.req != nullptr);
+  CHECK(c.req->id == 1);
+  CHECK(c.positioning_ms == Approx(3.0));
+}
+
+TEST_CASE("ties go to the earliest arrival, then the lowest id", "[rotational][satf]") {
+  FakeDisk disk;
+  AccessIndex idx(disk, false);
+  const std::uint64_t same = disk.lba(40, 1, 5);
+  idx.insert(make_request(disk, 9, same, 20.0));
+  idx.insert(make_request(disk, 7, same, 10.0));
+  idx.insert(make_request(disk, 3, same, 10.0));
+  idx.insert(make_request(disk, 5, same, 30.0));
+  AccessIndex::Query q;
+  q.head = head_at(3, 0, 1.25);
+  std::vector<std::uint64_t> order;
+  while (!idx.empty()) order.push_back(idx.erase(idx.best(q).req->id)->id);
+  CHECK(order == std::vector<std::uint64_t>{3, 7, 9, 5});
+}
+
+TEST_CASE("the index keeps its request set through inserts, erases and drain",
+          "[rotational]") {
+  auto model = load_model("hp97560");
+  std::mt19937_64 rng(7);
+  AccessIndex idx(*model, true);
+  std::map<std::uint64_t, Millis> held;
+  std::uint64_t next = 1;
+  for (int step = 0; step < 20000; ++step) {
+    const auto what = rng() % 3;
+    if (what < 2 || held.empty()) {
+      const Millis arrival = static_cast<Millis>(rng() % 10000);
+      idx.insert(make_request(*model, next, rng() % 2000000, arrival));
+      held[next++] = arrival;
+    } else {
+      auto it = std::next(held.begin(), static_cast<long>(rng() % held.size()));
+      REQUIRE(idx.erase(it->first).has_value());
+      REQUIRE_FALSE(idx.erase(it->first).has_value());
+      held.erase(it);
+    }
+    REQUIRE(idx.size() == held.size());
+    if (step % 997 == 0) {
+      Millis oldest = std::numeric_limits<Millis>::infinity();
+      for (const auto& [id, a] : held) oldest = std::min(oldest, a);
+      REQUIRE(idx.oldest_arrival() == oldest);
+    }
+  }
+  CHECK_THROWS_AS(idx.insert(make_request(*model, held.begin()->first, 0, 0.0)),
+                  std::invalid_argument);
+  auto all = idx.drain();
+  CHECK(all.size() == held.size());
+  CHECK(idx.empty());
+  for (const auto& r : all) CHECK(held.count(r.id) == 1);
+}
+
+TEST_CASE("the registered SATF and ASATF pick the same sequences as their exhaustive form",
+          "[rotational][satf][asatf]") {
+  auto model = load_model("hp97560");
+  for (const char* spec : {"satf", "asatf:w=30", "asatf:w=5,form=hong", "asptf:w=200"}) {
+    INFO(spec);
+    auto fast = make_scheduler(spec, *model);
+    auto scan = make_scheduler(std::string(spec) + (std::string(spec).find(':') == std::string::npos ? ":" : ",") + "search=scan", *model);
+    std::mt19937_64 rng(99);
+    HeadState head = model->initial_state();
+    std::uint64_t id = 0;
+    Millis now = 0.0;
+    for (int step = 0; step < 3000; ++step) {
+      // Arrivals faster than service for a while, so the queue grows to hundreds.
+      const int arrivals = step < 1500 ? 2 : static_cast<int>(rng() % 2);
+      for (int a = 0; a < arrivals; ++a) {
+        const auto r = make_request(*model, ++id, rng() % 2600000, now, 16);
+        fast->add(r);
+        scan->add(r);
+      }
+      const auto a = fast->pick(now, head);
+      const auto b = scan->pick(now, head);
+      REQUIRE(a.has_value() == b.has_value());
+      if (!a) continue;
+      REQUIRE(a->id == b->id);
+      head = model->service(head, a->op, a->offset, a->length).end;
+      now = head.time_ms;
+    }
+    CHECK(fast->size() == scan->size());
+  }
+}
