@@ -61,8 +61,13 @@ class RmwGuard {
 
 }  // namespace
 
-FileServer::FileServer(const BackingFile& file, IoEngine& engine, BouncePool* pool)
-    : file_(file), engine_(engine), pool_(pool), align_(file.direct() ? file.direct_align() : 1) {
+FileServer::FileServer(const BackingFile& file, IoEngine& engine, BouncePool* pool,
+                       bool nowait_reads)
+    : file_(file),
+      engine_(engine),
+      pool_(pool),
+      align_(file.direct() ? file.direct_align() : 1),
+      nowait_reads_(nowait_reads && !file.direct()) {
   size_ = align_down(file.size(), align_);
 }
 
@@ -70,11 +75,29 @@ FileServer::FileServer(const BackingFile& file, IoEngine& engine, BouncePool* po
 
 int FileServer::read(void* buf, std::uint32_t count, std::uint64_t offset) {
   if (file_.direct()) return read_direct(static_cast<char*>(buf), count, offset);
+  std::uint64_t done = 0;
+  if (nowait_reads_.load(std::memory_order_relaxed)) {
+    while (done < count) {
+      iovec iov{static_cast<char*>(buf) + done, count - done};
+      const ssize_t n = preadv2(file_.fd(), &iov, 1, static_cast<off_t>(offset + done), RWF_NOWAIT);
+      if (n > 0) {
+        done += static_cast<std::uint64_t>(n);
+        continue;
+      }
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && errno == EOPNOTSUPP) nowait_reads_.store(false);   // not here: ring only
+      break;   // would block (EAGAIN), end of file, or an error: the ring says which
+    }
+    if (done == count) {
+      nowait_hits_.fetch_add(1, std::memory_order_relaxed);
+      return 0;
+    }
+  }
   IoRequest r;
   r.kind = IoRequest::Kind::Read;
-  r.buf = buf;
-  r.length = count;
-  r.offset = offset;
+  r.buf = static_cast<char*>(buf) + done;
+  r.length = count - done;
+  r.offset = offset + done;
   engine_.run(r);
   return r.result;
 }

@@ -13,6 +13,11 @@
 // makes it a no-op. Zero uses fallocate (PUNCH_HOLE when the client allows a hole, else
 // ZERO_RANGE), falling back to writing zeros unless the client asked for a fast zero.
 // FUA writes use RWF_DSYNC; FUA trims and zeroes, and flushes, fdatasync.
+//
+// nowait_reads (buffered only): a read first tries preadv2(RWF_NOWAIT) in the calling
+// thread, the same non-blocking attempt io_uring makes first, only without handing the
+// request to the ring thread and back: what is in the page cache is copied there and
+// then; the rest (what would block on the device) goes through the ring.
 #pragma once
 
 #include <atomic>
@@ -28,7 +33,8 @@ namespace disksched::uring {
 class FileServer {
  public:
   // `pool` is required when the file was opened with O_DIRECT.
-  FileServer(const BackingFile& file, IoEngine& engine, BouncePool* pool);
+  FileServer(const BackingFile& file, IoEngine& engine, BouncePool* pool,
+             bool nowait_reads = false);
 
   // The exported size: the file's, rounded down to the O_DIRECT alignment when direct.
   std::uint64_t size() const { return size_; }
@@ -45,6 +51,8 @@ class FileServer {
   // data (for tests and the debug log).
   std::uint64_t rmw_count() const { return rmw_count_.load(); }
   std::uint64_t zero_writes() const { return zero_writes_.load(); }
+  // Reads served whole from the page cache by the non-blocking attempt.
+  std::uint64_t nowait_reads() const { return nowait_hits_.load(); }
 
  private:
   int read_direct(char* out, std::uint64_t count, std::uint64_t offset);
@@ -62,7 +70,8 @@ class FileServer {
   std::uint32_t align_;
   std::shared_mutex rmw_lock_;   // only used with direct
   std::atomic<bool> can_punch_{true}, can_zero_range_{true}, can_discard_{true};
-  std::atomic<std::uint64_t> rmw_count_{0}, zero_writes_{0};
+  std::atomic<bool> nowait_reads_;
+  std::atomic<std::uint64_t> rmw_count_{0}, zero_writes_{0}, nowait_hits_{0};
 };
 
 }  // namespace disksched::uring

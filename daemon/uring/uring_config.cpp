@@ -5,7 +5,8 @@
 namespace disksched::uring {
 
 namespace {
-constexpr std::string_view known_keys = "file, direct, fallback, entries, buffers, buffer-size";
+constexpr std::string_view known_keys =
+    "file, direct, fallback, entries, buffers, buffer-size, poll-us, nowait-reads";
 }
 
 void UringConfig::set(std::string_view key, std::string_view value, const Parsers& p) {
@@ -38,6 +39,12 @@ void UringConfig::set(std::string_view key, std::string_view value, const Parser
     if (!p.parse_size(value, v) || v < 4096 || v > (64u << 20) || v % 4096 != 0)
       throw bad("expected a multiple of 4096 from 4K to 64M");
     buffer_bytes = static_cast<std::uint32_t>(v);
+  } else if (key == "nowait-reads") {
+    if (!p.parse_bool(value, nowait_reads)) throw bad("expected a boolean (true/false, on/off, 1/0)");
+  } else if (key == "poll-us") {
+    std::uint64_t v;
+    if (!p.parse_size(value, v) || v > 1000) throw bad("expected microseconds from 0 to 1000");
+    poll_us = static_cast<std::uint32_t>(v);
   } else {
     throw ConfigError(fmt::format("unknown parameter '{}' (known: {})", key, known_keys));
   }

@@ -1,7 +1,10 @@
 #include "daemon/uring/uring_engine.hpp"
 
 #include <pthread.h>
+#include <linux/futex.h>
 #include <sys/eventfd.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -18,7 +21,32 @@ namespace {
 
 constexpr std::uint64_t kDoorbell = 0;   // user_data of the doorbell read (no request is at 0)
 
+long futex(std::atomic<std::uint32_t>* addr, int op, std::uint32_t val) {
+  static_assert(sizeof(std::atomic<std::uint32_t>) == sizeof(std::uint32_t));
+  return syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(addr), op, val, nullptr, nullptr, 0);
+}
+
+std::int64_t now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
 }  // namespace
+
+void UringEngine::wait_for(Job& job) {
+  // No spinning: with many workers on few CPUs it only takes time from the ring thread.
+  std::uint32_t expected = kPending;
+  if (!job.state.compare_exchange_strong(expected, kSleeping, std::memory_order_acq_rel)) return;
+  while (job.state.load(std::memory_order_acquire) != kDone)
+    futex(&job.state, FUTEX_WAIT_PRIVATE, kSleeping);
+}
 
 int probe_io_uring() {
   io_uring ring;
@@ -40,8 +68,9 @@ std::string io_uring_unavailable_message(int err) {
       std::strerror(-err), sysctl);
 }
 
-UringEngine::UringEngine(int fd, unsigned entries, std::vector<iovec> buffers)
-    : fd_(fd), entries_(entries) {
+UringEngine::UringEngine(int fd, unsigned entries, std::vector<iovec> buffers,
+                         std::int64_t poll_ns)
+    : fd_(fd), entries_(entries), poll_ns_(poll_ns) {
   doorbell_ = eventfd(0, EFD_CLOEXEC);
   if (doorbell_ < 0) throw std::system_error(errno, std::generic_category(), "eventfd");
   // The ring is created by its thread: with SINGLE_ISSUER the creator is the submitter.
@@ -108,25 +137,26 @@ void UringEngine::run(std::span<IoRequest> requests) {
   if (requests.empty()) return;
   Job job;
   job.remaining.store(static_cast<std::uint32_t>(requests.size()), std::memory_order_relaxed);
-  bool was_empty;
+  bool wake;
   {
     std::lock_guard lock(mutex_);
-    was_empty = queue_.empty();
     for (IoRequest& r : requests) {
       r.engine_job = &job;
       r.engine_done = 0;
       r.result = 0;
       queue_.push_back(&r);
     }
+    // A ring thread that is awake will find the queue before it sleeps; one that sleeps
+    // needs the doorbell, once.
+    wake = ring_asleep_;
+    ring_asleep_ = false;
   }
-  // Only the push that makes the queue non-empty rings: the ring thread drains the whole
-  // queue when the doorbell read completes, which is after this write.
-  if (was_empty) {
+  if (wake) {
     const std::uint64_t one = 1;
     while (::write(doorbell_, &one, sizeof one) < 0 && errno == EINTR) {
     }
   }
-  while (job.done.load(std::memory_order_acquire) == 0) job.done.wait(0, std::memory_order_acquire);
+  wait_for(job);
 }
 
 void UringEngine::arm_doorbell() {
@@ -175,10 +205,10 @@ void UringEngine::finish(IoRequest* r, int result) {
   r->result = result;
   auto* job = static_cast<Job*>(r->engine_job);
   if (job->remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-    // The worker may return (and its Job vanish) as soon as it sees done; the futex wake
-    // that follows only uses the address.
-    job->done.store(1, std::memory_order_release);
-    job->done.notify_one();
+    // The worker may return (and its Job vanish) as soon as it sees kDone; the futex
+    // wake only uses the address (a stale one wakes nobody, or someone spuriously).
+    if (job->state.exchange(kDone, std::memory_order_acq_rel) == kSleeping)
+      futex(&job->state, FUTEX_WAKE_PRIVATE, 1);
   }
 }
 
@@ -199,10 +229,36 @@ void UringEngine::on_completion(IoRequest* r, int res) {
   finish(r, 0);
 }
 
+// Spins until a completion or a new request is there, or poll_ns_ have passed since
+// `last_work_ns`. True if there is something to do. Deferred completions (io-wq work,
+// DEFER_TASKRUN) only appear when the kernel is entered, hence get_events now and then.
+bool UringEngine::poll_for_work(std::int64_t last_work_ns) {
+  if (poll_ns_ <= 0) return false;
+  io_uring_submit_and_get_events(&ring_);
+  for (int round = 1;; ++round) {
+    if (io_uring_cq_ready(&ring_) > 0) return true;
+    {
+      std::lock_guard lock(mutex_);
+      if (!queue_.empty() || stop_) return true;
+    }
+    if (now_ns() - last_work_ns > poll_ns_) return false;
+    for (int i = 0; i < 32; ++i) cpu_relax();
+    if (round % 16 == 0) io_uring_get_events(&ring_);
+  }
+}
+
 void UringEngine::thread_main() {
   arm_doorbell();
   bool stopping = false;
+  std::int64_t last_work_ns = 0;
   for (;;) {
+    {
+      std::lock_guard lock(mutex_);
+      if (!queue_.empty()) last_work_ns = now_ns();
+      backlog_.insert(backlog_.end(), queue_.begin(), queue_.end());
+      queue_.clear();
+      stopping = stop_;
+    }
     // One SQ slot stays free for re-arming the doorbell.
     while (!backlog_.empty() && inflight_ + 1 < entries_) {
       io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
@@ -212,7 +268,23 @@ void UringEngine::thread_main() {
       ++inflight_;
     }
     if (stopping && inflight_ == 0 && backlog_.empty()) break;
-    const int r = io_uring_submit_and_wait(&ring_, 1);
+    const bool room = inflight_ + 1 < entries_;
+    bool block = !(room && poll_for_work(last_work_ns));
+    if (block) {
+      std::lock_guard lock(mutex_);
+      if (!queue_.empty() && room)
+        block = false;   // more came meanwhile
+      else
+        ring_asleep_ = true;
+    }
+    int r;
+    if (block) {
+      r = io_uring_submit_and_wait(&ring_, 1);
+      std::lock_guard lock(mutex_);
+      ring_asleep_ = false;
+    } else {
+      r = io_uring_submit_and_get_events(&ring_);
+    }
     if (r < 0 && r != -EINTR && r != -EAGAIN && r != -EBUSY) {
       // The ring itself failed: fail everything rather than hang the workers.
       for (IoRequest* q : backlog_) finish(q, r);
@@ -220,22 +292,22 @@ void UringEngine::thread_main() {
     }
     unsigned head, seen = 0;
     io_uring_cqe* cqe;
+    bool rearm = false;
     io_uring_for_each_cqe(&ring_, head, cqe) {
       ++seen;
       if (cqe->user_data == kDoorbell) {
-        {
-          std::lock_guard lock(mutex_);
-          backlog_.insert(backlog_.end(), queue_.begin(), queue_.end());
-          queue_.clear();
-          stopping = stop_;
-        }
-        if (!stopping) arm_doorbell();
+        rearm = true;   // the queue is taken at the top of the loop
         continue;
       }
       --inflight_;
       on_completion(static_cast<IoRequest*>(io_uring_cqe_get_data(cqe)), cqe->res);
     }
     io_uring_cq_advance(&ring_, seen);
+    if (rearm) {
+      std::lock_guard lock(mutex_);
+      stopping = stop_;
+    }
+    if (rearm && !stopping) arm_doorbell();
   }
 }
 

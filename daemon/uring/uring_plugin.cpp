@@ -105,7 +105,8 @@ int uring_after_fork() {
     if (uring_probe == 0) {
       try {
         auto e = std::make_unique<UringEngine>(
-            file->fd(), config.entries, pool ? pool->iovecs() : std::vector<iovec>{});
+            file->fd(), config.entries, pool ? pool->iovecs() : std::vector<iovec>{},
+            static_cast<std::int64_t>(config.poll_us) * 1000);
         nbdkit_debug("uring: %s", e->description().c_str());
         engine = std::move(e);
       } catch (const std::system_error& e) {
@@ -117,7 +118,8 @@ int uring_after_fork() {
       }
     }
     if (!engine) engine = make_pread_engine(file->fd());
-    server = std::make_unique<FileServer>(*file, *engine, pool.get());
+    server = std::make_unique<FileServer>(*file, *engine, pool.get(),
+                                          config.nowait_reads && uring_probe == 0);
     nbdkit_debug("uring: serving %s (%s, %llu bytes, %s, engine %s)", config.file.c_str(),
                  file->block_device() ? "block device" : "regular file",
                  static_cast<unsigned long long>(server->size()),
@@ -131,9 +133,11 @@ int uring_after_fork() {
 
 void uring_cleanup() {
   if (server)
-    nbdkit_debug("uring: %llu read-modify-writes, %llu zeroes written as data",
+    nbdkit_debug("uring: %llu read-modify-writes, %llu zeroes written as data, %llu reads "
+                 "from the page cache without the ring",
                  static_cast<unsigned long long>(server->rmw_count()),
-                 static_cast<unsigned long long>(server->zero_writes()));
+                 static_cast<unsigned long long>(server->zero_writes()),
+                 static_cast<unsigned long long>(server->nowait_reads()));
   server.reset();
   engine.reset();   // stops and joins the ring thread
   pool.reset();
@@ -216,7 +220,10 @@ int uring_zero(void*, uint32_t count, uint64_t offset, uint32_t flags) {
   "                    failing to start (default none).\n" \
   "entries=N           io_uring submission queue entries, a power of two (default 128).\n" \
   "buffers=N           Bounce buffers for direct=true (default 64).\n" \
-  "buffer-size=SIZE    Bytes per bounce buffer, a multiple of 4K (default 256K)."
+  "buffer-size=SIZE    Bytes per bounce buffer, a multiple of 4K (default 256K).\n" \
+  "poll-us=N           The ring thread polls N us for more work before sleeping (default 20).\n" \
+  "nowait-reads=BOOL   Buffered reads try preadv2(RWF_NOWAIT) first, so page-cache hits skip\n" \
+  "                    the ring thread (default true)."
 
 nbdkit_plugin make_plugin() {
   nbdkit_plugin p = nbdkit_plugin();

@@ -21,11 +21,12 @@ expect_start_failure "fallback=mmap" "$P" file="$T/disk.img" fallback=mmap
 expect_start_failure "entries=100" "$P" file="$T/disk.img" entries=100
 expect_start_failure "buffers=0" "$P" file="$T/disk.img" buffers=0
 expect_start_failure "buffer-size=1000" "$P" file="$T/disk.img" buffer-size=1000
+expect_start_failure "poll-us=9999" "$P" file="$T/disk.img" poll-us=9999
 expect_start_failure "unknown parameter 'direkt'" "$P" file="$T/disk.img" direkt=true
 expect_start_failure "not a regular file or block device" "$P" file=/dev/null
 
 help=$(nbdkit "$P" --help)
-for key in file= direct= fallback= entries= buffers= buffer-size=; do
+for key in file= direct= fallback= entries= buffers= buffer-size= poll-us= nowait-reads=; do
   grep -qF -- "$key" <<<"$help" || fail "--help does not document $key"
 done
 

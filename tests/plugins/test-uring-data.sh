@@ -80,6 +80,11 @@ for direct in false true; do
   grep -q 'uring: flush(fdatasync) .* -> ok' "$T/trace.txt" || fail "no fdatasync in the trace"
   grep -q 'uring: zero off=3211264 len=4096 fua -> ok' "$T/trace.txt" || fail "no FUA zero"
   grep -q 'io_uring: .*fixed file yes' "$T/trace.txt" || fail "the ring did not register the file"
+  if [ $direct = false ]; then
+    # Reads of what was just written come from the page cache without the ring.
+    grep -q 'uring: .*, [1-9][0-9]* reads from the page cache without the ring' "$T/trace.txt" ||
+      fail "no page-cache reads were served without the ring"
+  fi
   if [ $direct = true ]; then
     grep -q 'fixed buffers 64 x 262144 bytes' "$T/trace.txt" || fail "no registered buffers"
     grep -q 'uring: [1-9][0-9]* read-modify-writes' "$T/trace.txt" ||

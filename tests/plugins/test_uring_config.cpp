@@ -42,7 +42,11 @@ TEST_CASE("uring keys", "[uring][config]") {
   c.set("entries", "256", parsers);
   c.set("buffers", "16", parsers);
   c.set("buffer-size", "1M", parsers);
+  c.set("poll-us", "50", parsers);
+  c.set("nowait-reads", "false", parsers);
   CHECK_NOTHROW(c.check());
+  CHECK(c.poll_us == 50);
+  CHECK_FALSE(c.nowait_reads);
   CHECK(c.file == "/dev/sdb");
   CHECK(c.direct);
   CHECK(c.fallback == Fallback::Pread);
@@ -60,5 +64,7 @@ TEST_CASE("bad uring keys and values name themselves", "[uring][config]") {
   CHECK_THROWS_WITH(c.set("buffers", "0", parsers), Contains("buffers=0"));
   CHECK_THROWS_WITH(c.set("buffer-size", "1000", parsers), Contains("buffer-size=1000") && Contains("4096"));
   CHECK_THROWS_WITH(c.set("file", "", parsers), Contains("file="));
+  CHECK_THROWS_WITH(c.set("poll-us", "5000", parsers), Contains("poll-us=5000"));
+  CHECK_THROWS_WITH(c.set("nowait-reads", "x", parsers), Contains("nowait-reads=x"));
   CHECK_THROWS_WITH(c.set("o_direct", "1", parsers), Contains("unknown parameter 'o_direct'") && Contains("direct"));
 }

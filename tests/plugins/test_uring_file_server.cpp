@@ -44,7 +44,7 @@ struct Setup {
   std::unique_ptr<FileServer> server;
 };
 
-Setup make(const std::string& path, bool direct, bool uring) {
+Setup make(const std::string& path, bool direct, bool uring, bool nowait = false) {
   Setup s;
   s.file = std::make_unique<BackingFile>(path, direct);
   // Small bounce buffers so that requests span several of them.
@@ -54,7 +54,7 @@ Setup make(const std::string& path, bool direct, bool uring) {
                                              s.pool ? s.pool->iovecs() : std::vector<iovec>{});
   else
     s.engine = make_pread_engine(s.file->fd());
-  s.server = std::make_unique<FileServer>(*s.file, *s.engine, s.pool.get());
+  s.server = std::make_unique<FileServer>(*s.file, *s.engine, s.pool.get(), nowait);
   return s;
 }
 
@@ -142,11 +142,30 @@ TEST_CASE("concurrent unaligned writes to shared blocks lose nothing", "[uring][
 
 TEST_CASE("a read past the end of the file fails instead of inventing data", "[uring][file]") {
   for (auto [direct, uring] : variants()) {
-    INFO("direct=" << direct << " engine=" << (uring ? "io_uring" : "pread"));
-    ScratchFile scratch(8192);
-    Setup s = make(scratch.path, direct, uring);
-    std::vector<char> buf(4096);
-    CHECK(s.server->read(buf.data(), 4096, 8192) == -EIO);
-    CHECK(s.server->read(buf.data(), 4096, 4096) == 0);
+    for (bool nowait : {false, true}) {
+      INFO("direct=" << direct << " engine=" << (uring ? "io_uring" : "pread") << " nowait=" << nowait);
+      ScratchFile scratch(8192);
+      Setup s = make(scratch.path, direct, uring, nowait);
+      std::vector<char> buf(4096);
+      CHECK(s.server->read(buf.data(), 4096, 8192) == -EIO);
+      CHECK(s.server->read(buf.data(), 4096, 6144) == -EIO);   // half there, half beyond
+      CHECK(s.server->read(buf.data(), 4096, 4096) == 0);
+    }
   }
+}
+
+TEST_CASE("nowait reads: page-cache hits skip the ring, the data is the same", "[uring][file]") {
+  ScratchFile scratch(1 << 20);
+  Setup s = make(scratch.path, false, probe_io_uring() == 0, true);
+  std::vector<char> data(300000), back(300000);
+  std::mt19937_64 rng(5);
+  for (auto& c : data) c = static_cast<char>(rng());
+  REQUIRE(s.server->write(data.data(), data.size(), 1000, false) == 0);
+  REQUIRE(s.server->read(back.data(), back.size(), 1000) == 0);   // just written: cached
+  CHECK(back == data);
+  CHECK(s.server->nowait_reads() == 1);
+  // O_DIRECT never takes that path.
+  Setup d = make(scratch.path, true, probe_io_uring() == 0, true);
+  REQUIRE(d.server->read(back.data(), 4096, 4096) == 0);
+  CHECK(d.server->nowait_reads() == 0);
 }
