@@ -93,7 +93,7 @@ class Extraction {
   double step0_ = 0;      // rotations per sector in zone 0
   std::uint32_t spt0_ = 0;
   bool boundaries_visible_ = true;
-  Millis head_switch_ = 0;
+  Millis head_switch_ = 0, head_switch_guess_ = 0;
   Millis write_overhead_ = -1, write_completion_ = 0;
   TrackScan scan0_;
   std::set<std::uint64_t> verified_{0};  // track-start PBAs whose LBA is confirmed
@@ -207,16 +207,20 @@ bool Extraction::aligned(std::uint64_t track_pba) {
   const std::uint64_t p0 = L.pba_of_lba(y - 1);
   const double step = 1.0 / L.zone_of_pba(good).spt;
   const double want = expected_delta(p0, good);
-  for (int attempt = 0; attempt < 2; ++attempt)
-    if (std::fabs(wrap_half(p_.phase(y) - p_.phase(y - 1) - want)) < 0.5 * step) return true;
+  // A "no" starts a search for slipped sectors: confirm it with more reads first, so
+  // that one preempted completion cannot invent a defect.
+  for (int reps : {p_.repeats(), std::max(5, p_.repeats() + 2)})
+    if (std::fabs(wrap_half(p_.phase(y, reps) - p_.phase(y - 1, reps) - want)) < 0.5 * step) return true;
   return false;
 }
 
 bool Extraction::consistent(std::uint64_t y0, double phase0, std::uint64_t y) {
   const Layout& L = r_.layout;
   const double step = 1.0 / L.zone_of_pba(L.pba_of_lba(y)).spt;
-  const double d = wrap_half(p_.phase(y) - phase0 - expected_delta(L.pba_of_lba(y0), L.pba_of_lba(y)));
-  return std::fabs(d) < 0.5 * step;
+  const double want = expected_delta(L.pba_of_lba(y0), L.pba_of_lba(y));
+  for (int reps : {p_.repeats(), std::max(5, p_.repeats() + 2)})
+    if (std::fabs(wrap_half(p_.phase(y, reps) - phase0 - want)) < 0.5 * step) return true;
+  return false;
 }
 
 void Extraction::localize_track(std::uint64_t track_pba, const std::function<bool()>& done) {
@@ -229,7 +233,7 @@ void Extraction::localize_track(std::uint64_t track_pba, const std::function<boo
     const std::uint64_t y0 = L.lba_of_pba(first);
     const std::uint64_t ye = L.lba_of_pba(track_pba + spt) - 1;
     if (ye <= y0 || first >= track_pba + spt) break;
-    const double ph0 = p_.phase(y0, p_.repeats() + 2);
+    const double ph0 = p_.phase(y0, std::max(5, p_.repeats() + 2));
     if (consistent(y0, ph0, ye)) {
       // Every sector follows the first: the hole is before it (a leading hole).
       L.add_slipped(first);
@@ -308,6 +312,21 @@ void Extraction::find_heads() {
       std::vector<double> skews;
       for (const auto& b : walk) skews.push_back(b.skew);
       c = classify_boundaries(skews, std::max(1.0, 6.0 * noise_sectors));
+      if (c.heads == 0 && c.why.find("two classes") != std::string::npos) {
+        // Two kinds of skew but no period: a noisy read spoiled one. Measure them all
+        // again with more reads each.
+        skews.clear();
+        const int reps = std::max(5, p_.repeats() + 2);
+        for (auto& b : walk) {
+          const int gap = gap_before(b.lba);
+          const double ph1 = p_.phase(b.lba - 1, reps), ph2 = p_.phase(b.lba, reps);
+          double sk = wrap_unit(ph2 - ph1 - (1 + gap) * step0_) / step0_;
+          if (sk > spt0_ - 0.5) sk -= spt0_;
+          b.skew = sk;
+          skews.push_back(sk);
+        }
+        c = classify_boundaries(skews, std::max(1.0, 6.0 * noise_sectors));
+      }
       tick(static_cast<double>(walk.size()) / 256.0);
       if (c.heads > 0 || static_cast<int>(walk.size()) < want) break;
       want *= 2;
@@ -319,8 +338,8 @@ void Extraction::find_heads() {
     L.heads = c.heads;
     ZoneLayout z;
     z.spt = spt0_;
-    z.track_skew = c.track_value;
-    z.cylinder_skew = c.cylinder_value;
+    z.track_skew = snap(c.track_value);
+    z.cylinder_skew = snap(c.cylinder_value);
     L.zones.push_back(z);
   } else {
     // Equal (or invisible) skews: a cylinder switch is a seek, a head switch is not.
@@ -365,9 +384,13 @@ void Extraction::find_heads() {
     ZoneLayout z;
     z.spt = spt0_;
     if (boundaries_visible_ && !walk.empty()) {
-      std::vector<double> skews;
-      for (const auto& b : walk) skews.push_back(b.skew);
-      z.track_skew = z.cylinder_skew = median(skews);
+      // The walked boundaries, split by the heads the switch times found.
+      std::vector<double> trk, cyl;
+      for (std::size_t i = 0; i < walk.size(); ++i)
+        ((i + 1) % static_cast<std::size_t>(heads) == 0 ? cyl : trk).push_back(walk[i].skew);
+      const double all = median(trk.empty() ? cyl : trk);
+      z.track_skew = snap(trk.empty() ? all : median(trk));
+      z.cylinder_skew = snap(cyl.empty() ? all : median(cyl));
     } else {
       z.track_skew = z.cylinder_skew = 0.0;
     }
@@ -449,23 +472,28 @@ void Extraction::find_zones() {
     const std::uint64_t last_track = end_pba - zz.spt;
     if (!verified_.count(last_track) && !aligned(last_track)) localize(last_track);
     verified_.insert(last_track);
-    // ...and the next zone starts at `next`, less any slipped sectors in that track.
+    // ...and ends where predicted: LBA next - 1 is its last sector, unless slipped
+    // sectors in it (found now) end it earlier.
+    {
+      const std::uint64_t y_lt = L.lba_of_pba(last_track);
+      const double ph_lt = p_.phase(y_lt, std::max(5, p_.repeats() + 2));
+      localize_track(last_track, [&] { return consistent(y_lt, ph_lt, L.lba_of_pba(end_pba) - 1); });
+    }
+    const std::uint64_t start_lba = L.lba_of_pba(end_pba);
+    // The next zone's track size from a scan that starts on the old zone's last sector
+    // (scanning further back would mix the two zones' sector steps).
     const std::uint32_t old_spt = zz.spt;
-    const TrackScan s = scan_tracks(p_, next - std::min<std::uint64_t>(next, old_spt / 2), 0.0, 2);
+    const TrackScan s = scan_tracks(p_, start_lba - 1, 0.0, 2);
     if (s.spt == old_spt)
       throw std::runtime_error(fmt::format(
           "zone search is inconsistent at LBA {}: cylinder {} does not continue zone {} but has "
           "its track size ({}); an irregular layout",
-          next, zz.first_cylinder + zz.cylinders, zi, old_spt));
+          start_lba, zz.first_cylinder + zz.cylinders, zi, old_spt));
     std::optional<std::size_t> at;
     for (std::size_t i = 0; i < s.boundaries.size(); ++i)
-      if (s.boundaries[i] <= next && next - s.boundaries[i] < old_spt / 2) at = i;
+      if (s.boundaries[i] == start_lba) at = i;
     if (s.exact && !at)
-      note(fmt::format("no track boundary near LBA {} where zone {} should start", next, zi + 1));
-    if (at && s.boundaries[*at] != next) {
-      const std::uint64_t want = s.boundaries[*at];
-      localize_track(last_track, [&] { return L.lba_of_pba(end_pba) == want; });
-    }
+      note(fmt::format("no track boundary at LBA {} where zone {} should start", start_lba, zi + 1));
     ZoneLayout nz;
     nz.first_cylinder = zz.first_cylinder + zz.cylinders;
     nz.first_pba = end_pba;
@@ -493,9 +521,28 @@ void Extraction::measure_skews() {
     ZoneLayout& z = L.zones[zi];
     const double step = 1.0 / z.spt;
     std::vector<double> track, cyl;
-    const int samples = left() > 0.3 * o_.budget_ms ? 5 : 2;
-    for (int i = 0; i < samples; ++i) {
-      if (z.cylinders < 2) break;
+    auto circ = [&](const std::vector<double>& v) {
+      std::vector<double> a;
+      for (double x : v) a.push_back(x * step);
+      double m = circular_median(a) / step;
+      if (m > z.spt - 0.5) m -= z.spt;
+      return m;
+    };
+    // Standard error of a circular median, in sectors.
+    auto sem = [&](const std::vector<double>& v) {
+      if (v.size() < 3) return 1e9;
+      const double m = circ(v);
+      std::vector<double> d;
+      for (double x : v) d.push_back(wrap_half((x - m) * step) / step);
+      return 1.253 * robust_sigma(d) / std::sqrt(static_cast<double>(v.size()));
+    };
+    // Sample until the standard error is under a tenth of a sector (at least 5
+    // boundaries of each kind, at most 25, less when the budget is short).
+    const Millis zone_start = elapsed();
+    const Millis share = 0.1 * o_.budget_ms / static_cast<double>(L.zones.size());
+    for (int i = 0; i < 25 && z.cylinders >= 2; ++i) {
+      const bool done = i >= 5 && sem(cyl) < 0.1 && (L.heads == 1 || sem(track) < 0.1);
+      if (done || (i >= 5 && elapsed() - zone_start > share)) break;
       const auto c = z.first_cylinder + static_cast<std::int64_t>(rand_below(static_cast<std::uint64_t>(z.cylinders - 1)));
       const std::uint64_t yc = L.lba(c + 1, 0, 0);
       cyl.push_back(measure_skew(p_, yc, step, 1, gap_before(yc)));
@@ -505,17 +552,41 @@ void Extraction::measure_skews() {
         track.push_back(measure_skew(p_, yt, step, 1, gap_before(yt)));
       }
     }
-    auto circ = [&](const std::vector<double>& v) {
-      std::vector<double> a;
-      for (double x : v) a.push_back(x * step);
-      double m = circular_median(a) / step;
-      if (m > z.spt - 0.5) m -= z.spt;
-      return m;
+    // Whole sectors unless the measurements say otherwise.
+    auto snap_to = [&](double x, double e) {
+      const double r = std::round(x);
+      return std::fabs(x - r) <= std::max(kSnapSectors, 3.0 * e) ? r : std::round(x * 100.0) / 100.0;
     };
-    if (!cyl.empty()) z.cylinder_skew = snap(circ(cyl));
-    if (!track.empty()) z.track_skew = snap(circ(track));
-    if (!z.cylinder_skew) z.cylinder_skew = 0.0;
-    if (!z.track_skew) z.track_skew = z.cylinder_skew;
+    const double cyl_raw = cyl.empty() ? 0.0 : circ(cyl);
+    const double trk_raw = track.empty() ? cyl_raw : circ(track);
+    z.cylinder_skew = snap_to(cyl_raw, sem(cyl));
+    z.track_skew = track.empty() ? *z.cylinder_skew : snap_to(trk_raw, sem(track));
+    // Long baseline: the cumulative skew model must place the start of the zone's last
+    // cylinder where it is; a skew error of e sectors is e times the tracks crossed.
+    if (z.cylinders >= 4) {
+      const std::int64_t far = z.last_cylinder() - 1;
+      const auto far_head = static_cast<std::int32_t>(L.heads - 1);
+      const std::uint64_t y0 = L.lba(z.first_cylinder, 0, 1), y1 = L.lba(far, far_head, 1);
+      const int reps = std::max(5, p_.repeats() + 2);
+      const double measured = p_.phase(y1, reps) - p_.phase(y0, reps);
+      auto predicted = [&](double ts, double cs) {
+        const Chs3 a = L.chs(L.pba_of_lba(y0)), b = L.chs(L.pba_of_lba(y1));
+        const double tracks_cyl = static_cast<double>(far - z.first_cylinder);
+        return (tracks_cyl * ((L.heads - 1) * ts + cs) + far_head * ts + b.sector - a.sector) * step;
+      };
+      const double err_snap = wrap_half(measured - predicted(*z.track_skew, *z.cylinder_skew)) / step;
+      if (std::fabs(err_snap) > 0.5) {
+        const double err_raw = wrap_half(measured - predicted(trk_raw, cyl_raw)) / step;
+        if (std::fabs(err_raw) < std::fabs(err_snap)) {
+          z.track_skew = std::round(trk_raw * 100.0) / 100.0;
+          z.cylinder_skew = std::round(cyl_raw * 100.0) / 100.0;
+        }
+        note(fmt::format("zone {}: the cumulative skew model misplaces its last cylinder by {:.2f} "
+                         "sectors; skews kept as {:.2f} / {:.2f}",
+                         zi, std::min(std::fabs(err_snap), std::fabs(err_raw)), *z.track_skew,
+                         *z.cylinder_skew));
+      }
+    }
     if (zi > 0) {
       // Crossing into a zone skews like a cylinder switch of the new zone.
       const std::uint64_t y = L.zone_first_lba(z);
@@ -540,21 +611,34 @@ void Extraction::measure_skews() {
 void Extraction::measure_switches() {
   progress_.step("switch");
   Layout& L = r_.layout;
-  // More dead-time samples across the disk (overheads should not depend on where).
+  // Pairs of reach thresholds at one place: half a track ahead on the same track (dead
+  // time) and on the next head of the same cylinder (dead time + head switch). The
+  // difference of a pair is one head-switch sample. Sample until the medians' standard
+  // errors are small against the 0.1 ms this is good for, within a share of the budget.
   std::vector<double> dead{r_.dead_time_ms};
   std::vector<double> hs;
-  const int samples = 3;
-  for (int i = 0; i < samples; ++i) {
-    const ZoneLayout& z = L.zones[static_cast<std::size_t>(i) * (L.zones.size() - 1) / std::max(1, samples - 1)];
-    const auto c = z.first_cylinder + static_cast<std::int64_t>(rand_below(static_cast<std::uint64_t>(z.cylinders)));
+  const Millis start = elapsed();
+  const Millis share = 0.15 * o_.budget_ms;
+  auto sem = [](const std::vector<double>& v) {
+    return v.size() < 3 ? 1e9 : 1.253 * robust_sigma(v) / std::sqrt(static_cast<double>(v.size()));
+  };
+  for (int i = 0; i < 15; ++i) {
+    const bool enough = i >= 3 && sem(dead) < 0.02 && (L.heads == 1 || sem(hs) < 0.02);
+    if (enough || (i >= 3 && elapsed() - start > share)) break;
+    const ZoneLayout& z = L.zones[static_cast<std::size_t>(i) % L.zones.size()];
+    const auto c = z.first_cylinder +
+                   static_cast<std::int64_t>(rand_below(static_cast<std::uint64_t>(std::max<std::int64_t>(1, z.cylinders - 1))));
     const auto h = static_cast<std::int32_t>(rand_below(static_cast<std::uint64_t>(std::max(1, L.heads - 1))));
     const std::uint64_t src = L.lba(c, h, 1);
-    if (i > 0) dead.push_back(reach(src, src + z.spt / 2, 0.0, p_.period()) - tau(z.spt));
+    const Millis same = reach(L.lba(c, h, 1), L.lba(c, h, z.spt / 2 + 1), 0.0, p_.period()) - tau(z.spt);
+    dead.push_back(same);
     if (L.heads > 1) {
-      const std::uint64_t dst = L.lba(c, h + 1, z.spt / 2);
-      hs.push_back(move_time(src, dst, z.spt, 0.0));
+      const Millis base = tau(z.spt) + same;
+      const Millis next = reach(src, L.lba(c, h + 1, z.spt / 2), base - 0.3, base + head_switch_guess_ + 1.0);
+      hs.push_back(next - base);
+      head_switch_guess_ = median(hs);
     }
-    tick(static_cast<double>(i + 1) / samples);
+    tick(std::min(1.0, (elapsed() - start) / share));
   }
   r_.dead_time_ms = median(dead);
   head_switch_ = hs.empty() ? 0.0 : std::max(0.0, median(hs));
@@ -575,11 +659,22 @@ void Extraction::measure_seeks() {
   for (std::int64_t d = 1; d <= std::min<std::int64_t>(16, maxd); ++d) all.push_back(d);
   for (double d = 20; d < maxd; d *= 1.25) all.push_back(static_cast<std::int64_t>(std::lround(d)));
   if (all.back() != maxd) all.push_back(maxd);
-  std::vector<std::int64_t> order;
-  for (std::int64_t d = 1; d < maxd; d *= 2) order.push_back(d);
-  order.push_back(maxd);
-  for (auto d : all)
-    if (std::find(order.begin(), order.end(), d) == order.end()) order.push_back(d);
+  // Breadth-first bisection of the (roughly logarithmic) list: any prefix spreads
+  // over the whole range, the shortest and the full stroke first.
+  std::vector<std::int64_t> order{all.front()};
+  if (all.size() > 1) order.push_back(all.back());
+  std::vector<std::pair<std::size_t, std::size_t>> spans{{0, all.size() - 1}};
+  while (!spans.empty()) {
+    std::vector<std::pair<std::size_t, std::size_t>> next_spans;
+    for (auto [a, b] : spans) {
+      if (b - a < 2) continue;
+      const std::size_t m = (a + b) / 2;
+      order.push_back(all[m]);
+      next_spans.emplace_back(a, m);
+      next_spans.emplace_back(m, b);
+    }
+    spans = std::move(next_spans);
+  }
 
   // Keep time for validation: a tenth of the budget, at most 30 s.
   const Millis reserve = std::min(0.1 * o_.budget_ms, 30'000.0) + (o_.writable ? 5'000.0 : 0.0);
@@ -600,15 +695,17 @@ void Extraction::measure_seeks() {
     const std::int64_t src_c = outward ? c0 : c0 + d, dst_c = outward ? c0 + d : c0;
     const auto h = static_cast<std::int32_t>(rand_below(static_cast<std::uint64_t>(L.heads)));
     const std::uint32_t src_spt = L.spt_of_cylinder(src_c), dst_spt = L.spt_of_cylinder(dst_c);
-    const std::uint64_t src = L.lba(src_c, h, static_cast<std::uint32_t>(rand_below(src_spt)));
-    const std::uint64_t dst = L.lba(dst_c, h, static_cast<std::uint32_t>(rand_below(dst_spt)));
+    // Sectors well inside their tracks: undiscovered slips at the end of the disk then
+    // cannot push a target past the last LBA.
+    const std::uint64_t src = L.lba(src_c, h, static_cast<std::uint32_t>(rand_below(src_spt / 2)));
+    const std::uint64_t dst = L.lba(dst_c, h, static_cast<std::uint32_t>(rand_below(dst_spt / 2)));
     const Millis ms = move_time(src, dst, dst_spt, std::max(0.0, guess(d) - 0.3));
     r_.seek_points.push_back({d, ms});
     known.emplace(d, ms);
     return ms;
   };
   std::size_t done = 0;
-  const std::size_t min_points = std::min<std::size_t>(6, order.size());
+  const std::size_t min_points = std::min<std::size_t>(9, order.size());
   for (int pass = 0; pass < 2; ++pass) {
     for (std::size_t i = 0; i < order.size(); ++i) {
       const Millis used = elapsed() - seek_start;

@@ -108,24 +108,39 @@ TrackScan scan_tracks(Prober& p, std::uint64_t start, double step_hint, int min_
     if (!clean.empty()) step = median(clean) / static_cast<double>(m);
   }
 
+  // Bisect each flagged interval to the boundary, then verify it with more reads: a jump
+  // between b - 1 and b, none between b - 2 and b - 1. A preempted read can send the
+  // bisection the wrong way; then it is repeated with more reads per phase.
+  const int heavy = std::max(5, p.repeats() + 2);
+  auto jump = [&](std::uint64_t a, int reps) {
+    return std::fabs(wrap_half(p.phase(a + 1, reps) - p.phase(a, reps) - step)) > thr;
+  };
   for (std::size_t i : flagged) {
-    std::uint64_t lo = start + i * m, hi = lo + m;
-    double plo = ph[i], phi = ph[i + 1];
-    while (hi - lo > 1) {
-      const std::uint64_t mid = lo + (hi - lo) / 2;
-      const double pm = p.phase(mid);
-      const double dl = std::fabs(wrap_half(pm - plo - static_cast<double>(mid - lo) * step));
-      const double dr = std::fabs(wrap_half(phi - pm - static_cast<double>(hi - mid) * step));
-      if (dl <= dr) {
-        lo = mid;
-        plo = pm;
-      } else {
-        hi = mid;
-        phi = pm;
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      const int reps = attempt == 0 ? p.repeats() : heavy;
+      std::uint64_t lo = start + i * m, hi = lo + m;
+      double plo = attempt == 0 ? ph[i] : p.phase(lo, reps), phi = attempt == 0 ? ph[i + 1] : p.phase(hi, reps);
+      while (hi - lo > 1) {
+        const std::uint64_t mid = lo + (hi - lo) / 2;
+        const double pm = p.phase(mid, reps);
+        const double dl = std::fabs(wrap_half(pm - plo - static_cast<double>(mid - lo) * step));
+        const double dr = std::fabs(wrap_half(phi - pm - static_cast<double>(hi - mid) * step));
+        if (dl <= dr) {
+          lo = mid;
+          plo = pm;
+        } else {
+          hi = mid;
+          phi = pm;
+        }
       }
+      const bool ok = jump(hi - 1, heavy) && (hi - 1 <= start + i * m || !jump(hi - 2, heavy));
+      if (!ok && attempt == 0) continue;
+      if (ok) {
+        scan.boundaries.push_back(hi);
+        scan.skews.push_back(skew_from(p.phase(hi - 1, heavy), p.phase(hi, heavy), step));
+      }
+      break;
     }
-    scan.boundaries.push_back(hi);
-    scan.skews.push_back(skew_from(plo, phi, step));
   }
 
   // Track size: the most common distance between consecutive boundaries (a track that
@@ -190,13 +205,16 @@ std::vector<Boundary> walk_boundaries(Prober& p, std::uint64_t first, std::uint3
       // ...else the track is shorter or longer than spt here: find its end by scanning.
       // A slipped sector inside the track also looks like a boundary (a skew of one
       // sector); the track's end is the boundary nearest to where it was predicted.
-      TrackScan s = scan_tracks(p, b + 1, step, 2);
+      TrackScan s;
       std::optional<std::size_t> best;
-      for (std::size_t i = 0; i < s.boundaries.size(); ++i) {
-        const auto dist = [&](std::size_t j) {
-          return std::llabs(static_cast<long long>(s.boundaries[j]) - static_cast<long long>(next));
-        };
-        if (dist(i) < static_cast<long long>(spt / 2) && (!best || dist(i) < dist(*best))) best = i;
+      for (int attempt = 0; attempt < 2 && !best; ++attempt) {
+        s = scan_tracks(p, b + 1, step, 2);
+        for (std::size_t i = 0; i < s.boundaries.size(); ++i) {
+          const auto dist = [&](std::size_t j) {
+            return std::llabs(static_cast<long long>(s.boundaries[j]) - static_cast<long long>(next));
+          };
+          if (dist(i) < static_cast<long long>(spt / 2) && (!best || dist(i) < dist(*best))) best = i;
+        }
       }
       if (!best) break;
       Boundary bd{s.boundaries[*best], s.skews[*best], true};

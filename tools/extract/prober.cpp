@@ -25,6 +25,9 @@ Prober::Prober(ProbeTarget& target, ProberOptions options) : target_(target), op
 }
 
 ProbeResult Prober::read_clean(std::uint64_t lba, std::uint32_t count, Op op) {
+  if (lba + count > target_.sectors())
+    throw std::logic_error(fmt::format("probe of sectors [{}, {}) beyond the device ({} sectors)", lba,
+                                       lba + count, target_.sectors()));
   ProbeResult r;
   for (int i = 0; i < kMaxRetries; ++i) {
     r = op == Op::Write ? target_.write(lba, count) : target_.read(lba, count);
@@ -140,6 +143,8 @@ ReachSample Prober::reach(std::uint64_t src, std::uint64_t dst, double dst_phase
     const ProbeResult a = read_clean(src, 1);
     const Millis target_time = next_time_at(dst_phase, a.complete_ms + opt_.gap_ms + slack);
     target_.wait_until(target_time - slack);
+    if (dst >= target_.sectors())
+      throw std::logic_error(fmt::format("reach probe of sector {} beyond the device", dst));
     const ProbeResult b = op == Op::Write ? target_.write(dst, 1) : target_.read(dst, 1);
     ++probes_;
     s.slack_ms = target_time - b.issue_ms;
