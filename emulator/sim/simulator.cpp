@@ -133,6 +133,7 @@ struct Simulator::Impl {
       window_open = true;
       result.window_start_ms = now;
     }
+    if (window_open) ++result.arrivals_in_window;
     Request r;
     r.id = seq;
     r.op = op;
@@ -252,6 +253,16 @@ SimResult Simulator::run(ArrivalStream& arrivals) {
     if (t_next > now) s.dispatch(now);
   }
   s.finish(now);
+  const SimResult& r = s.result;
+  const double growth = static_cast<double>(r.arrivals_in_window) -
+                        static_cast<double>(r.completions_in_window);
+  if (!r.saturated && s.cfg.max_growth > 0 && s.done() && growth > 50 &&
+      growth > s.cfg.max_growth * static_cast<double>(r.arrivals_in_window)) {
+    s.result.saturated = true;
+    s.result.saturation = fmt::format(
+        "the queue grew by {:.0f} requests while {} arrived in the measurement window", growth,
+        r.arrivals_in_window);
+  }
   return std::move(s.result);
 }
 

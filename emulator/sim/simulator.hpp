@@ -68,6 +68,10 @@ struct SimConfig {
   std::uint64_t keep_warm_max = 0;
   // Stop the run as saturated when more than this many requests wait. 0: no limit.
   std::size_t max_queue = 0;
+  // An open run is also saturated when the queue grew during the measurement window by
+  // more than this fraction of the window's arrivals (and by more than 50 requests):
+  // arrivals outpaced completions, so the finite run's mean says nothing stable.
+  double max_growth = 0.05;
   // Keep the measured requests' records in the result.
   bool keep_records = true;
 };
@@ -84,6 +88,7 @@ struct SimResult {
   Millis window_end_ms = 0.0;
   Millis busy_in_window_ms = 0.0;
   std::uint64_t completions_in_window = 0;  // any phase
+  std::uint64_t arrivals_in_window = 0;     // any phase, from the first measured arrival
   std::size_t max_queue_seen = 0;
   bool saturated = false;
   std::string saturation;  // why, when saturated

@@ -174,6 +174,16 @@ TEST_CASE("overload is detected instead of running forever", "[sim]") {
   auto r2 = run_open(*model, "uniform", 300.0, 1, cfg2);
   CHECK(r2.saturated);
   CHECK(r2.arrivals == 550);
+  // Slightly overloaded (rho = 1.1): the measured requests do complete within the
+  // keep-warm allowance, but the queue grows through the window.
+  SimConfig cfg3;
+  cfg3.warmup = 500;
+  cfg3.measured = 3000;
+  auto r3 = run_open(*model, "uniform", 110.0, 1, cfg3);
+  CHECK(r3.saturated);
+  CHECK_THAT(r3.saturation, Catch::Matchers::Contains("queue grew"));
+  // And just below capacity (rho = 0.9) it is not saturated.
+  CHECK_FALSE(run_open(*model, "uniform", 90.0, 1, cfg3).saturated);
 }
 
 namespace {
