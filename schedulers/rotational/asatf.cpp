@@ -7,7 +7,7 @@
 
 #include "schedulers/rotational/algorithms.hpp"
 #include "schedulers/rotational/indexed_scheduler.hpp"
-#include "schedulers/rotational/spec_format.hpp"
+#include "schedulers/rotational/param_decl.hpp"
 
 namespace disksched::rotational {
 
@@ -62,7 +62,7 @@ AlgorithmInfo asatf_algorithm() {
   };
   a.factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
     const AgingForm form = p.choice("form") == "hong" ? AgingForm::Hong : AgingForm::JacobsonWilkes;
-    return std::make_unique<Asatf>(m, canonical_spec(asatf_algorithm(), p),
+    return std::make_unique<Asatf>(m, format_spec(asatf_algorithm(), p),
                                    asatf_beta(p.number("w"), form, m),
                                    p.choice("search") == "scan");
   };

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "schedulers/registry.hpp"
-#include "schedulers/rotational/spec_format.hpp"
+#include "schedulers/rotational/param_decl.hpp"
 
 namespace disksched::rotational {
 

@@ -11,7 +11,7 @@
 #include "schedulers/rotational/access_index.hpp"
 #include "schedulers/rotational/algorithms.hpp"
 #include "schedulers/rotational/batching.hpp"
-#include "schedulers/rotational/spec_format.hpp"
+#include "schedulers/rotational/param_decl.hpp"
 
 namespace disksched::rotational {
 namespace {
@@ -64,7 +64,7 @@ AlgorithmInfo bsatf_algorithm() {
   a.needs_rotation = true;
   a.params = batch_params();
   a.factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
-    return std::make_unique<Bsatf>(m, canonical_spec(bsatf_algorithm(), p), BatchTrigger::from(p));
+    return std::make_unique<Bsatf>(m, format_spec(bsatf_algorithm(), p), BatchTrigger::from(p));
   };
   return a;
 }

@@ -72,7 +72,7 @@ const Request* ForcingScheduler::satf_choice(const HeadState& head, Millis now) 
 
 std::vector<ParamSpec> forcing_params() {
   return {
-      number_param("n", "requests", "how many of the oldest requests each round forces (JW's N)", 1,
+      count_param("n", "requests", "how many of the oldest requests each round forces (JW's N)", 1,
                 1, 1e6),
       number_param("age", "ms",
                 "the oldest request is 'too old' once it has waited longer than this; then "

@@ -23,7 +23,7 @@
 
 #include "schedulers/registry.hpp"
 #include "schedulers/rotational/access_index.hpp"
-#include "schedulers/rotational/spec_format.hpp"
+#include "schedulers/rotational/param_decl.hpp"
 #include "schedulers/scheduler.hpp"
 
 namespace disksched::rotational {

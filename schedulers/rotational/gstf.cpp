@@ -17,7 +17,7 @@
 
 #include "schedulers/rotational/access_index.hpp"
 #include "schedulers/rotational/algorithms.hpp"
-#include "schedulers/rotational/spec_format.hpp"
+#include "schedulers/rotational/param_decl.hpp"
 
 namespace disksched::rotational {
 namespace {
@@ -123,14 +123,14 @@ AlgorithmInfo gstf_algorithm() {
   a.source = "Huang & Chiueh (keywords only; reconstructed)";
   a.needs_rotation = true;
   a.params = {
-      number_param("group", "cylinders", "group size G: consecutive cylinders served together", 100, 1,
+      count_param("group", "cylinders", "group size G: consecutive cylinders served together", 100, 1,
                 1e9),
       choice_param("admit", "all: arrivals join the current group while it is served; frozen: only the "
                 "requests present when the group was entered", {"all", "frozen"}, "all"),
   };
   a.factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
-    return std::make_unique<Gstf>(m, canonical_spec(gstf_algorithm(), p),
-                                  static_cast<std::int64_t>(whole_param(p, "gstf", "group")),
+    return std::make_unique<Gstf>(m, format_spec(gstf_algorithm(), p),
+                                  static_cast<std::int64_t>(static_cast<std::size_t>(p.number("group"))),
                                   p.choice("admit") == "frozen");
   };
   return a;

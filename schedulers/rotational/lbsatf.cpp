@@ -20,7 +20,7 @@
 #include "schedulers/rotational/algorithms.hpp"
 #include "schedulers/rotational/batching.hpp"
 #include "schedulers/rotational/ranking.hpp"
-#include "schedulers/rotational/spec_format.hpp"
+#include "schedulers/rotational/param_decl.hpp"
 
 namespace disksched::rotational {
 namespace {
@@ -169,7 +169,7 @@ AlgorithmInfo lbsatf_algorithm() {
   a.needs_rotation = true;
   a.params = batch_params();
   a.factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
-    return std::make_unique<Lbsatf>(m, canonical_spec(lbsatf_algorithm(), p), BatchTrigger::from(p));
+    return std::make_unique<Lbsatf>(m, format_spec(lbsatf_algorithm(), p), BatchTrigger::from(p));
   };
   return a;
 }

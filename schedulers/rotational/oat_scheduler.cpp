@@ -17,7 +17,7 @@
 
 #include "schedulers/rotational/algorithms.hpp"
 #include "schedulers/rotational/oat.hpp"
-#include "schedulers/rotational/spec_format.hpp"
+#include "schedulers/rotational/param_decl.hpp"
 
 namespace disksched::rotational {
 namespace {
@@ -121,7 +121,7 @@ AlgorithmInfo oat_algorithm() {
   a.source = "JW sec. 4.1";
   a.needs_rotation = true;
   a.params = {
-      number_param("batch", "requests", "window: how many of the oldest requests are ordered together",
+      count_param("batch", "requests", "window: how many of the oldest requests are ordered together",
                 6, 1, static_cast<double>(kMaxOatBatch)),
       choice_param("mode", "short-sighted: serve each window in its optimal order; sliding: optimal order "
                 "of the window at every pick; greedy: SATF within the window", {"short-sighted", "sliding", "greedy"}, "short-sighted"),
@@ -131,8 +131,8 @@ AlgorithmInfo oat_algorithm() {
     const OatMode om = mode == "sliding" ? OatMode::Sliding
                        : mode == "greedy" ? OatMode::Greedy
                                           : OatMode::ShortSighted;
-    return std::make_unique<OatScheduler>(m, canonical_spec(oat_algorithm(), p),
-                                          whole_param(p, "oat", "batch"), om);
+    return std::make_unique<OatScheduler>(m, format_spec(oat_algorithm(), p),
+                                          static_cast<std::size_t>(p.number("batch")), om);
   };
   return a;
 }

@@ -8,7 +8,7 @@
 
 #include "schedulers/rotational/algorithms.hpp"
 #include "schedulers/rotational/indexed_scheduler.hpp"
-#include "schedulers/rotational/spec_format.hpp"
+#include "schedulers/rotational/param_decl.hpp"
 
 namespace disksched::rotational {
 namespace {
@@ -40,7 +40,7 @@ AlgorithmInfo satf_algorithm() {
   a.needs_rotation = true;
   a.params = {search_param()};
   a.factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
-    return std::make_unique<Satf>(m, canonical_spec(satf_algorithm(), p),
+    return std::make_unique<Satf>(m, format_spec(satf_algorithm(), p),
                                   p.choice("search") == "scan");
   };
   return a;

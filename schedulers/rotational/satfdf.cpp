@@ -13,7 +13,7 @@
 
 #include "schedulers/rotational/algorithms.hpp"
 #include "schedulers/rotational/forcing.hpp"
-#include "schedulers/rotational/spec_format.hpp"
+#include "schedulers/rotational/param_decl.hpp"
 
 namespace disksched::rotational {
 namespace {
@@ -62,8 +62,8 @@ AlgorithmInfo satfdf_algorithm() {
   a.needs_rotation = true;
   a.params = delayed_forcing_params();
   a.factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
-    return std::make_unique<Satfdf>(m, canonical_spec(satfdf_algorithm(), p), p.number("age"),
-                                    whole_param(p, "satfdf", "n"), p.number("d"));
+    return std::make_unique<Satfdf>(m, format_spec(satfdf_algorithm(), p), p.number("age"),
+                                    static_cast<std::size_t>(p.number("n")), p.number("d"));
   };
   return a;
 }

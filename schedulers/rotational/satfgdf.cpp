@@ -15,7 +15,7 @@
 #include "schedulers/rotational/area_heuristic.hpp"
 #include "schedulers/rotational/forcing.hpp"
 #include "schedulers/rotational/ranking.hpp"
-#include "schedulers/rotational/spec_format.hpp"
+#include "schedulers/rotational/param_decl.hpp"
 
 namespace disksched::rotational {
 namespace {
@@ -70,8 +70,8 @@ AlgorithmInfo satfgdf_algorithm() {
   a.needs_rotation = true;
   a.params = delayed_forcing_params();
   a.factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
-    return std::make_unique<Satfgdf>(m, canonical_spec(satfgdf_algorithm(), p), p.number("age"),
-                                     whole_param(p, "satfgdf", "n"), p.number("d"));
+    return std::make_unique<Satfgdf>(m, format_spec(satfgdf_algorithm(), p), p.number("age"),
+                                     static_cast<std::size_t>(p.number("n")), p.number("d"));
   };
   return a;
 }

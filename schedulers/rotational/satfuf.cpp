@@ -13,7 +13,7 @@
 #include "schedulers/rotational/algorithms.hpp"
 #include "schedulers/rotational/forcing.hpp"
 #include "schedulers/rotational/ranking.hpp"
-#include "schedulers/rotational/spec_format.hpp"
+#include "schedulers/rotational/param_decl.hpp"
 
 namespace disksched::rotational {
 namespace {
@@ -50,8 +50,8 @@ AlgorithmInfo satfuf_algorithm() {
   a.needs_rotation = true;
   a.params = forcing_params();
   a.factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
-    return std::make_unique<Satfuf>(m, canonical_spec(satfuf_algorithm(), p), p.number("age"),
-                                    whole_param(p, "satfuf", "n"));
+    return std::make_unique<Satfuf>(m, format_spec(satfuf_algorithm(), p), p.number("age"),
+                                    static_cast<std::size_t>(p.number("n")));
   };
   return a;
 }

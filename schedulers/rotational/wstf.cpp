@@ -20,7 +20,7 @@
 #include "schedulers/rotational/algorithms.hpp"
 #include "schedulers/rotational/indexed_scheduler.hpp"
 #include "schedulers/rotational/ranking.hpp"
-#include "schedulers/rotational/spec_format.hpp"
+#include "schedulers/rotational/param_decl.hpp"
 
 namespace disksched::rotational {
 namespace {
@@ -61,7 +61,7 @@ AlgorithmInfo wstf_algorithm() {
       number_param("tmax", "ms", "T_max, the maximum response time allowed", 1000, 1, 3.6e6),
   };
   a.factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
-    return std::make_unique<Wstf>(m, canonical_spec(wstf_algorithm(), p), p.number("tmax"));
+    return std::make_unique<Wstf>(m, format_spec(wstf_algorithm(), p), p.number("tmax"));
   };
   return a;
 }
