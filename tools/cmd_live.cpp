@@ -12,6 +12,8 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <climits>
+#include <cstdint>
 #include <cstring>
 #include <ctime>
 #include <deque>
@@ -433,8 +435,66 @@ void run_ctl(const std::string& socket, const std::vector<std::string>& words, b
 // ---------------------------------------------------------------------------------
 // log
 
-void run_log_summary(const std::string& path, bool json) {
-  const LogSummary s = summarize_log(read_latency_log(path));
+struct LogView {
+  // Only requests arriving in [from, to): one value for every log, or one per log.
+  std::vector<std::int64_t> from_ns, to_ns;
+  double timescale = 1.0;                   // report model time: real / timescale
+};
+
+std::int64_t window_value(const std::vector<std::int64_t>& v, std::size_t i, std::size_t logs,
+                          std::int64_t none, const char* option) {
+  if (v.empty()) return none;
+  if (v.size() == 1) return v[0];
+  if (v.size() != logs)
+    throw std::invalid_argument(fmt::format("{} has {} values for {} logs (give one, or one per log)",
+                                            option, v.size(), logs));
+  return v[i];
+}
+
+// Reads log `index` of `logs`, keeps its window and converts to model time.
+std::vector<LogRow> read_view(const std::string& path, const LogView& v, std::size_t index = 0,
+                              std::size_t logs = 1) {
+  if (!(v.timescale > 0)) throw std::invalid_argument("--timescale must be > 0");
+  const std::int64_t from = window_value(v.from_ns, index, logs, INT64_MIN, "--from-ns");
+  const std::int64_t to = window_value(v.to_ns, index, logs, INT64_MAX, "--to-ns");
+  std::vector<LogRow> rows;
+  for (auto& r : read_latency_log(path)) {
+    if (r.arrive_ns < from || r.arrive_ns >= to) continue;
+    if (v.timescale != 1.0) {
+      const std::int64_t base = r.arrive_ns;
+      auto scale = [&](std::int64_t t) {
+        return base + static_cast<std::int64_t>(static_cast<double>(t - base) / v.timescale);
+      };
+      r.dispatch_ns = scale(r.dispatch_ns);
+      r.complete_ns = scale(r.complete_ns);
+      // Arrivals themselves spread over model time too (for throughput).
+      const auto shifted = static_cast<std::int64_t>(static_cast<double>(base) / v.timescale);
+      r.dispatch_ns += shifted - base;
+      r.complete_ns += shifted - base;
+      r.arrive_ns = shifted;
+      if (r.predicted_us) *r.predicted_us /= v.timescale;
+      if (r.actual_us) *r.actual_us /= v.timescale;
+      if (r.sector_us) *r.sector_us /= v.timescale;
+    }
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+void add_view_options(CLI::App* c, LogView& v) {
+  c->add_option("--from-ns", v.from_ns,
+                "only requests arriving at or after this CLOCK_MONOTONIC time (ns); "
+                "comma-separated: one per log")
+      ->delimiter(',');
+  c->add_option("--to-ns", v.to_ns, "only requests arriving before this time (ns)")
+      ->delimiter(',');
+  c->add_option("--timescale", v.timescale,
+                "the emulator's timescale: report model time (real time / timescale)")
+      ->capture_default_str();
+}
+
+void run_log_summary(const std::string& path, const LogView& view, bool json) {
+  const LogSummary s = summarize_log(read_view(path, view));
   if (json)
     std::cout << summary_to_json(s).dump(2) << "\n";
   else
@@ -443,13 +503,14 @@ void run_log_summary(const std::string& path, bool json) {
 
 // Latency summaries side by side, one column per log.
 void run_log_compare(const std::vector<std::string>& paths, std::vector<std::string> labels,
-                     bool json) {
+                     const LogView& view, bool json) {
   if (!labels.empty() && labels.size() != paths.size())
     throw std::invalid_argument(fmt::format("--labels has {} names for {} logs", labels.size(),
                                             paths.size()));
   if (labels.empty()) labels = paths;
   std::vector<LogSummary> s;
-  for (const auto& p : paths) s.push_back(summarize_log(read_latency_log(p)));
+  for (std::size_t i = 0; i < paths.size(); ++i)
+    s.push_back(summarize_log(read_view(paths[i], view, i, paths.size())));
   if (json) {
     nlohmann::json j = nlohmann::json::object();
     for (std::size_t i = 0; i < s.size(); ++i) j[labels[i]] = summary_to_json(s[i]);
@@ -562,7 +623,9 @@ void add_live_commands(CLI::App& app) {
                  "prediction error");
   summary->add_option("file", *file, "latency log")->required()->check(CLI::ExistingFile);
   summary->add_flag("--json", *log_json, "print JSON");
-  summary->callback([file, log_json] { run_log_summary(*file, *log_json); });
+  auto view = std::make_shared<LogView>();
+  add_view_options(summary, *view);
+  summary->callback([file, log_json, view] { run_log_summary(*file, *view, *log_json); });
 
   auto files = std::make_shared<std::vector<std::string>>();
   auto labels = std::make_shared<std::vector<std::string>>();
@@ -571,7 +634,9 @@ void add_live_commands(CLI::App& app) {
   compare->add_option("files", *files, "latency logs")->required()->check(CLI::ExistingFile);
   compare->add_option("--labels", *labels, "column names, one per log")->delimiter(',');
   compare->add_flag("--json", *cmp_json, "print JSON keyed by label");
-  compare->callback([files, labels, cmp_json] { run_log_compare(*files, *labels, *cmp_json); });
+  add_view_options(compare, *view);
+  compare->callback(
+      [files, labels, cmp_json, view] { run_log_compare(*files, *labels, *view, *cmp_json); });
 }
 
 }  // namespace disksched::cli

@@ -37,16 +37,19 @@ namespace {
 
 using namespace disksched;
 
+// Plain pointers, deleted in .unload: when nbdkit daemonizes, the parent process exits
+// through exit(), and destructors of static objects would run there too (unlinking the
+// control socket the child serves).
 FilterConfig config;
-std::unique_ptr<LatencyLogWriter> latency_log;
-std::unique_ptr<ControlServer> control;
+LatencyLogWriter* latency_log = nullptr;
+ControlServer* control = nullptr;
 
 // The device: created in .get_ready when a geometry is given, else when the first
 // connection learns the export's size (the LBN-only model needs it).
 std::mutex device_mu;
 std::unique_ptr<DeviceModel> geometry_model;  // validated at start-up, handed to the dispatcher
 std::atomic<Dispatcher*> device{nullptr};
-std::unique_ptr<Dispatcher> device_owner;
+Dispatcher* device_owner = nullptr;
 std::string pending_scheduler;   // sched= or a switch before the device opened
 bool forked = false;
 bool geometry_rotational = false;
@@ -71,10 +74,9 @@ void create_device(std::unique_ptr<DeviceModel> model) {
     c.geometry = geometry;
     return c.model_for_export(geometry.empty() ? capacity : 0);
   };
-  device_owner = std::make_unique<Dispatcher>(std::move(model), std::move(scheduler),
-                                              std::move(o), monotonic_ns);
+  device_owner = new Dispatcher(std::move(model), std::move(scheduler), std::move(o), monotonic_ns);
   if (forked) device_owner->start();
-  device.store(device_owner.get(), std::memory_order_release);
+  device.store(device_owner, std::memory_order_release);
 }
 
 std::string control_reply(const std::string& line) {
@@ -109,7 +111,7 @@ int disksched_config_complete(nbdkit_next_config_complete* next, nbdkit_backend*
     pending_scheduler = config.sched;
     if (!config.log_path.empty()) {
       try {
-        latency_log = std::make_unique<LatencyLogWriter>(config.log_path);
+        latency_log = new LatencyLogWriter(config.log_path);
       } catch (const std::exception& e) {
         throw std::runtime_error("sched-log=" + config.log_path + ": " + e.what());
       }
@@ -144,7 +146,7 @@ int disksched_get_ready(int thread_model) {
     std::lock_guard lock(device_mu);
     if (geometry_model) create_device(std::move(geometry_model));
     if (!config.control_path.empty())
-      control = std::make_unique<ControlServer>(config.control_path, control_reply);
+      control = new ControlServer(config.control_path, control_reply);
   } catch (const std::exception& e) {
     nbdkit_error("disksched: %s%s", config.control_path.empty() ? "" : "sched-control: ",
                  e.what());
@@ -173,10 +175,13 @@ void disksched_cleanup(nbdkit_backend* /*nxdata*/) {
 }
 
 void disksched_unload() {
-  control.reset();
+  delete control;
+  control = nullptr;
   device.store(nullptr);
-  device_owner.reset();
-  latency_log.reset();
+  delete device_owner;
+  device_owner = nullptr;
+  delete latency_log;
+  latency_log = nullptr;
 }
 
 struct Handle {

@@ -59,4 +59,15 @@ print("schedulers in the log:", sorted(used))
 assert "fcfs" in used and len(used) >= 3, used
 PY
 [ ! -e "$ctl" ] || fail "the control socket was not removed at exit"
+
+# A daemonized server (nbdkit forks; the parent exits) keeps serving the socket.
+sock="$TMPDIR_TEST/nbd.sock"
+nbdkit -U "$sock" -P "$TMPDIR_TEST/pid" --filter="$DISKSCHED_FILTER" memory 16M \
+  sched=look sched-control="$ctl"
+for _ in $(seq 100); do [ -s "$TMPDIR_TEST/pid" ] && break; sleep 0.1; done
+pid=$(cat "$TMPDIR_TEST/pid")
+out=$("$DISKSCHED" ctl "$ctl" show 2>&1) || { kill "$pid"; fail "daemonized: $out"; }
+kill "$pid"
+for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+echo "$out" | grep -q '^scheduler .*look' || fail "daemonized show: $out"
 echo ok
