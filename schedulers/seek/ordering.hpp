@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cstdint>
-#include <iterator>
 #include <limits>
 #include <optional>
 #include <set>
@@ -104,12 +103,8 @@ class PositionIndex {
     if (it != set_.end() && it->pos == p) return &*it;
     return below(p);
   }
-  // The preferred entry at the lowest / highest position.
+  // The preferred entry at the lowest position.
   const Entry* lowest() const { return set_.empty() ? nullptr : &*set_.begin(); }
-  const Entry* highest() const {
-    if (set_.empty()) return nullptr;
-    return &*set_.lower_bound(floor_entry(std::prev(set_.end())->pos));
-  }
 
   // The entry nearest to p (distance |pos - p|); equal distances go to the tie rule.
   const Entry* nearest(Pos p) const {
