@@ -62,12 +62,13 @@ class RmwGuard {
 }  // namespace
 
 FileServer::FileServer(const BackingFile& file, IoEngine& engine, BouncePool* pool,
-                       bool nowait_reads)
+                       Options options)
     : file_(file),
       engine_(engine),
       pool_(pool),
       align_(file.direct() ? file.direct_align() : 1),
-      nowait_reads_(nowait_reads && !file.direct()) {
+      nowait_reads_(options.nowait_reads && !file.direct()),
+      nowait_writes_(options.nowait_writes && !file.direct()) {
   size_ = align_down(file.size(), align_);
 }
 
@@ -144,12 +145,38 @@ int FileServer::write(const void* buf, std::uint32_t count, std::uint64_t offset
 }
 
 int FileServer::write_buffered(const char* in, std::uint64_t count, std::uint64_t offset, bool fua) {
+  const int rwf = fua ? RWF_DSYNC : 0;
+  std::uint64_t done = 0;
+  if (nowait_writes_.load(std::memory_order_relaxed)) {
+    // Without blocking if the file system can; synchronously if it cannot say.
+    const bool sync_inline = !fs_has_nowait_writes_.load(std::memory_order_relaxed);
+    while (done < count) {
+      iovec iov{const_cast<char*>(in) + done, count - done};
+      const ssize_t n = pwritev2(file_.fd(), &iov, 1, static_cast<off_t>(offset + done),
+                                 rwf | (sync_inline ? 0 : RWF_NOWAIT));
+      if (n > 0) {
+        done += static_cast<std::uint64_t>(n);
+        continue;
+      }
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && errno == EOPNOTSUPP && !sync_inline) {
+        fs_has_nowait_writes_.store(false);
+        return write_buffered(in + done, count - done, offset + done, fua);
+      }
+      if (n < 0 && errno != EAGAIN) return -errno;
+      break;   // would block: the ring takes the rest
+    }
+    if (done == count) {
+      inline_writes_.fetch_add(1, std::memory_order_relaxed);
+      return 0;
+    }
+  }
   IoRequest r;
   r.kind = IoRequest::Kind::Write;
-  r.buf = const_cast<char*>(in);
-  r.length = count;
-  r.offset = offset;
-  r.rw_flags = fua ? RWF_DSYNC : 0;
+  r.buf = const_cast<char*>(in) + done;
+  r.length = count - done;
+  r.offset = offset + done;
+  r.rw_flags = rwf;
   engine_.run(r);
   return r.result;
 }

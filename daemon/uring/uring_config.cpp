@@ -6,7 +6,7 @@ namespace disksched::uring {
 
 namespace {
 constexpr std::string_view known_keys =
-    "file, direct, fallback, entries, buffers, buffer-size, poll-us, nowait-reads";
+    "file, direct, fallback, entries, buffers, buffer-size, poll-us, nowait-reads, nowait-writes";
 }
 
 void UringConfig::set(std::string_view key, std::string_view value, const Parsers& p) {
@@ -41,6 +41,8 @@ void UringConfig::set(std::string_view key, std::string_view value, const Parser
     buffer_bytes = static_cast<std::uint32_t>(v);
   } else if (key == "nowait-reads") {
     if (!p.parse_bool(value, nowait_reads)) throw bad("expected a boolean (true/false, on/off, 1/0)");
+  } else if (key == "nowait-writes") {
+    if (!p.parse_bool(value, nowait_writes)) throw bad("expected a boolean (true/false, on/off, 1/0)");
   } else if (key == "poll-us") {
     std::uint64_t v;
     if (!p.parse_size(value, v) || v > 1000) throw bad("expected microseconds from 0 to 1000");

@@ -24,6 +24,7 @@ struct UringConfig {
   std::uint32_t buffer_bytes = 256 * 1024; // buffer-size=: bytes per bounce buffer
   std::uint32_t poll_us = 20;              // poll-us=: ring thread polls before sleeping
   bool nowait_reads = true;                // nowait-reads=: page-cache hits in the worker
+  bool nowait_writes = true;               // nowait-writes=: likewise for writes
 
   // `parse_bool` and `parse_size` are nbdkit's parsers in the plugin (so the syntax is
   // nbdkit's own), simple ones in tests. Throws ConfigError naming key and value.

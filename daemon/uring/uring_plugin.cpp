@@ -118,8 +118,9 @@ int uring_after_fork() {
       }
     }
     if (!engine) engine = make_pread_engine(file->fd());
-    server = std::make_unique<FileServer>(*file, *engine, pool.get(),
-                                          config.nowait_reads && uring_probe == 0);
+    server = std::make_unique<FileServer>(
+        *file, *engine, pool.get(),
+        FileServer::Options{config.nowait_reads, config.nowait_writes});
     nbdkit_debug("uring: serving %s (%s, %llu bytes, %s, engine %s)", config.file.c_str(),
                  file->block_device() ? "block device" : "regular file",
                  static_cast<unsigned long long>(server->size()),
@@ -134,10 +135,11 @@ int uring_after_fork() {
 void uring_cleanup() {
   if (server)
     nbdkit_debug("uring: %llu read-modify-writes, %llu zeroes written as data, %llu reads "
-                 "from the page cache without the ring",
+                 "from the page cache without the ring, %llu writes without the ring",
                  static_cast<unsigned long long>(server->rmw_count()),
                  static_cast<unsigned long long>(server->zero_writes()),
-                 static_cast<unsigned long long>(server->nowait_reads()));
+                 static_cast<unsigned long long>(server->nowait_reads()),
+                 static_cast<unsigned long long>(server->inline_writes()));
   server.reset();
   engine.reset();   // stops and joins the ring thread
   pool.reset();
@@ -223,7 +225,10 @@ int uring_zero(void*, uint32_t count, uint64_t offset, uint32_t flags) {
   "buffer-size=SIZE    Bytes per bounce buffer, a multiple of 4K (default 256K).\n" \
   "poll-us=N           The ring thread polls N us for more work before sleeping (default 20).\n" \
   "nowait-reads=BOOL   Buffered reads try preadv2(RWF_NOWAIT) first, so page-cache hits skip\n" \
-  "                    the ring thread (default true)."
+  "                    the ring thread (default true).\n" \
+  "nowait-writes=BOOL  Buffered writes likewise with pwritev2(RWF_NOWAIT); where the file\n" \
+  "                    system cannot (ext4), synchronously in the worker, as io_uring's own\n" \
+  "                    worker thread would (default true)."
 
 nbdkit_plugin make_plugin() {
   nbdkit_plugin p = nbdkit_plugin();

@@ -49,6 +49,8 @@ fi
 if [ -n "${URING_PLUGIN:-}" ]; then
   truncate -s 64M "$SCRATCH/disk.img"
   check "uring" "$URING_PLUGIN" file="$SCRATCH/disk.img"
+  check "uring, all through the ring" "$URING_PLUGIN" file="$SCRATCH/disk.img" \
+    nowait-reads=false nowait-writes=false
   check "uring direct=true" "$URING_PLUGIN" file="$SCRATCH/disk.img" direct=true
 fi
 [ -n "${DISKEMU_PLUGIN:-}${URING_PLUGIN:-}" ] || skip "neither plugin is built"

@@ -70,20 +70,26 @@ for op in (lambda: h.pread(512, size), lambda: h.pwrite(bytes(4096), size - 512)
 print("data OK, direct=%s" % direct)
 PY
 
-for direct in false true; do
+# "ring": every request through the ring thread (nowait-* off), as with direct=true.
+for mode in false ring true; do
+  direct=$mode; extra=()
+  if [ $mode = ring ]; then direct=false; extra=(nowait-reads=false nowait-writes=false); fi
   export DIRECT=$direct
-  run_py "$T/data.py" -v -D uring.trace=1 "$P" file="$IMG" direct=$direct 2> "$T/trace.txt" ||
-    { cat "$T/trace.txt" >&2; fail "direct=$direct"; }
+  run_py "$T/data.py" -v -D uring.trace=1 "$P" file="$IMG" direct=$direct "${extra[@]}" \
+    2> "$T/trace.txt" || { cat "$T/trace.txt" >&2; fail "mode $mode"; }
   # The plugin's own record of what the kernel did with FUA and flush.
   grep -q 'uring: write(RWF_DSYNC) off=8388608 len=4096 fua -> ok' "$T/trace.txt" ||
     fail "no RWF_DSYNC write in the trace (direct=$direct)"
   grep -q 'uring: flush(fdatasync) .* -> ok' "$T/trace.txt" || fail "no fdatasync in the trace"
   grep -q 'uring: zero off=3211264 len=4096 fua -> ok' "$T/trace.txt" || fail "no FUA zero"
   grep -q 'io_uring: .*fixed file yes' "$T/trace.txt" || fail "the ring did not register the file"
-  if [ $direct = false ]; then
+  if [ $mode = false ]; then
     # Reads of what was just written come from the page cache without the ring.
     grep -q 'uring: .*, [1-9][0-9]* reads from the page cache without the ring' "$T/trace.txt" ||
       fail "no page-cache reads were served without the ring"
+  else
+    grep -q 'uring: .*, 0 reads from the page cache without the ring, 0 writes without' \
+      "$T/trace.txt" || fail "mode $mode: requests bypassed the ring"
   fi
   if [ $direct = true ]; then
     grep -q 'fixed buffers 64 x 262144 bytes' "$T/trace.txt" || fail "no registered buffers"
