@@ -6,7 +6,7 @@
 // 26962168..26963960 within microseconds), some sequential, arriving faster than the
 // disk serves them, so the queue holds hundreds of requests and wait counts reach
 // the hundreds. `burst:len=64,span=8m,p=0.8,size=4k,reads=0.95` at a rate that
-// keeps the HP 97560 about 90% busy under SSTF. DN's metrics: average delay (arrival to
+// keeps the HP 97560 about 75% busy under SSTF by LBN. DN's metrics: average delay (arrival to
 // dispatch), total seek distance in LBNs, average response time; their threshold
 // sweep is 0..800 in steps of 100 (they chose 600).
 #include <cmath>
@@ -66,16 +66,19 @@ std::vector<Claim> repro_dn13(const ReproOptions& o) {
   cfg.warmup = 1000;
   cfg.measured = o.quick ? 3000 : 10000;  // DN report averages at 7000-12000 requests
   cfg.max_queue = 20000;
-  // The rate: one that keeps the disk about 90% busy under SSTF by LBN on this very
-  // workload: 0.9 / (SSTF's mean service time at a probe rate), measured, not assumed.
+  // The rate: one at which SSTF by LBN keeps the disk about 75% busy on this very
+  // workload, scaled from its utilization at a probe rate (measured, not assumed).
+  // Busier than that, SSTF by LBN stops keeping up: walking sequential runs backwards
+  // costs it a rotation per request, so its service time grows with the queue.
   auto model = load_model(kModel);
-  double sstf_service_ms = 0;
+  constexpr double kProbeRate = 60.0, kTargetUtilization = 0.75;
+  double probe_util = 0;
   {
     SimConfig c = cfg;
     c.measured = 5000;
-    sstf_service_ms = run_once(*model, w, "sstf:by=lbn", 60.0, o.seed, c).mean_service_ms;
+    probe_util = run_once(*model, w, "sstf:by=lbn", kProbeRate, o.seed, c).utilization;
   }
-  const double rate = 0.9 * 1000.0 / sstf_service_ms;
+  const double rate = kProbeRate * kTargetUtilization / probe_util;
 
   std::vector<double> thresholds;
   for (int t = 0; t <= 800; t += 100) thresholds.push_back(t);
