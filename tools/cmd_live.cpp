@@ -137,6 +137,7 @@ class Replayer {
   std::size_t in_flight_ = 0;
   std::size_t next_handle_ = 0;
   std::uint64_t issued_ = 0, completed_ = 0, failed_ = 0;
+  std::uint64_t measured_left_ = 0;  // measured requests issued, not completed
   std::int64_t last_progress_ns_ = 0;
   std::vector<double> late_us_;
   std::deque<std::unique_ptr<Pending>> done_;  // completed, not yet collected
@@ -255,7 +256,8 @@ bool Replayer::run(const Workload& w, std::vector<LogRow>& rows,
       done_.pop_front();
       const std::int64_t complete_ns = p->complete_ns;
       const int error = p->error;
-      if (p->index >= o_.warmup) {
+      if (p->index >= o_.warmup && p->index < total) {
+        if (measured_left_ > 0) --measured_left_;
         LatencyRecord r;
         r.id = p->index + 1;
         r.op = p->op;
@@ -325,7 +327,14 @@ bool Replayer::run(const Workload& w, std::vector<LogRow>& rows,
     auto arrivals = w.open_stream(dev, o_.rate, seed);
     std::optional<Arrival> a = arrivals->next();
     std::uint64_t index = 0;
-    while (a && index < total) {
+    // After the measured requests, arrivals go on (unmeasured: "keep-warm", JW sec. 6)
+    // until every measured request completed, so the last ones see the same load; more
+    // keep-warm arrivals than warm-up + measured requests means the device saturated.
+    while (a && (index < total || measured_left_ > 0)) {
+      if (index >= 2 * total) {
+        saturated = true;
+        break;
+      }
       const std::int64_t at = real_ns(a->time_ms);
       while (monotonic_ns() < at) wait(at);
       auto p = std::make_unique<Pending>();
@@ -335,6 +344,7 @@ bool Replayer::run(const Workload& w, std::vector<LogRow>& rows,
       p->length = a->length;
       p->arrive_ns = at;
       p->client = static_cast<std::size_t>(-1);
+      if (p->index >= o_.warmup && p->index < total) ++measured_left_;
       issue(std::move(p));
       // Drain whatever completed without blocking.
       wait(0);

@@ -31,9 +31,12 @@ void Dispatcher::stop() {
   if (calibrator_.joinable()) calibrator_.join();
 }
 
-void Dispatcher::wake(std::vector<Granted>& grants, std::int64_t now_ns) {
+void Dispatcher::wake(std::vector<Granted>& grants) {
   // Called with mu_ held; notifying under the lock keeps each Waiter alive until its
-  // owner has seen `granted`.
+  // owner has seen `granted`. The dispatch time is taken after the scheduler decided,
+  // so the log's completion -> dispatch gap includes the decision.
+  if (grants.empty()) return;
+  const std::int64_t now_ns = clock_();
   for (auto& g : grants) {
     Waiter* w = waiters_.at(g.id);
     w->grant = g;
@@ -68,7 +71,7 @@ Dispatcher::Ticket Dispatcher::enter(Op op, std::uint64_t offset, std::uint32_t 
     waiters_.erase(t.id);
     throw;
   }
-  wake(grants, t.arrive_ns);
+  wake(grants);
   me.cv.wait(lock, [&] { return me.granted; });
   waiters_.erase(t.id);
   t.dispatch_ns = me.dispatch_ns;
@@ -83,7 +86,7 @@ std::int64_t Dispatcher::leave(const Ticket& t, bool ok) {
   std::lock_guard lock(mu_);
   const std::int64_t now = clock_();
   core_.complete(t.id, model_ms(now), ok, grants);
-  wake(grants, now);
+  wake(grants);
   maybe_calibrate();
   return now;
 }

@@ -99,7 +99,7 @@ class Dispatcher {
   Millis model_ms(std::int64_t ns) const {
     return static_cast<double>(ns - t0_ns_) / 1e6 / options_.timescale;
   }
-  void wake(std::vector<Granted>& grants, std::int64_t now_ns);
+  void wake(std::vector<Granted>& grants);
   void maybe_calibrate();
   void calibration_loop();
 

@@ -1,0 +1,30 @@
+# Shared by the filter benchmarks: paths, the machine's load, fio's JSON.
+set -euo pipefail
+export PATH=/usr/bin:/usr/sbin:/bin:/sbin:$PATH
+bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+# The build directory: $BUILD_ROOT, else the one holding the filter given as $1.
+find_build() {
+  local filter=$1
+  if [ -n "${BUILD_ROOT:-}" ]; then echo "$BUILD_ROOT"; return; fi
+  (cd "$(dirname "$filter")/../.." && pwd)
+}
+
+require_tools() {
+  local t
+  for t in "$@"; do command -v "$t" >/dev/null || { echo "bench: needs $t" >&2; exit 1; }; done
+}
+
+# Timing benchmarks mean little on a busy machine: say how busy it is.
+report_load() {
+  local cores load
+  cores=$(nproc)
+  load=$(cut -d' ' -f1 /proc/loadavg)
+  echo "machine: $cores cores, load average $load$(awk -v l="$load" -v c="$cores" \
+    'BEGIN { if (l > c) printf " (BUSY: timings are pessimistic; rerun on an idle machine)" }')"
+}
+
+# fio_field JSON EXPR: a value from fio's --output-format=json.
+fio_field() {
+  /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
+}
