@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <stdexcept>
 #include <string>
 
@@ -24,6 +25,28 @@ Extent extent_of(const DeviceModel& m, std::uint64_t offset, std::uint32_t lengt
 // Ops whose transfer passes the media, so the platter angle at their end is known.
 bool moves_media(Op op) { return op == Op::Read || op == Op::Write || op == Op::Zero; }
 
+double frac(double x) { return x - std::floor(x); }
+
+// Distance between two angles on the circle, in rotations [0, 0.5].
+double circular_distance(double a, double b) {
+  const double d = frac(a - b);
+  return std::min(d, 1.0 - d);
+}
+
+// The element with the least total circular distance to the others.
+double circular_median(const std::deque<double>& v) {
+  double best = v.front(), best_cost = INFINITY;
+  for (double a : v) {
+    double cost = 0;
+    for (double b : v) cost += circular_distance(a, b);
+    if (cost < best_cost) {
+      best_cost = cost;
+      best = a;
+    }
+  }
+  return best;
+}
+
 }  // namespace
 
 HeadTracker::HeadTracker(DeviceModel& model, Options options)
@@ -31,6 +54,7 @@ HeadTracker::HeadTracker(DeviceModel& model, Options options)
       position_(model.initial_state()) {
   if (!(options.delta_ms >= 0.0)) throw std::invalid_argument("head tracker: delta must be >= 0");
   if (options_.window == 0) options_.window = 1;
+  if (options_.anchor_window == 0) options_.anchor_window = 1;
 }
 
 void HeadTracker::set_delta_ms(Millis d) {
@@ -87,8 +111,15 @@ Prediction HeadTracker::completed(std::uint64_t id, Millis now, bool ok) {
     position_ = f.pred.cost.end;
     if (moves_media(f.sample.op) && f.sample.length > 0 && model_.rotational()) {
       const Extent e = extent_of(model_, f.sample.offset, f.sample.length);
-      anchor_ms_ = now - f.pred.cost.completion_ms;
-      anchor_angle_ = model_.end_angle(e.lba, e.sectors);
+      // The platter was at the transfer's end angle when the completion left the
+      // device: that fixes its phase (angle at time 0, for the model's period).
+      const Millis t = now - f.pred.cost.completion_ms;
+      const double angle = model_.end_angle(e.lba, e.sectors);
+      const double period = model_.rotation_ms();
+      phases_.push_back(frac(angle - t / period));
+      while (phases_.size() > options_.anchor_window) phases_.pop_front();
+      anchor_ms_ = t;
+      anchor_angle_ = frac(circular_median(phases_) + t / period);
       model_.anchor_rotation(anchor_ms_, anchor_angle_);
       anchored_ = true;
     }

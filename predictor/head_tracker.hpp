@@ -59,6 +59,11 @@ class HeadTracker {
   struct Options {
     Millis delta_ms = 0.0;       // starting value of delta
     std::size_t window = 128;    // calibration samples kept (newest)
+    // The platter's phase is re-estimated at every completion as the circular median of
+    // the phases the last `anchor_window` completions imply. 1 is Huang & Chiueh's plain
+    // re-anchoring; more keeps one late completion report (a busy host, a device that
+    // answers late) from moving the predicted angle of every later request.
+    std::size_t anchor_window = 7;
   };
 
   // The tracker re-anchors `model`'s rotation at completions, so it must be the model
@@ -108,6 +113,7 @@ class HeadTracker {
   std::uint64_t last_id_ = 0;
   std::deque<TrackerSample> samples_;
   std::uint64_t samples_recorded_ = 0;
+  std::deque<double> phases_;     // implied platter phase of recent completions
 };
 
 // Result of calibrating delta.

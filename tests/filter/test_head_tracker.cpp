@@ -31,12 +31,14 @@ struct TrueDevice {
   }
   // Serves a request dispatched at `dispatch` to an idle device; returns the observed
   // completion time.
-  Millis serve(Millis dispatch, Op op, std::uint64_t offset, std::uint32_t length) {
+  // `late_ms`: the completion report comes this much later than usual (a busy host).
+  Millis serve(Millis dispatch, Op op, std::uint64_t offset, std::uint32_t length,
+               Millis late_ms = 0.0) {
     HeadState from = pos;
     from.time_ms = dispatch + in_ms;
     const Cost c = model->service(from, op, offset, length);
     pos = c.end;
-    return from.time_ms + c.service_ms() + out_ms;
+    return from.time_ms + c.service_ms() + out_ms + late_ms;
   }
 };
 
@@ -195,4 +197,42 @@ TEST_CASE("a failed request does not re-anchor the head", "[filter][head_tracker
   REQUIRE(model->angle_at(123.0) == Approx(angle_before));
   REQUIRE(tracker.predict(100.0).cylinder == pos_before.cylinder);
   REQUIRE(tracker.samples_recorded() == 1);
+}
+
+TEST_CASE("a late completion report does not move later predictions (robust anchoring)",
+          "[filter][head_tracker]") {
+  // Every 10th completion is reported 1.5 ms late (7 sector times). With the phase taken
+  // as the median of recent completions, the requests after a late one are still
+  // predicted exactly; re-anchoring at every completion alone (window 1) mispredicts them.
+  for (std::size_t window : {std::size_t{7}, std::size_t{1}}) {
+    TrueDevice dev("hp97560", 0.61, 0.2, 0.1);
+    auto model = load_model("hp97560");
+    HeadTracker::Options o;
+    o.delta_ms = 0.3;
+    o.anchor_window = window;
+    HeadTracker tracker(*model, o);
+    Rng rng(11);
+    Millis now = 1.0;
+    int exact_after_late = 0, after_late = 0;
+    bool previous_late = false;
+    for (std::uint64_t id = 1; id <= 300; ++id) {
+      const Req r = random_request(rng, *model);
+      const Millis predicted = tracker.dispatched(id, now, r.op, r.offset, r.length).completion_ms();
+      const bool late = id % 10 == 0;
+      const Millis done = dev.serve(now, r.op, r.offset, r.length, late ? 1.5 : 0.0);
+      if (previous_late && id > 10) {
+        ++after_late;
+        exact_after_late += std::abs(predicted - done) < 1e-6;
+      }
+      tracker.completed(id, done, true);
+      previous_late = late;
+      now = done + rng.uniform() * 40.0;
+    }
+    INFO("anchor window " << window);
+    REQUIRE(after_late == 29);
+    if (window == 7)
+      REQUIRE(exact_after_late == after_late);
+    else
+      REQUIRE(exact_after_late < after_late / 2);
+  }
 }
