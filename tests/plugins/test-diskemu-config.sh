@@ -27,6 +27,9 @@ expect_start_failure "stats=$TMPDIR_TEST/no/such/dir/s.json" "$P" model=hp97560 
   stats="$TMPDIR_TEST/no/such/dir/s.json"
 expect_start_failure "capacity=" "$P" model=fixed:ms=1,capacity=zero
 
+echo '{"version": 1, "heads": 0, "rpm": 5400, "zones": []}' > "$TMPDIR_TEST/bad.json"
+expect_start_failure "heads" "$P" model="$TMPDIR_TEST/bad.json"
+
 help=$(nbdkit "$P" --help)
 for key in model= file= timescale= jitter= jitter-seed= rpm-error= stats= spin= timer-slack= \
            rt-priority=; do

@@ -102,6 +102,44 @@ assert not h.is_rotational()
 print("20 requests of 10 ms took %.1f ms" % (elapsed * 1000))
 PY
 run_py "$T/timing.py" "$P" model=fixed:ms=200 timescale=0.05
+# The same with real-time waits (root may have SCHED_FIFO): still never early.
+if [ "$(id -u)" = 0 ]; then
+  run_py "$T/timing.py" "$P" model=fixed:ms=200 timescale=0.05 rt-priority=5 stats="$T/rt.json"
+  grep -q '"rt_priority": 5' "$T/rt.json" || fail "rt-priority not in the stats"
+fi
+
+# --- jitter and rpm error reach the device ------------------------------------------
+cat > "$T/jit.py" <<'PY'
+for i in range(20):
+    h.pread(4096, i * 7919 * 4096)
+PY
+run_py "$T/jit.py" -v -D diskemu.trace=1 "$P" model=hp97560 timescale=0.01 \
+  jitter=uniform:1ms jitter-seed=7 rpm-error=0.5%,drift=0.01% stats="$T/jit.json" 2> "$T/jit.txt"
+/usr/bin/python3 - "$T/jit.json" "$T/jit.txt" <<'PY'
+import json, re, sys
+s = json.load(open(sys.argv[1]))
+assert s["jitter"] == "uniform:1ms" and s["rpm_error"] == "0.005,drift=0.0001", s
+jit = [float(x) for x in re.findall(r"jit=([0-9.]+)", open(sys.argv[2]).read())]
+assert len(jit) == 20 and all(0 <= j <= 1.0 for j in jit) and len(set(jit)) == 20, jit
+print("jitter and rpm-error OK: %d requests, jitter %.3f..%.3f ms" % (len(jit), min(jit), max(jit)))
+PY
+
+# --- a geometry profile (JSON) as the model ------------------------------------------
+cat > "$T/tiny.json" <<'JSON'
+{"version": 1, "name": "tiny-zoned", "heads": 2, "rpm": 7200,
+ "zones": [{"first_cylinder": 0, "last_cylinder": 99, "sectors_per_track": 100},
+           {"first_cylinder": 100, "last_cylinder": 199, "sectors_per_track": 60}],
+ "seek": {"form": "two-piece", "short": {"a": 1.0, "b": 0.1}, "boundary": 50,
+          "long": {"a": 1.5, "b": 0.01}}}
+JSON
+cat > "$T/tiny.py" <<'PY'
+assert h.get_size() == (100 * 2 * 100 + 100 * 2 * 60) * 512, h.get_size()
+assert h.is_rotational()
+h.pwrite(b"z" * 4096, h.get_size() - 4096)
+assert h.pread(4096, h.get_size() - 4096) == b"z" * 4096
+print("profile OK")
+PY
+run_py "$T/tiny.py" "$P" model="$T/tiny.json" timescale=0.01
 
 # --- the MEMS device: not rotational, its own capacity ------------------------------
 cat > "$T/mems.py" <<'PY'
