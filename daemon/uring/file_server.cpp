@@ -301,12 +301,15 @@ int FileServer::trim(std::uint32_t count, std::uint64_t offset, bool fua) {
   return fua ? fsync() : 0;
 }
 
-// 0 if done, -EOPNOTSUPP if no fallocate mode could do it, else -errno.
-int FileServer::fallocate_zero(std::uint64_t count, std::uint64_t offset, bool may_trim) {
+// 0 if done, -EOPNOTSUPP if no fallocate mode could do it, else -errno. For a fast zero
+// on a block device only PUNCH_HOLE will do: the kernel does it natively or refuses,
+// whereas ZERO_RANGE falls back to writing zeros itself.
+int FileServer::fallocate_zero(std::uint64_t count, std::uint64_t offset, bool may_trim, bool fast) {
   struct Mode { int flags; std::atomic<bool>* supported; };
+  const bool zero_range_ok = !(fast && file_.block_device());
   const Mode modes[] = {
       {FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, may_trim ? &can_punch_ : nullptr},
-      {FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE, &can_zero_range_},
+      {FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE, zero_range_ok ? &can_zero_range_ : nullptr},
   };
   for (const Mode& m : modes) {
     if (!m.supported || !m.supported->load()) continue;
@@ -332,7 +335,7 @@ int FileServer::zero(std::uint32_t count, std::uint64_t offset, bool may_trim, b
   {
     RmwGuard guard(rmw_lock_, file_.direct(), unaligned_direct);
     if (!parts.body.empty()) {
-      e = fallocate_zero(parts.body.length, parts.body.offset, may_trim);
+      e = fallocate_zero(parts.body.length, parts.body.offset, may_trim, fast);
       if (e == -EOPNOTSUPP) {
         if (fast) return -ENOTSUP;   // the client only wanted a zero faster than writing
         e = write_zeros(parts.body.length, parts.body.offset, false);

@@ -75,7 +75,7 @@ class FileServer {
   int write_direct(const char* in, std::uint64_t count, std::uint64_t offset, bool fua);
   int write_buffered(const char* in, std::uint64_t count, std::uint64_t offset, bool fua);
   int write_zeros(std::uint64_t count, std::uint64_t offset, bool fua);   // lock held
-  int fallocate_zero(std::uint64_t count, std::uint64_t offset, bool may_trim);
+  int fallocate_zero(std::uint64_t count, std::uint64_t offset, bool may_trim, bool fast);
   int discard(std::uint64_t count, std::uint64_t offset);
   int fsync();
 

@@ -281,11 +281,9 @@ bool sync_store() {
 }
 
 int diskemu_pread(void*, void* buf, uint32_t count, uint64_t offset, uint32_t) {
-  // Reads need not hold the device: they see every write admitted before them.
-  return serve(Op::Read, offset, count, [] {}, [&] {
-    store->read(buf, count, offset);
-    return false;
-  });
+  // In device order too: a read sees exactly the writes served before it.
+  return serve(Op::Read, offset, count, [&] { store->read(buf, count, offset); },
+               [] { return false; });
 }
 
 // The emulated device has a write-through cache: a write is on the media when it

@@ -4,9 +4,9 @@
 // filter above can hold many requests). Each request takes a ticket; tickets are admitted
 // to the device strictly in order (a ticket lock), which is the order the requests reach
 // the device. At admission the request's arrival time (stamped when the ticket was taken)
-// goes to the VirtualDevice, which says when it starts and completes; data operations that
-// must follow device order (writes, zeroes, trims) run then, before the next ticket is
-// admitted. The thread then sleeps until the modelled completion and returns: requests
+// goes to the VirtualDevice, which says when it starts and completes; the data operation
+// (a copy in or out of the store) runs then, before the next ticket is admitted, so data
+// follows device order exactly. The thread then sleeps until the modelled completion and returns: requests
 // are served one at a time in device time, while threads only wait in parallel.
 #pragma once
 

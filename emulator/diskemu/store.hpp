@@ -1,8 +1,8 @@
 // Where the emulated device keeps its data: sparse memory, or a file (then the data
 // survives a restart). Never-written bytes read as zeros.
 //
-// Thread safety: reads may run concurrently with each other and with one writer; the
-// device calls the writing operations one at a time, in the order it serves them.
+// Thread safety: the device calls every operation in the order it serves them, one at a
+// time; the memory store locks anyway (reads shared), so it is safe for any caller.
 #pragma once
 
 #include <cstdint>
