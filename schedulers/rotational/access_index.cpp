@@ -35,6 +35,8 @@ AccessIndex::AccessIndex(const DeviceModel& model, bool track_age)
     seek_lb_[d] = std::max<Millis>(0.0, running);
   }
   near_seek_ = C_ > 1 ? seek_lb_[1] : 0.0;
+  seek_rot_.resize(C_);
+  for (std::int64_t d = 0; d < C_; ++d) seek_rot_[d] = seek_lb_[d] / T_;
 }
 
 void AccessIndex::add_overhead(Millis o) {
@@ -130,7 +132,7 @@ void AccessIndex::refresh_group_age(std::int32_t group) {
 }
 
 void AccessIndex::insert(const Request& r) {
-  if (slot_of_.count(r.id) != 0)
+  if (slot_of_.find(r.id) != IdMap::kAbsent)
     throw std::invalid_argument("request id " + std::to_string(r.id) + " is already held");
   std::int32_t si;
   if (!free_.empty()) {
@@ -148,8 +150,8 @@ void AccessIndex::insert(const Request& r) {
   ++slot_gen_[si];
   s.prev = s.next = s.cell = -1;
   s.hot = static_cast<std::int32_t>(hot_.size());
-  hot_.push(r, si);
-  slot_of_.emplace(r.id, si);
+  hot_.push(r, si, cells_ ? 1.0 / T_ : 0.0);
+  slot_of_.insert(r.id, si);
   ++count_;
   add_overhead(r.loc.overhead_ms);
   if (grid_on_)
@@ -233,10 +235,8 @@ void AccessIndex::grid_unlink(std::int32_t si, Millis arrival) {
 }
 
 std::optional<Request> AccessIndex::erase(std::uint64_t id) {
-  auto it = slot_of_.find(id);
-  if (it == slot_of_.end()) return std::nullopt;
-  const std::int32_t si = it->second;
-  slot_of_.erase(it);
+  const std::int32_t si = slot_of_.erase(id);
+  if (si == IdMap::kAbsent) return std::nullopt;
   Slot& s = slots_[si];
   std::optional<Request> out(std::move(s.req));
   s.live = false;
@@ -255,15 +255,15 @@ std::optional<Request> AccessIndex::erase(std::uint64_t id) {
 }
 
 const Request* AccessIndex::find(std::uint64_t id) const {
-  auto it = slot_of_.find(id);
-  return it == slot_of_.end() ? nullptr : &slots_[it->second].req;
+  const std::int32_t si = slot_of_.find(id);
+  return si == IdMap::kAbsent ? nullptr : &slots_[si].req;
 }
 
 std::uint64_t AccessIndex::seq_of(std::uint64_t id) const {
-  auto it = slot_of_.find(id);
-  if (it == slot_of_.end())
+  const std::int32_t si = slot_of_.find(id);
+  if (si == IdMap::kAbsent)
     throw std::invalid_argument("request id " + std::to_string(id) + " is not held");
-  return slots_[it->second].seq;
+  return slots_[si].seq;
 }
 
 Millis AccessIndex::oldest_arrival() const {

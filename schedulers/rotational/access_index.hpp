@@ -43,12 +43,12 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "predictor/device_model.hpp"
 #include "schedulers/request.hpp"
+#include "schedulers/rotational/id_map.hpp"
 #include "schedulers/rotational/ranking.hpp"
 
 namespace disksched::rotational {
@@ -79,7 +79,7 @@ class AccessIndex {
   // Removes and returns the request with this id; nullopt when not held.
   std::optional<Request> erase(std::uint64_t id);
   const Request* find(std::uint64_t id) const;
-  bool contains(std::uint64_t id) const { return slot_of_.count(id) != 0; }
+  bool contains(std::uint64_t id) const { return slot_of_.find(id) != IdMap::kAbsent; }
   std::size_t size() const { return count_; }
   bool empty() const { return count_ == 0; }
   // Every request held (in no particular order); the index is empty afterwards.
@@ -221,36 +221,38 @@ class AccessIndex {
   // field, so the pass streams through memory).
   struct HotArrays {
     std::vector<std::int64_t> cylinder;
-    std::vector<double> angle;
-    std::vector<Millis> overhead;
+    // In rotations: the start angle less the command overhead, and the overhead, so
+    // the pass computes a bound with one table look-up and no division.
+    std::vector<double> phase;
+    std::vector<double> overhead_rot;
     std::vector<Millis> arrival;
     std::vector<std::int32_t> slot;
 
     std::size_t size() const { return slot.size(); }
-    void push(const Request& r, std::int32_t si) {
+    void push(const Request& r, std::int32_t si, double inv_T) {
       cylinder.push_back(r.loc.cylinder);
-      angle.push_back(r.loc.angle);
-      overhead.push_back(r.loc.overhead_ms);
+      phase.push_back(r.loc.angle - r.loc.overhead_ms * inv_T);
+      overhead_rot.push_back(r.loc.overhead_ms * inv_T);
       arrival.push_back(r.arrival_ms);
       slot.push_back(si);
     }
     // Moves the last entry to position i and drops the last.
     void swap_remove(std::size_t i) {
       cylinder[i] = cylinder.back();
-      angle[i] = angle.back();
-      overhead[i] = overhead.back();
+      phase[i] = phase.back();
+      overhead_rot[i] = overhead_rot.back();
       arrival[i] = arrival.back();
       slot[i] = slot.back();
       cylinder.pop_back();
-      angle.pop_back();
-      overhead.pop_back();
+      phase.pop_back();
+      overhead_rot.pop_back();
       arrival.pop_back();
       slot.pop_back();
     }
     void clear() {
       cylinder.clear();
-      angle.clear();
-      overhead.clear();
+      phase.clear();
+      overhead_rot.clear();
       arrival.clear();
       slot.clear();
     }
@@ -262,7 +264,7 @@ class AccessIndex {
   std::size_t order_stale_ = 0;
   Millis walk_gap_ = 0.0;                   // kWalkGapRotations * T_
   Millis near_seek_ = 0.0;                  // seek_lb_[1]: the nearest other band
-  std::unordered_map<std::uint64_t, std::int32_t> slot_of_;
+  IdMap slot_of_;
   std::size_t count_ = 0;
   std::uint64_t next_seq_ = 0;
 
@@ -273,6 +275,7 @@ class AccessIndex {
   std::vector<double> band_oldest_;         // track_age: oldest arrival per band
   std::vector<double> group_oldest_;        // track_age: ... per kGroupBands bands
   std::vector<Millis> seek_lb_;             // C_ entries, non-decreasing
+  std::vector<double> seek_rot_;            // seek_lb_ / T_, in rotations
   std::vector<std::pair<Millis, std::size_t>> overheads_;  // distinct overheads, counts
   Millis min_overhead_ = 0.0;
   mutable Stats stats_;
@@ -347,7 +350,12 @@ AccessIndex::Choice AccessIndex::best(const Query& q, Accept&& accept) const {
     for (std::size_t i = 0; i < size; ++i) {
       const std::int64_t cyl = hot_.cylinder[i];
       if (window && (cyl < lo || cyl > hi)) continue;
-      lb[n] = own_bound(cyl, hot_.angle[i], hot_.overhead[i]) -
+      // own_bound() in rotations: overhead + seek, then the wait for the start angle.
+      const std::int64_t d = cyl > c0 ? cyl - c0 : c0 - cyl;
+      const double seek = seek_rot_[d < C_ ? d : C_ - 1];
+      double rel = frac(hot_.phase[i] - a0 - seek);
+      if (rel > 1.0 - kPhiBack) rel = 0.0;
+      lb[n] = (hot_.overhead_rot[i] + seek + rel) * T_ -
               (aged ? q.beta * (q.now - hot_.arrival[i]) : 0.0);
       who[n++] = hot_.slot[i];
     }
