@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# `disksched sched list [--json]` and `sched check`: every algorithm of issue 3 is
+# listed with its parameters, and bad specs fail naming what was wrong.
+. "$TESTS_SRCDIR/lib.sh"
+[ -x "${DISKSCHED:-}" ] || skip "disksched is not built"
+make_tmpdir
+
+"$DISKSCHED" sched list --json > "$TMPDIR_TEST/list.json"
+/usr/bin/python3 - "$TMPDIR_TEST/list.json" <<'PY' || fail "sched list --json"
+import json, sys
+algs = json.load(open(sys.argv[1]))
+assert isinstance(algs, list) and algs, "not a non-empty list"
+names = {}
+for a in algs:
+    for key in ("name", "description", "params", "aliases", "source"):
+        assert key in a, f"{a.get('name')}: no '{key}'"
+    assert a["description"], f"{a['name']}: empty description"
+    for p in a["params"]:
+        for key in ("name", "unit", "default", "description", "type"):
+            assert key in p, f"{a['name']}.{p.get('name')}: no '{key}'"
+        if p["type"] == "choice":
+            assert p["default"] in p["choices"], f"{a['name']}.{p['name']}: default not a choice"
+        else:
+            assert "min" in p and "max" in p, f"{a['name']}.{p['name']}: no range"
+    for n in [a["name"]] + a["aliases"]:
+        assert n not in names, f"'{n}' listed twice"
+        names[n] = a
+# Every algorithm the issue names, by canonical name or alias.
+want = ["fcfs", "sstf", "scan", "look", "cscan", "clook", "vr", "sswt", "satf", "sptf", "stf",
+        "asatf", "asptf", "satfuf", "satfdf", "satfgdf", "bsatf", "lbsatf", "oat", "gstf",
+        "wstf", "zsptf", "ztsptf", "zfcfs", "priority"]
+missing = [n for n in want if n not in names]
+assert not missing, f"missing: {missing}"
+assert any(p["name"] == "zone" and p["default"] == "120x1200" for p in names["zsptf"]["params"])
+assert {p["name"] for p in names["priority"]["params"]} >= {"variant", "timeout", "queues", "high"}
+print(f"{len(algs)} algorithms listed")
+PY
+
+out=$("$DISKSCHED" sched list)
+for n in fcfs sswt priority zsptf pzsptf; do
+  grep -q "^$n " <<<"$out" || fail "human list lacks $n"
+done
+grep -q "threshold=0..1000000000 dispatches (default 600)" <<<"$out" || fail "human list lacks sswt's threshold"
+
+[ "$("$DISKSCHED" sched check 'SCAN')" = "look:by=cyl" ] || fail "alias SCAN"
+[ "$("$DISKSCHED" sched check 'zsptf:zone=60x600' --model mems)" = \
+  "zsptf:zone=60x600,pyramid=off,merge4_below=80,merge16_below=20" ] || fail "zsptf zone"
+
+check_error() {  # SPEC EXPECTED-TEXT...
+  local spec=$1; shift
+  local err
+  if err=$("$DISKSCHED" sched check "$spec" 2>&1); then fail "'$spec' was accepted"; fi
+  for t in "$@"; do grep -qF -- "$t" <<<"$err" || fail "'$spec': error lacks '$t': $err"; done
+}
+check_error 'nosuch' "unknown scheduler 'nosuch'" "fcfs"
+check_error 'sswt:thresh=3' "'thresh'" "threshold"
+check_error 'vr:r=2' "r=2" "[0, 1]"
+check_error 'priority:timeout=5kg' "'kg'" "ms"
+check_error 'zsptf' "MEMS"
+echo "ok"
