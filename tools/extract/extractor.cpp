@@ -26,7 +26,7 @@ namespace {
 constexpr double kSnapSectors = 0.2;
 
 double snap(double sectors) {
-  const double r = std::round(sectors);
+  const double r = std::round(sectors) + 0.0;  // + 0.0: no "-0" in the profile
   return std::fabs(sectors - r) <= kSnapSectors ? r : std::round(sectors * 100.0) / 100.0;
 }
 
@@ -249,8 +249,9 @@ void Extraction::localize_track(std::uint64_t track_pba, const std::function<boo
   if (!done())
     throw std::runtime_error(fmt::format(
         "irregular layout: the sectors of track {} (cylinder {} head {}) do not follow any pattern of "
-        "slipped sectors",
-        track_pba, L.chs(track_pba).cylinder, L.chs(track_pba).head));
+        "slipped sectors, or the timing is too noisy (completion jitter {:.3f} ms); on a busy host "
+        "try --rt-priority",
+        track_pba, L.chs(track_pba).cylinder, L.chs(track_pba).head, r_.period.jitter_ms));
 }
 
 void Extraction::localize(std::uint64_t bad) {
@@ -554,7 +555,7 @@ void Extraction::measure_skews() {
     }
     // Whole sectors unless the measurements say otherwise.
     auto snap_to = [&](double x, double e) {
-      const double r = std::round(x);
+      const double r = std::round(x) + 0.0;
       return std::fabs(x - r) <= std::max(kSnapSectors, 3.0 * e) ? r : std::round(x * 100.0) / 100.0;
     };
     const double cyl_raw = cyl.empty() ? 0.0 : circ(cyl);
