@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# `disksched extract` from the command line: a virtual-time extraction checked against
+# its model, the NBD path against a device with no platter (a clear error, not a
+# profile), a mounted device refused, and bad options named.
+. "$TESTS_SRCDIR/lib.sh"
+requires nbdkit
+make_tmpdir
+d=$TMPDIR_TEST
+
+# 1. Virtual time: the full HP 97560 with VM-like host noise, then the check.
+"$DISKSCHED" extract --virtual hp97560-full --noise vm --budget 90 --quiet -o "$d/p.json" > "$d/out" \
+  || fail "virtual extraction failed: $(cat "$d/out")"
+grep -q '^heads        19$' "$d/out" || fail "summary lacks the heads: $(cat "$d/out")"
+"$DISKSCHED" extract check "$d/p.json" --against hp97560-full > "$d/check" || fail "check failed: $(cat "$d/check")"
+grep -q '^PASS' "$d/check" || fail "check did not pass: $(cat "$d/check")"
+# The profile is one the models load, and it is not the JW model (skews differ).
+if "$DISKSCHED" extract check "$d/p.json" --against hp97560 > "$d/check2" 2>&1; then
+  fail "a profile of hp97560-full passed as hp97560: $(cat "$d/check2")"
+fi
+grep -q 'track skew.*FAIL' "$d/check2" || fail "the check against the wrong model did not name the skew"
+
+# 2. Through NBD, a memory export has no platter: a clear error, no profile.
+if nbdkit -U - memory size=64M --run "'$DISKSCHED' extract --nbd \"\$uri\" --budget 20 --quiet -o '$d/mem.json'" \
+     > "$d/mem.out" 2>&1; then
+  fail "extraction from a memory export succeeded: $(cat "$d/mem.out")"
+fi
+grep -Eq 'cache|does not rotate|no rotation' "$d/mem.out" || fail "unclear error: $(cat "$d/mem.out")"
+[ ! -e "$d/mem.json" ] || fail "a profile was written for a device without a geometry"
+
+# 3. The root file system's device, if it is a block device, is refused as in use.
+root_dev=$(awk '$5 == "/" { for (i = 7; i <= NF; i++) if ($i == "-") { print $(i + 2); exit } }' /proc/self/mountinfo)
+if [ -b "$root_dev" ]; then
+  if "$DISKSCHED" extract --device "$root_dev" --budget 5 -o "$d/root.json" > "$d/root.out" 2>&1; then
+    fail "extraction of the mounted $root_dev was not refused"
+  fi
+  grep -q "in use (mounted on /" "$d/root.out" || fail "refusal does not say why: $(cat "$d/root.out")"
+else
+  echo "note: root is not on a block device here ($root_dev); mounted-device check not exercised"
+fi
+
+# 4. Bad options are named.
+expect_error() {  # expect_error PATTERN ARGS...
+  local pat=$1; shift
+  if "$DISKSCHED" extract "$@" > "$d/err" 2>&1; then fail "extract $* succeeded"; fi
+  grep -q -- "$pat" "$d/err" || fail "extract $*: expected '$pat' in: $(cat "$d/err")"
+}
+expect_error "exactly one of" --virtual hp97560 --nbd nbd://x -o "$d/x.json"
+expect_error "-o PROFILE.json" --virtual hp97560
+expect_error "OFFSET:LENGTH" --virtual hp97560 --allow-writes 4096 -o "$d/x.json"
+expect_error "multiples" --virtual hp97560 --allow-writes 100:512 -o "$d/x.json"
+expect_error "--seek-form 'cubic'" --virtual hp97560 --seek-form cubic -o "$d/x.json"
+expect_error "--budget" --virtual hp97560 --budget 0 -o "$d/x.json"
+expect_error "--rt-priority 120" --virtual hp97560 --rt-priority 120 -o "$d/x.json"
+echo "ok"
