@@ -98,7 +98,8 @@ struct Range {
   }
   bool empty() const { return lo > hi; }
   static std::string x(double v) {
-    if (std::isinf(v)) return "saturated";
+    if (std::isinf(v)) return "inf (first saturated)";
+    if (v == 0.0) return "0 (second saturated)";
     return fmt::format("{:.2f}x", v);
   }
   std::string x_text() const { return empty() ? "n/a" : x(lo) + ".." + x(hi); }

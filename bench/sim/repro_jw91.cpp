@@ -226,9 +226,10 @@ std::vector<Claim> repro_jw91(const ReproOptions& o) {
       ours += (i ? " < " : "") + fmt::format("{} {:.1f}", names[idx[i]], rates[idx[i]]);
     bool ok = true;
     for (std::size_t i = 0; i + 1 < names.size(); ++i) {
-      // "<=": equal within 2% counts; "<": the next must not be more than 2% lower.
+      // "<": the next sustains at least 2% more (a tie does not confirm an order);
+      // "<=": the next is not more than 2% lower.
       const double lo = rates[i], hi = rates[i + 1];
-      ok = ok && (strict_le[i] == "<=" ? lo <= hi * 1.02 : lo < hi * 1.02);
+      ok = ok && (strict_le[i] == "<=" ? hi >= lo * 0.98 : hi >= lo * 1.02);
     }
     std::string theirs;
     for (std::size_t i = 0; i < names.size(); ++i)
@@ -248,7 +249,7 @@ std::vector<Claim> repro_jw91(const ReproOptions& o) {
         if (std::fabs(a / b - 1) <= 0.02)
           ties += fmt::format("{}{} ~ {}", ties.empty() ? "" : ", ", names[i], names[j]);
       }
-    claims.push_back({id, what, theirs, ours, "same order (2% ties)",
+    claims.push_back({id, what, theirs, ours, "same order; '<' needs a 2% gap",
                       ok ? Verdict::Agree : Verdict::Disagree,
                       ties.empty() ? "" : "tied within 2%: " + ties});
   };
