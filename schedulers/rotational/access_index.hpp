@@ -33,8 +33,22 @@
 // the bound itself; the exact choice, including the tie rule, is always decided on
 // model.positioning_ms.
 //
+// Three regimes, all exact (tests/rotational/test_access_index.cpp compares each with
+// an exhaustive scan):
+//  - up to kLinearMax requests: no grid at all; one pass computes every request's own
+//    bound from a compact array and costs only those that can still rank first;
+//  - longer queues: the cell grid above;
+//  - ASATF with ages spread wide (consecutive arrivals differing by a sizeable age
+//    bonus): the age term can outweigh any access time, so the oldest requests are
+//    costed first from an arrival-ordered array, and the cell search covers the rest
+//    with every age bound capped at the first request not walked; bands are grouped
+//    (kGroupBands) with the group's oldest arrival so whole groups are skipped.
+//
 // On a model that is not a rotating disk (MEMS) the contract above does not hold, so
 // the index falls back to an exhaustive scan there (cell_search() == false).
+//
+// One index belongs to one scheduler: best() is const but records last_stats(), so
+// it is not for concurrent use.
 #pragma once
 
 #include <bit>

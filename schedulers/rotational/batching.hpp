@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "schedulers/registry.hpp"
+#include "schedulers/rotational/access_index.hpp"
 #include "schedulers/rotational/param_decl.hpp"
 
 namespace disksched::rotational {
@@ -15,10 +16,9 @@ struct BatchTrigger {
   bool continuous = true;
   Millis age_ms = 500.0;
 
-  // Whether to take a new batch now, the oldest waiting request having arrived at
-  // `oldest_arrival` (+inf when none waits).
-  bool fires(Millis now, Millis oldest_arrival) const {
-    return continuous || now - oldest_arrival > age_ms;
+  // Whether to take a new batch of the requests waiting in `pool` now.
+  bool fires(Millis now, const AccessIndex& pool) const {
+    return continuous || now - pool.oldest_arrival() > age_ms;
   }
   static BatchTrigger from(const Params& p) {
     return BatchTrigger{p.choice("mode") == "continuous", p.number("age")};

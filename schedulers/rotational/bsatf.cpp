@@ -19,7 +19,10 @@ namespace {
 class Bsatf final : public Scheduler {
  public:
   Bsatf(const DeviceModel& model, std::string spec, BatchTrigger trigger)
-      : spec_(std::move(spec)), trigger_(trigger), pool_(model, true), batch_(model, false) {}
+      : spec_(std::move(spec)),
+        trigger_(trigger),
+        pool_(model, /*track_age=*/!trigger.continuous),
+        batch_(model, false) {}
 
   std::string spec() const override { return spec_; }
   void add(const Request& r) override { pool_.insert(r); }
@@ -34,7 +37,7 @@ class Bsatf final : public Scheduler {
   }
 
   std::optional<Request> pick(Millis now, const HeadState& head) override {
-    if (batch_.empty() && !pool_.empty() && trigger_.fires(now, pool_.oldest_arrival()))
+    if (batch_.empty() && !pool_.empty() && trigger_.fires(now, pool_))
       for (const auto& r : pool_.drain()) batch_.insert(r);
     AccessIndex& from = batch_.empty() ? pool_ : batch_;
     AccessIndex::Query q;

@@ -30,7 +30,10 @@ constexpr Millis kTolMs = 1e-6;  // rounding allowance on predicted times
 class Lbsatf final : public Scheduler {
  public:
   Lbsatf(const DeviceModel& model, std::string spec, BatchTrigger trigger)
-      : model_(model), spec_(std::move(spec)), trigger_(trigger), pool_(model, true) {}
+      : model_(model),
+        spec_(std::move(spec)),
+        trigger_(trigger),
+        pool_(model, /*track_age=*/!trigger.continuous) {}
 
   std::string spec() const override { return spec_; }
   void add(const Request& r) override { pending_.push_back(r); }
@@ -66,7 +69,7 @@ class Lbsatf final : public Scheduler {
       for (const auto& r : pending_) pool_.insert(r);
       pending_.clear();
       if (pool_.empty()) return std::nullopt;
-      if (!trigger_.fires(now, pool_.oldest_arrival())) {
+      if (!trigger_.fires(now, pool_)) {
         AccessIndex::Query q;
         q.head = head;
         q.now = now;

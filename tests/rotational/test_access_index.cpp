@@ -254,3 +254,37 @@ TEST_CASE("the registered SATF and ASATF pick the same sequences as their exhaus
     CHECK(fast->size() == scan->size());
   }
 }
+
+TEST_CASE("cell search stays exact while the queue grows and shrinks across the grid threshold",
+          "[rotational][satf][asatf]") {
+  // Short queues are searched without the grid, which is built above kLinearMax
+  // requests and dropped below kGridOff: every transition must keep the index exact.
+  auto model = load_model("hp97560");
+  const DeviceModel& m = *model;
+  std::mt19937_64 rng(123);
+  AccessIndex idx(m, true);
+  std::vector<std::uint64_t> ids;
+  std::uint64_t next = 1;
+  const double beta = asatf_beta(30, AgingForm::JacobsonWilkes, m);
+  Millis now = 0;
+  for (int step = 0; step < 6000; ++step) {
+    now += 3.0;
+    // Drift up for a while, then down, so the size sweeps 0..~70 repeatedly.
+    const bool grow = (step / 150) % 2 == 0;
+    if (ids.empty() || (rng() % 10 < (grow ? 7u : 3u))) {
+      idx.insert(make_request(m, next, rng() % 2600000, now - static_cast<Millis>(rng() % 3000), 16));
+      ids.push_back(next++);
+    } else {
+      const std::size_t k = rng() % ids.size();
+      REQUIRE(idx.erase(ids[k]).has_value());
+      ids[k] = ids.back();
+      ids.pop_back();
+    }
+    AccessIndex::Query q;
+    q.head = random_head(m, rng, 1e6);
+    q.now = now;
+    q.beta = step % 2 == 0 ? 0.0 : beta;
+    require_same(idx.best(q), idx.best_scan(q));
+    REQUIRE(idx.size() == ids.size());
+  }
+}
