@@ -18,10 +18,12 @@ echo "settings: nbdkit -t 64 memory 1G; fio ioengine=nbd rw=randread bs=4k size=
 echo "          runtime ${runtime}s, $repeats interleaved repeats, medians; filter sched=fcfs"
 report_load
 
-# run NAME DEPTH [FILTER ARGS...]: one fio run, JSON in $work/NAME.json.
+# run NAME DEPTH [SCHED_DEPTH]: one fio run, through the filter with that depth when
+# given, JSON in $work/NAME.json.
 run() {
-  local name=$1 depth=$2; shift 2
-  nbdkit -U - -t 64 "$@" memory 1G --run "export uri; fio --name=bench --ioengine=nbd \
+  local name=$1 depth=$2 args=()
+  [ $# -gt 2 ] && args=(--filter="$filter" memory 1G sched=fcfs sched-depth="$3") || args=(memory 1G)
+  nbdkit -U - -t 64 "${args[@]}" --run "export uri; fio --name=bench --ioengine=nbd \
     --uri=\"\$uri\" --rw=randread --bs=4k --size=1g --iodepth=$depth --runtime=$runtime \
     --time_based --randrepeat=0 --norandommap --output-format=json --output=$work/$name.json" \
     >/dev/null
@@ -31,8 +33,8 @@ declare -A iops lat
 for depth in 1 32; do
   for rep in $(seq "$repeats"); do
     run "none-$depth-$rep" "$depth"
-    run "fcfs-$depth-$rep" "$depth" --filter="$filter" sched=fcfs sched-depth="$depth"
-    [ "$depth" = 32 ] && run "fcfs1-$depth-$rep" "$depth" --filter="$filter" sched=fcfs sched-depth=1
+    run "fcfs-$depth-$rep" "$depth" "$depth"
+    [ "$depth" = 32 ] && run "fcfs1-$depth-$rep" "$depth" 1
     for v in none fcfs fcfs1; do
       f="$work/$v-$depth-$rep.json"
       [ -e "$f" ] || continue

@@ -67,6 +67,9 @@ void create_device(std::unique_ptr<DeviceModel> model) {
   o.core.depth = config.depth;
   if (config.delta_ms) o.core.fixed_delta = *config.delta_ms / config.timescale;
   o.timescale = config.timescale;
+  o.warn = [](const std::string& m) {
+    fprintf(stderr, "nbdkit: disksched: warning: %s\n", m.c_str());
+  };
   const std::string geometry = config.geometry;
   const std::uint64_t capacity = model->capacity_bytes();
   o.scratch_model = [geometry, capacity]() -> std::unique_ptr<DeviceModel> {

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include <fmt/format.h>
+
 namespace disksched {
 
 Dispatcher::Dispatcher(std::unique_ptr<DeviceModel> model, std::unique_ptr<Scheduler> scheduler,
@@ -110,6 +112,14 @@ void Dispatcher::calibration_loop() {
     lock.lock();
     calibration_pending_ = false;
     if (c.samples > 0) core_.set_delta(c.delta_ms);
+    if (c.samples >= 64 && c.within < 0.5 && !warned_ && options_.warn) {
+      warned_ = true;
+      options_.warn(fmt::format(
+          "only {:.0f}% of the last {} requests were predicted within the tolerance for any "
+          "delta: does the geometry ({}) describe the device, and does sched-timescale ({}) "
+          "match its speed?",
+          100 * c.within, c.samples, core_.model().name(), options_.timescale));
+    }
   }
 }
 

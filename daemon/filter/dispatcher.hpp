@@ -34,6 +34,9 @@ class Dispatcher {
     DispatchCore::Options core;
     double timescale = 1.0;       // real time = model time * timescale
     ModelFactory scratch_model;   // for calibration; empty: no background calibration
+    // Told once when calibration cannot make predictions right (a wrong geometry or
+    // timescale, or a device whose timing the model does not describe).
+    std::function<void(const std::string&)> warn;
   };
 
   // What a worker holds while its request is at the device.
@@ -120,6 +123,7 @@ class Dispatcher {
   std::vector<TrackerSample> pending_samples_;
   bool calibration_pending_ = false;
   bool stopping_ = false;
+  bool warned_ = false;
 };
 
 }  // namespace disksched
