@@ -89,6 +89,13 @@ void interrogate(const std::string& sg_path, bool writes, Seeds& seeds, nlohmann
     if (q.caching->write_cache && writes)
       warn("the write cache is on (WCE=1): write probes use FUA, but `sdparm --clear=WCE` is safer");
   }
+  if (q.defects && q.defects->format == 5) {
+    std::vector<std::tuple<std::int64_t, std::int32_t, std::uint32_t>> list;
+    for (const auto& d : q.defects->defects)
+      if (d.sector != 0xffffffffu)  // whole-track entries are spared, not slipped
+        list.emplace_back(static_cast<std::int64_t>(d.cylinder), d.head, d.sector);
+    seeds.defect_list = std::move(list);
+  }
   if (q.translate_supported) {
     seeds.translate = [dev](std::uint64_t lba) -> std::optional<std::pair<std::int64_t, std::int32_t>> {
       auto a = dev->translate(lba);

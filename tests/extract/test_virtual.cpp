@@ -5,6 +5,8 @@
 
 #include <cstdio>
 #include <memory>
+#include <tuple>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -167,4 +169,36 @@ TEST_CASE("a short budget samples less and still meets the tolerances", "[extrac
   CHECK(c.pass);
   CHECK(r.elapsed_ms <= 45'000 * 1.25);
   CHECK(r.seek.table.size() < 40);
+}
+
+TEST_CASE("interrogation answers are cross-checked against the timing", "[extract]") {
+  const DiskProfile truth = testing::zoned_profile(true);
+  auto model = std::make_unique<DiskModel>(truth);
+  const DiskModel* m = model.get();
+  VirtualTarget t(std::move(model), HostNoise{});
+  ExtractOptions o;
+  o.budget_ms = 60'000;
+  o.seeds.nominal_rpm = 7500;
+  o.seeds.heads = 255;  // a fake geometry, as RAID and USB bridges report
+  o.seeds.sectors_per_track = 120;
+  // Translate Address as a drive that numbers cylinders and heads as the model does.
+  o.seeds.translate = [m](std::uint64_t lba) -> std::optional<std::pair<std::int64_t, std::int32_t>> {
+    const Chs c = m->lba_to_chs(lba);
+    return std::make_pair(c.cylinder, c.head);
+  };
+  std::vector<std::tuple<std::int64_t, std::int32_t, std::uint32_t>> list;
+  for (const auto& d : truth.defects) list.emplace_back(d.cylinder, d.head, d.sector);
+  o.seeds.defect_list = list;
+  const ExtractResult r = extract_geometry(t, o);
+  auto has = [&](const std::string& s) {
+    for (const auto& n : r.notes)
+      if (n.find(s) != std::string::npos) return true;
+    return false;
+  };
+  for (const auto& n : r.notes) std::printf("  note: %s\n", n.c_str());
+  CHECK(has("measured 7500.0 rpm, nominal 7500 rpm"));
+  CHECK(has("page 04h says 255 heads, timing finds 4"));
+  CHECK_FALSE(has("page 03h says"));  // 120 sectors per track agrees
+  CHECK(has("Translate Address agrees on cylinder and head for 16 of 16"));
+  CHECK(has("lists 4 defective sectors; timing found 3 slipped sectors, 3 of them in the list"));
 }

@@ -915,6 +915,16 @@ ExtractResult Extraction::run() {
                        asked));
   }
 
+  if (o_.seeds.defect_list) {
+    std::size_t listed = 0;
+    for (const auto& d : r_.profile.defects)
+      listed += std::find(o_.seeds.defect_list->begin(), o_.seeds.defect_list->end(),
+                          std::make_tuple(d.cylinder, d.head, d.sector)) != o_.seeds.defect_list->end();
+    note(fmt::format("READ DEFECT DATA lists {} defective sectors; timing found {} slipped sectors, {} of "
+                     "them in the list (a drive's numbering of sectors may differ from the LBA order)",
+                     o_.seeds.defect_list->size(), r_.profile.defects.size(), listed));
+  }
+
   r_.elapsed_ms = elapsed();
   r_.probes = p_.probes();
   r_.period = p_.period_estimate();

@@ -22,6 +22,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "predictor/profile.hpp"
@@ -37,6 +38,9 @@ struct Seeds {
   std::optional<int> heads;              // MODE SENSE page 04h (often fake)
   std::optional<int> sectors_per_track;  // page 03h (an average on many drives)
   std::optional<int> track_skew, cylinder_skew;
+  // READ DEFECT DATA's primary list (cylinder, head, sector), to compare with the
+  // slipped sectors the timing finds.
+  std::optional<std::vector<std::tuple<std::int64_t, std::int32_t, std::uint32_t>>> defect_list;
   // LBA -> (cylinder, head) by Translate Address, when the device does it.
   std::function<std::optional<std::pair<std::int64_t, std::int32_t>>(std::uint64_t)> translate;
 };
