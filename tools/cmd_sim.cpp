@@ -35,6 +35,8 @@ struct SimOptions {
   std::size_t depth = 1;
   bool json = false;
   std::string log;
+  CLI::Option* requests_opt = nullptr;  // given on the command line?
+  CLI::Option* warmup_opt = nullptr;
 };
 
 
@@ -46,9 +48,11 @@ void add_run_options(CLI::App* c, SimOptions& o) {
                 "uniform[:size=8k,reads=1.0] | seq[:p=0.829] | burst[:len=32,span=4m] | "
                 "closed:n=16[,think=5ms] | trace:FORMAT:PATH[,scale=F]")
       ->capture_default_str();
-  c->add_option("--requests", o.requests, "measured requests per replication (0: a trace's all)")
-      ->capture_default_str();
-  c->add_option("--warmup", o.warmup, "warm-up requests before measuring")->capture_default_str();
+  o.requests_opt = c->add_option("--requests", o.requests,
+                                 "measured requests per replication (a trace: 0 = all, the default)")
+                       ->capture_default_str();
+  o.warmup_opt = c->add_option("--warmup", o.warmup, "warm-up requests before measuring (a trace: 0)")
+                     ->capture_default_str();
   c->add_option("--keep-warm", o.keep_warm,
                 "keep-warm arrivals allowed before a run counts as saturated (0: warm-up + measured)")
       ->capture_default_str();
@@ -61,13 +65,22 @@ void add_run_options(CLI::App* c, SimOptions& o) {
       ->capture_default_str();
 }
 
-SimConfig config_of(const SimOptions& o) {
+// A trace is replayed whole by default (no warm-up, every request measured); a
+// synthetic workload never ends, so it needs a number of measured requests.
+SimConfig config_of(const SimOptions& o, const Workload& w) {
   SimConfig c;
   c.depth = o.depth;
   c.warmup = o.warmup;
   c.measured = o.requests;
   c.keep_warm_max = o.keep_warm;
   c.max_queue = o.max_queue;
+  if (w.kind() == "trace") {
+    if (o.warmup_opt->count() == 0) c.warmup = 0;
+    if (o.requests_opt->count() == 0) c.measured = 0;
+  } else if (c.measured == 0) {
+    throw std::invalid_argument(fmt::format(
+        "--requests 0 (until the workload ends) needs a trace; workload '{}' never ends", w.kind()));
+  }
   return c;
 }
 
@@ -121,7 +134,13 @@ void write_log(const std::string& path, const SimResult& r) {
 
 // The rate a run uses: a trace keeps its own timing unless --rate was given.
 double effective_rate(const SimOptions& o, const Workload& w, bool rate_given) {
-  if (w.is_closed()) return 0.0;
+  if (w.is_closed()) {
+    if (rate_given)
+      throw std::invalid_argument(fmt::format(
+          "--rate has no meaning for the closed-loop workload '{}': its clients set the pace",
+          w.spec()));
+    return 0.0;
+  }
   if (w.kind() == "trace") return rate_given ? o.rate : 0.0;
   return o.rate;
 }
@@ -135,7 +154,7 @@ void run_sim(const SimOptions& o, bool rate_given) {
   spec.rate = effective_rate(o, w, rate_given);
   spec.reps = default_reps(o, w);
   spec.seed = o.seed;
-  spec.cfg = config_of(o);
+  spec.cfg = config_of(o, w);
   PointResult p = run_point(*model, w, spec);
   if (!o.log.empty()) {
     SimResult r;
@@ -180,7 +199,7 @@ void run_sweep_command(const SweepOptions& o, bool rate_given) {
   }
   spec.reps = default_reps(o.run, w);
   spec.seed = o.run.seed;
-  spec.cfg = config_of(o.run);
+  spec.cfg = config_of(o.run, w);
   {
     auto model = load_model(spec.model);
     for (const auto& s : spec.scheds) {
