@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Dispatch gap: with the device busy (sched-depth=1, a queue always waiting), the time
 # from one completion to the next dispatch (the scheduler's decision) and to the next
-# issue (the chosen worker woke and called the plugin: the device's idle time).
+# issue (the chosen worker woke and called the plugin: the device's idle time). The
+# "device" is nbdkit's memory plugin behind a 1 ms delay (nbdkit's delay filter), so a
+# queue is always waiting (memory alone answers before the next request arrives).
 #   bench/filter/dispatch-gap.sh FILTER.so [RUNTIME_S]
 # Target: p50 of the completion -> issue gap <= 20 us (FCFS). SSTF and ASATF(30), with
 # the HP 97560 geometry, show what a costlier decision adds.
@@ -12,7 +14,8 @@ require_tools nbdkit fio
 work=$(mktemp -d /tmp/disksched-bench.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
-echo "settings: nbdkit -t 64 --filter=disksched memory 1G sched-depth=1; fio ioengine=nbd"
+echo "settings: nbdkit -t 64 --filter=disksched --filter=delay memory 1G rdelay=1ms"
+echo "          sched-depth=1; fio ioengine=nbd"
 echo "          rw=randread bs=4k iodepth=32, ${runtime}s; gaps from the latency log"
 report_load
 echo
@@ -21,10 +24,11 @@ i=0
 for spec in "fcfs" "sstf" "asatf:w=30 sched-geometry=hp97560"; do
   log="$work/gap-$i.csv"
   # shellcheck disable=SC2086
-  nbdkit -U - -t 64 --filter="$filter" memory 1G sched=$spec sched-depth=1 sched-log="$log" \
+  nbdkit -U - -t 64 --filter="$filter" --filter=delay memory 1G rdelay=1ms \
+    sched=$spec sched-depth=1 sched-log="$log" \
     --run "export uri; fio --name=gap --ioengine=nbd --uri=\"\$uri\" --rw=randread --bs=4k \
       --size=1g --iodepth=32 --runtime=$runtime --time_based --randrepeat=0 --norandommap \
-      --output=/dev/null" >/dev/null
+      --output=/dev/null" >/dev/null 2>"$work/nbdkit.err" || { cat "$work/nbdkit.err"; exit 1; }
   /usr/bin/python3 "$bench_dir/gaps.py" "$log" "${spec%% *}"
   i=$((i + 1))
 done

@@ -26,7 +26,7 @@ run() {
   nbdkit -U - -t 64 "${args[@]}" --run "export uri; fio --name=bench --ioengine=nbd \
     --uri=\"\$uri\" --rw=randread --bs=4k --size=1g --iodepth=$depth --runtime=$runtime \
     --time_based --randrepeat=0 --norandommap --output-format=json --output=$work/$name.json" \
-    >/dev/null
+    >/dev/null 2>"$work/nbdkit.err" || { cat "$work/nbdkit.err"; exit 1; }
 }
 
 declare -A iops lat

@@ -33,49 +33,67 @@ void Dispatcher::stop() {
   if (calibrator_.joinable()) calibrator_.join();
 }
 
-void Dispatcher::wake(std::vector<Granted>& grants) {
-  // Called with mu_ held; notifying under the lock keeps each Waiter alive until its
-  // owner has seen `granted`. The dispatch time is taken after the scheduler decided,
-  // so the log's completion -> dispatch gap includes the decision.
+void Dispatcher::wake(std::vector<Granted>& grants, std::vector<Waiter*>& woken) {
+  // Called with mu_ held: hands each grant to its waiter (which stops being findable);
+  // release() signals them once the lock is dropped. The dispatch time is taken after
+  // the scheduler decided, so the log's completion -> dispatch gap includes the decision.
   if (grants.empty()) return;
   const std::int64_t now_ns = clock_();
   for (auto& g : grants) {
-    Waiter* w = waiters_.at(g.id);
+    auto it = waiters_.find(g.id);
+    Waiter* w = it->second;
+    waiters_.erase(it);
     w->grant = g;
     w->dispatch_ns = now_ns;
     w->scheduler = spec_;
-    w->granted = true;
-    w->cv.notify_one();
+    woken.push_back(w);
   }
   grants.clear();
+}
+
+void Dispatcher::release(std::vector<Waiter*>& woken) {
+  // Outside the lock: a woken worker runs at once instead of queueing for mu_. State 2
+  // tells it this thread no longer touches its Waiter (which lives on its stack).
+  for (Waiter* w : woken) {
+    w->state.store(1, std::memory_order_release);
+    w->state.notify_one();
+    w->state.store(2, std::memory_order_release);
+  }
+  woken.clear();
 }
 
 Dispatcher::Ticket Dispatcher::enter(Op op, std::uint64_t offset, std::uint32_t length,
                                      std::uint32_t flags, ClassAssignment cls) {
   Waiter me;
   std::vector<Granted> grants;
+  std::vector<Waiter*> woken;
   Ticket t;
-  std::unique_lock lock(mu_);
-  t.id = next_id_++;
-  t.arrive_ns = clock_();
-  Request r;
-  r.id = t.id;
-  r.op = op;
-  r.offset = offset;
-  r.length = length;
-  r.flags = flags;
-  r.cls = cls.cls;
-  r.limit_ms = cls.limit_ms / options_.timescale;
-  waiters_[t.id] = &me;
-  try {
-    core_.arrive(r, model_ms(t.arrive_ns), grants);
-  } catch (...) {
-    waiters_.erase(t.id);
-    throw;
+  {
+    std::lock_guard lock(mu_);
+    t.id = next_id_++;
+    t.arrive_ns = clock_();
+    Request r;
+    r.id = t.id;
+    r.op = op;
+    r.offset = offset;
+    r.length = length;
+    r.flags = flags;
+    r.cls = cls.cls;
+    r.limit_ms = cls.limit_ms / options_.timescale;
+    waiters_[t.id] = &me;
+    try {
+      core_.arrive(r, model_ms(t.arrive_ns), grants);
+    } catch (...) {
+      waiters_.erase(t.id);
+      throw;
+    }
+    wake(grants, woken);
   }
-  wake(grants);
-  me.cv.wait(lock, [&] { return me.granted; });
-  waiters_.erase(t.id);
+  release(woken);
+  for (std::uint32_t s = me.state.load(std::memory_order_acquire); s != 2;
+       s = me.state.load(std::memory_order_acquire)) {
+    if (s == 0) me.state.wait(0, std::memory_order_acquire);
+  }
   t.dispatch_ns = me.dispatch_ns;
   t.queue_len = me.grant.queue_len;
   t.prediction = me.grant.prediction;
@@ -85,11 +103,16 @@ Dispatcher::Ticket Dispatcher::enter(Op op, std::uint64_t offset, std::uint32_t 
 
 std::int64_t Dispatcher::leave(const Ticket& t, bool ok) {
   std::vector<Granted> grants;
-  std::lock_guard lock(mu_);
-  const std::int64_t now = clock_();
-  core_.complete(t.id, model_ms(now), ok, grants);
-  wake(grants);
-  maybe_calibrate();
+  std::vector<Waiter*> woken;
+  std::int64_t now;
+  {
+    std::lock_guard lock(mu_);
+    now = clock_();
+    core_.complete(t.id, model_ms(now), ok, grants);
+    wake(grants, woken);
+    maybe_calibrate();
+  }
+  release(woken);
   return now;
 }
 
@@ -112,7 +135,9 @@ void Dispatcher::calibration_loop() {
     lock.lock();
     calibration_pending_ = false;
     if (c.samples > 0) core_.set_delta(c.delta_ms);
-    if (c.samples >= 64 && c.within < 0.5 && !warned_ && options_.warn) {
+    // Only a rotating disk's model claims sector-time accuracy.
+    if (c.samples >= 64 && c.within < 0.5 && !warned_ && options_.warn &&
+        core_.model().rotational()) {
       warned_ = true;
       options_.warn(fmt::format(
           "only {:.0f}% of the last {} requests were predicted within the tolerance for any "

@@ -2,7 +2,8 @@
 // enter(), which queues its request and blocks until the scheduler sends it to the
 // device; the worker then does the I/O itself (nbdkit's per-thread context must make
 // the call) and calls leave(). Decisions are made inline by whichever thread frees the
-// device or finds it free, so the device never waits for a dispatcher thread to wake.
+// device or finds it free, so the device never waits for a dispatcher thread to wake;
+// the chosen worker is woken through its own futex after the lock is released.
 //
 // Times: the clock is injected (CLOCK_MONOTONIC ns in the filter); the core runs in
 // model time = real time / timescale (sched-timescale=, matching the emulator's).
@@ -10,6 +11,7 @@
 // dispatch path.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -92,8 +94,8 @@ class Dispatcher {
 
  private:
   struct Waiter {
-    std::condition_variable cv;
-    bool granted = false;
+    // 0 waiting, 1 granted (the granting thread may still touch this), 2 released.
+    std::atomic<std::uint32_t> state{0};
     Granted grant;
     std::int64_t dispatch_ns = 0;
     std::shared_ptr<const std::string> scheduler;
@@ -102,7 +104,8 @@ class Dispatcher {
   Millis model_ms(std::int64_t ns) const {
     return static_cast<double>(ns - t0_ns_) / 1e6 / options_.timescale;
   }
-  void wake(std::vector<Granted>& grants);
+  void wake(std::vector<Granted>& grants, std::vector<Waiter*>& woken);
+  static void release(std::vector<Waiter*>& woken);
   void maybe_calibrate();
   void calibration_loop();
 
