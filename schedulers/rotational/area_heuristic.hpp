@@ -18,6 +18,10 @@
 // by a quadratic with no linear term, q0(R) + q2(R) * dc^2, fitted by least squares
 // to area(dc, R) over the dc where area > 0, and store the coefficients per whole
 // sector of R (computed lazily, cached).
+// On the HP 97560 the fit is rough where both legs are long seeks: the seek is then
+// linear in distance, so the cylinders between r and z all cost about the same and
+// the exact area is flat, even slightly rising, in dc there. The quadratic keeps the
+// trend that matters to the heuristic (largest near z, falling away from it).
 #pragma once
 
 #include <cstdint>
