@@ -89,6 +89,9 @@ class DeviceModel {
   // Time from `from.time_ms` until the media transfer of `to` can start: the op's
   // command overhead, then seek (with settle / head switch) and rotational wait (or
   // the MEMS sled's seek). The schedulers' inner loop: must be cheap.
+  // For a rotational model the fast SATF search (schedulers/rotational/access_index)
+  // relies on: positioning = to.overhead_ms + a move of at least seek_ms(|dcylinder|)
+  // + the wait until the platter brings to.angle under the heads.
   virtual Millis positioning_ms(const HeadState& from, const Location& to) const = 0;
 
   // Seek time for a move of `distance` cylinders (disk) or x columns (MEMS).
