@@ -1,0 +1,59 @@
+// The dispatch core's CPU cost per request (queue, scheduler pick, head tracking), with
+// no threads or wake-ups: one request arrives and one completes per iteration, with a
+// standing queue of N requests. This is the "decision" part of the dispatch gap.
+#include <benchmark/benchmark.h>
+
+#include <memory>
+#include <vector>
+
+#include "bench/sim/workload.hpp"
+#include "daemon/filter/dispatch_core.hpp"
+#include "daemon/filter/lbn_model.hpp"
+#include "schedulers/registry.hpp"
+
+using namespace disksched;
+
+namespace {
+
+void run(benchmark::State& state, const char* spec, bool geometry) {
+  const auto queue = static_cast<std::uint64_t>(state.range(0));
+  std::unique_ptr<DeviceModel> model =
+      geometry ? load_model("hp97560") : std::unique_ptr<DeviceModel>(std::make_unique<LbnModel>(1ull << 30));
+  const std::uint64_t slots = model->capacity_bytes() / 8192 - 1;
+  auto sched = make_scheduler(spec, *model);
+  DispatchCore::Options o;
+  o.fixed_delta = 0.2;
+  DispatchCore core(std::move(model), std::move(sched), o);
+  Rng rng(1);
+  std::vector<Granted> out;
+  std::uint64_t id = 0;
+  Millis now = 0;
+  auto request = [&] {
+    Request r;
+    r.id = ++id;
+    r.op = Op::Read;
+    r.offset = rng.below(slots) * 8192;
+    r.length = 8192;
+    return r;
+  };
+  for (std::uint64_t i = 0; i <= queue; ++i) core.arrive(request(), now, out);
+  std::uint64_t at_device = out.front().id;
+  out.clear();
+  for (auto _ : state) {
+    now += 10.0;
+    core.complete(at_device, now, true, out);
+    at_device = out.front().id;
+    out.clear();
+    core.arrive(request(), now, out);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+}  // namespace
+
+BENCHMARK_CAPTURE(run, fcfs, "fcfs", false)->Arg(1)->Arg(32);
+BENCHMARK_CAPTURE(run, sstf, "sstf:by=lbn", false)->Arg(1)->Arg(32);
+BENCHMARK_CAPTURE(run, asatf_hp97560, "asatf:w=30", true)->Arg(1)->Arg(32);
+BENCHMARK_CAPTURE(run, satf_hp97560, "satf", true)->Arg(32);
+
+BENCHMARK_MAIN();
