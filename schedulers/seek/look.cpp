@@ -13,50 +13,29 @@
 
 #include "schedulers/seek/algorithms.hpp"
 #include "schedulers/seek/ordering.hpp"
+#include "schedulers/seek/position_scheduler.hpp"
 #include "schedulers/seek/position_policy.hpp"
 
 namespace disksched::seek {
 namespace {
 
 template <typename By>
-class Look final : public Scheduler {
+class Look final : public PositionScheduler<By> {
  public:
-  explicit Look(const DeviceModel& m) : by_(m) {}
+  using PositionScheduler<By>::PositionScheduler;
   std::string spec() const override { return fmt::format("look:by={}", By::name); }
-  void add(const Request& r) override { index_.insert(By::of(held_.insert(r)), 0, r); }
-  bool remove(std::uint64_t id) override {
-    const Request* r = held_.find(id);
-    if (r == nullptr) return false;
-    index_.erase(By::of(*r), 0, *r);
-    held_.take(id);
-    return true;
-  }
-  std::optional<Request> pick(Millis, const HeadState& head) override {
-    if (index_.empty()) return std::nullopt;
-    const auto h = by_.head(head);
-    const auto* e = up_ ? index_.at_or_above(h) : index_.at_or_below(h);
-    if (e == nullptr) {  // nothing ahead: reverse
-      up_ = !up_;
-      e = up_ ? index_.at_or_above(h) : index_.at_or_below(h);
-    }
-    Request r = held_.take(e->key.id);
-    index_.erase(By::of(r), 0, r);
-    by_.dispatched(r);
-    return r;
-  }
-  std::size_t size() const override { return held_.size(); }
-  std::vector<Request> drain() override {
-    std::vector<Request> out;
-    for (const auto& [id, r] : held_) out.push_back(r);
-    held_.clear();
-    index_ = {};
-    return out;
-  }
 
  private:
-  By by_;
-  HeldRequests held_;
-  PositionIndex<typename By::Pos> index_;
+  using Entry = typename PositionScheduler<By>::Index::Entry;
+  const Entry* choose(typename By::Pos h) override {
+    const auto& idx = this->index();
+    const Entry* e = up_ ? idx.at_or_above(h) : idx.at_or_below(h);
+    if (e == nullptr) {  // nothing ahead: reverse
+      up_ = !up_;
+      e = up_ ? idx.at_or_above(h) : idx.at_or_below(h);
+    }
+    return e;
+  }
   bool up_ = true;  // sweeping toward higher positions
 };
 

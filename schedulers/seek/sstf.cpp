@@ -6,45 +6,23 @@
 
 #include "schedulers/seek/algorithms.hpp"
 #include "schedulers/seek/ordering.hpp"
+#include "schedulers/seek/position_scheduler.hpp"
 #include "schedulers/seek/position_policy.hpp"
 
 namespace disksched::seek {
 namespace {
 
 template <typename By>
-class Sstf final : public Scheduler {
+class Sstf final : public PositionScheduler<By> {
  public:
-  explicit Sstf(const DeviceModel& m) : by_(m) {}
+  using PositionScheduler<By>::PositionScheduler;
   std::string spec() const override { return fmt::format("sstf:by={}", By::name); }
-  void add(const Request& r) override { index_.insert(By::of(held_.insert(r)), 0, r); }
-  bool remove(std::uint64_t id) override {
-    const Request* r = held_.find(id);
-    if (r == nullptr) return false;
-    index_.erase(By::of(*r), 0, *r);
-    held_.take(id);
-    return true;
-  }
-  std::optional<Request> pick(Millis, const HeadState& head) override {
-    auto* e = index_.nearest(by_.head(head));
-    if (e == nullptr) return std::nullopt;
-    Request r = held_.take(e->key.id);
-    index_.erase(By::of(r), 0, r);
-    by_.dispatched(r);
-    return r;
-  }
-  std::size_t size() const override { return held_.size(); }
-  std::vector<Request> drain() override {
-    std::vector<Request> out;
-    for (const auto& [id, r] : held_) out.push_back(r);
-    held_.clear();
-    index_ = {};
-    return out;
-  }
 
  private:
-  By by_;
-  HeldRequests held_;
-  PositionIndex<typename By::Pos> index_;
+  using Entry = typename PositionScheduler<By>::Index::Entry;
+  const Entry* choose(typename By::Pos h) override {
+    return this->index().nearest(h);
+  }
 };
 
 }  // namespace

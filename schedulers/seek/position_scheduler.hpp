@@ -1,0 +1,55 @@
+// What SSTF, LOOK and C-LOOK share: the held requests and an index by position (By:
+// cylinder or LBN). Each algorithm only says which indexed entry goes next.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "schedulers/scheduler.hpp"
+#include "schedulers/seek/ordering.hpp"
+
+namespace disksched::seek {
+
+template <typename By>
+class PositionScheduler : public Scheduler {
+ public:
+  explicit PositionScheduler(const DeviceModel& m) : by_(m) {}
+
+  void add(const Request& r) override { index_.insert(By::of(held_.insert(r)), 0, r); }
+  bool remove(std::uint64_t id) override {
+    const Request* r = held_.find(id);
+    if (r == nullptr) return false;
+    index_.erase(By::of(*r), 0, *r);
+    held_.take(id);
+    return true;
+  }
+  std::optional<Request> pick(Millis, const HeadState& head) override {
+    if (index_.empty()) return std::nullopt;
+    const auto* e = choose(by_.head(head));
+    Request r = held_.take(e->key.id);
+    index_.erase(By::of(r), 0, r);
+    by_.dispatched(r);
+    return r;
+  }
+  std::size_t size() const override { return held_.size(); }
+  std::vector<Request> drain() override {
+    std::vector<Request> out;
+    for (const auto& [id, r] : held_) out.push_back(r);
+    held_.clear();
+    index_ = {};
+    return out;
+  }
+
+ protected:
+  using Index = PositionIndex<typename By::Pos>;
+  // The entry to dispatch, with the head at position `h`; the index is not empty.
+  virtual const typename Index::Entry* choose(typename By::Pos h) = 0;
+  const Index& index() const { return index_; }
+
+ private:
+  By by_;
+  HeldRequests held_;
+  Index index_;
+};
+
+}  // namespace disksched::seek
