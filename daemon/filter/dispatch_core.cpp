@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "daemon/filter/lbn_model.hpp"
 #include "schedulers/registry.hpp"
 
 namespace disksched {
@@ -39,7 +40,7 @@ void DispatchCore::arrive(Request r, Millis now, std::vector<Granted>& out) {
 }
 
 void DispatchCore::pump(Millis now, std::vector<Granted>& out) {
-  while (queue_.in_flight() < options_.depth) {
+  while (in_flight() < options_.depth) {
     const std::size_t choices = queue_.eligible();
     if (choices == 0) return;
     const HeadState head = tracker_.predict(now);
@@ -64,6 +65,20 @@ Prediction DispatchCore::complete(std::uint64_t id, Millis now, bool ok,
     throw std::invalid_argument("complete: unknown request " + std::to_string(id));
   const Prediction p = tracker_.completed(id, now, ok);
   queue_.complete(id, now);
+  if (reserved_) {
+    // The request chosen ahead takes the slot first.
+    const Request& r = reserved_request_;
+    Granted g;
+    g.id = r.id;
+    g.dispatch_ms = now;
+    g.queue_len = reserved_queue_len_;
+    g.prediction = tracker_.dispatched(r.id, now, r.op, r.offset, r.length);
+    active_.at(r.id).dispatch_ms = now;
+    ++stats_.dispatched;
+    stats_.sum_queue_len += static_cast<double>(reserved_queue_len_);
+    out.push_back(g);
+    reserved_.reset();
+  }
   ++stats_.completed;
   if (!ok) ++stats_.failed;
   const Millis response = now - a->second.arrival_ms;
@@ -81,6 +96,19 @@ Prediction DispatchCore::complete(std::uint64_t id, Millis now, bool ok,
   return p;
 }
 
+std::optional<std::uint64_t> DispatchCore::reserve(Millis now) {
+  if (reserved_ || in_flight() < options_.depth) return std::nullopt;
+  const std::size_t choices = queue_.eligible();
+  if (choices == 0) return std::nullopt;
+  auto r = queue_.pick(now, tracker_.predict_after_completion(now));
+  if (!r) return std::nullopt;
+  reserved_ = r->id;
+  reserved_request_ = *r;
+  reserved_queue_len_ = choices;
+  ++stats_.reserved;
+  return reserved_;
+}
+
 std::string DispatchCore::switch_scheduler(std::string_view spec) {
   auto s = make_scheduler(spec, *model_);
   spec_ = s->spec();
@@ -91,6 +119,16 @@ std::string DispatchCore::switch_scheduler(std::string_view spec) {
 
 bool DispatchCore::calibration_due() const {
   return calibrating() && tracker_.samples_recorded() >= next_calibration_at_;
+}
+
+bool DispatchCore::refit_lbn(const std::vector<TrackerSample>& samples) {
+  auto* lbn = dynamic_cast<LbnModel*>(model_.get());
+  if (lbn == nullptr) return false;
+  const auto p = lbn->fit(samples);
+  if (!p) return false;
+  lbn->set_params(*p);
+  tracker_.set_delta_ms(0.0);
+  return true;
 }
 
 std::vector<TrackerSample> DispatchCore::take_calibration_samples() {

@@ -1,5 +1,9 @@
 #include "daemon/filter/dispatcher.hpp"
 
+#include <sys/prctl.h>
+
+#include <chrono>
+#include <cmath>
 #include <utility>
 
 #include <fmt/format.h>
@@ -19,9 +23,11 @@ Dispatcher::~Dispatcher() { stop(); }
 
 void Dispatcher::start() {
   std::lock_guard lock(mu_);
-  if (calibrator_.joinable() || !core_.calibrating() || !options_.scratch_model) return;
   stopping_ = false;
-  calibrator_ = std::thread([this] { calibration_loop(); });
+  if (!calibrator_.joinable() && core_.calibrating() && options_.scratch_model)
+    calibrator_ = std::thread([this] { calibration_loop(); });
+  if (!predispatcher_.joinable() && options_.lead_ns > 0)
+    predispatcher_ = std::thread([this] { predispatch_loop(); });
 }
 
 void Dispatcher::stop() {
@@ -30,7 +36,9 @@ void Dispatcher::stop() {
     stopping_ = true;
   }
   calibration_cv_.notify_all();
+  predispatch_cv_.notify_all();
   if (calibrator_.joinable()) calibrator_.join();
+  if (predispatcher_.joinable()) predispatcher_.join();
 }
 
 void Dispatcher::wake(std::vector<Granted>& grants, std::vector<Waiter*>& woken) {
@@ -89,16 +97,31 @@ Dispatcher::Ticket Dispatcher::enter(Op op, std::uint64_t offset, std::uint32_t 
     }
     wake(grants, woken);
   }
+  if (options_.lead_ns > 0) predispatch_cv_.notify_one();
   release(woken);
-  for (std::uint32_t s = me.state.load(std::memory_order_acquire); s != 2;
-       s = me.state.load(std::memory_order_acquire)) {
-    if (s == 0) me.state.wait(0, std::memory_order_acquire);
-  }
+  wait_for_grant(me);
   t.dispatch_ns = me.dispatch_ns;
   t.queue_len = me.grant.queue_len;
   t.prediction = me.grant.prediction;
   t.scheduler = std::move(me.scheduler);
   return t;
+}
+
+void Dispatcher::wait_for_grant(Waiter& me) const {
+  std::int64_t spin_until = 0;
+  for (std::uint32_t s = me.state.load(std::memory_order_acquire); s != 2;
+       s = me.state.load(std::memory_order_acquire)) {
+    if (s == 0) {
+      me.state.wait(0, std::memory_order_acquire);
+    } else if (s == 3) {
+      // Reserved: the device frees up soon; spin so the start is not a wake-up away.
+      const std::int64_t now = clock_();
+      if (spin_until == 0) spin_until = now + options_.spin_ns;
+      if (now > spin_until) me.state.wait(3, std::memory_order_acquire);
+      __builtin_ia32_pause();
+    }
+    // 1: the grant is being released; it turns 2 at once.
+  }
 }
 
 std::int64_t Dispatcher::leave(const Ticket& t, bool ok) {
@@ -113,7 +136,38 @@ std::int64_t Dispatcher::leave(const Ticket& t, bool ok) {
     maybe_calibrate();
   }
   release(woken);
+  if (options_.lead_ns > 0) predispatch_cv_.notify_one();
   return now;
+}
+
+void Dispatcher::predispatch_loop() {
+  // Wake-ups of this thread are not on the critical path, but they must be on time.
+  prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+  std::unique_lock lock(mu_);
+  while (!stopping_) {
+    const Millis next = core_.next_completion_ms();
+    if (core_.reserved() || !std::isfinite(next) || core_.eligible() == 0) {
+      predispatch_cv_.wait(lock);
+      continue;
+    }
+    // The model time `lead` before the predicted completion, as a real time.
+    const auto due_ns = t0_ns_ + static_cast<std::int64_t>(next * options_.timescale * 1e6) -
+                        options_.lead_ns;
+    const std::int64_t now = clock_();
+    if (now < due_ns) {
+      predispatch_cv_.wait_for(lock, std::chrono::nanoseconds(due_ns - now));
+      continue;
+    }
+    const auto id = core_.reserve(model_ms(now));
+    if (!id) {
+      predispatch_cv_.wait(lock);
+      continue;
+    }
+    // Under mu_: the grant (which ends the waiter's life) cannot come before this.
+    Waiter* w = waiters_.at(*id);
+    w->state.store(3, std::memory_order_release);
+    w->state.notify_one();
+  }
 }
 
 void Dispatcher::maybe_calibrate() {
@@ -130,6 +184,11 @@ void Dispatcher::calibration_loop() {
     calibration_cv_.wait(lock, [&] { return stopping_ || calibration_pending_; });
     if (stopping_) return;
     std::vector<TrackerSample> samples = std::move(pending_samples_);
+    // Without a geometry: fit the LBN model's terms (cheap) instead of delta alone.
+    if (core_.refit_lbn(samples)) {
+      calibration_pending_ = false;
+      continue;
+    }
     lock.unlock();
     const Calibration c = calibrate_delta(*scratch, samples);
     lock.lock();

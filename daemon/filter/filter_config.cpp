@@ -31,7 +31,10 @@ const char* const kFilterConfigHelp =
     "sched-control=PATH          Control socket for `disksched ctl PATH\n"
     "                            show|switch SPEC|stats`.\n"
     "sched-delta=auto|TIME       Overhead from dispatch to device start (default\n"
-    "                            auto: calibrated from completions), e.g. 150us.";
+    "                            auto: calibrated from completions), e.g. 150us.\n"
+    "sched-lead=TIME|off         Choose the next request this long before the\n"
+    "                            predicted completion and wake its worker early\n"
+    "                            (default 200us).";
 
 namespace {
 
@@ -87,10 +90,19 @@ bool FilterConfig::set(std::string_view key, std::string_view value) {
       if (!ms) throw bad(key, value, "expected auto or a duration >= 0 (e.g. 150us, 0.2ms)");
       delta_ms = *ms;
     }
+  } else if (key == "sched-lead") {
+    if (value == "off") {
+      lead_ms = 0;
+    } else {
+      auto ms = parse_duration_ms(value);
+      if (!ms || *ms > 1000)
+        throw bad(key, value, "expected off or a duration from 0 to 1s (e.g. 200us)");
+      lead_ms = *ms;
+    }
   } else {
     throw std::invalid_argument(fmt::format(
         "unknown key '{}'; the disksched filter's keys are sched, sched-geometry, sched-depth, "
-        "sched-log, sched-timescale, sched-classes, sched-control, sched-delta",
+        "sched-log, sched-timescale, sched-classes, sched-control, sched-delta, sched-lead",
         key));
   }
   return true;
@@ -113,7 +125,12 @@ std::unique_ptr<DeviceModel> FilterConfig::validate() const {
     make_scheduler(sched, m);
   } catch (const std::exception& e) {
     std::string hint;
-    if (!geom && !m.rotational())
+    const AlgorithmInfo* a = nullptr;
+    try {
+      a = Registry::builtin().parse(sched).first;
+    } catch (const std::exception&) {
+    }
+    if (!geom && a != nullptr && (a->needs_rotation || a->needs_mems))
       hint = "; without sched-geometry= only LBN distances are known: give "
              "sched-geometry=hp97560, mems or PROFILE.json for this scheduler";
     throw bad("sched", sched, std::string(e.what()) + hint);

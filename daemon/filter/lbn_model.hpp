@@ -6,13 +6,17 @@
 //
 // Service time = overhead + full_stroke * distance / capacity + sectors * transfer per
 // sector. The defaults describe a generic disk of the early 2000s (Huang & Chiueh's
-// class): 0.5 ms overhead, 10 ms across the whole device, 50 MB/s. They only make the
-// predicted service times of the log plausible; LBN schedulers compare distances.
+// class): 0.5 ms overhead, 10 ms across the whole device, 50 MB/s. The filter refits the
+// three terms to observed completions (fit()), so predicted completion times follow the
+// real device; LBN schedulers only compare distances either way.
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <vector>
 
 #include "predictor/device_model.hpp"
+#include "predictor/head_tracker.hpp"
 
 namespace disksched {
 
@@ -39,6 +43,15 @@ class LbnModel final : public DeviceModel {
   Millis seek_ms(std::int64_t distance) const override;
   Cost service(const HeadState& from, Op op, std::uint64_t offset,
                std::uint32_t length) const override;
+
+  const Params& params() const { return params_; }
+  void set_params(const Params& p) { params_ = p; }
+
+  // Least-squares fit of the three terms to observed service times (dispatch ->
+  // completion of requests started on an idle device), keeping this model's values for
+  // terms the samples cannot tell apart (all one size, all one distance). Negative
+  // terms become 0. Nullopt with fewer than 8 usable samples.
+  std::optional<Params> fit(const std::vector<TrackerSample>& samples) const;
 
  private:
   std::uint64_t capacity_;

@@ -59,7 +59,7 @@ PY
 
 start_server() {
   rm -f "$sock" "$pidfile"
-  nbdkit -U "$sock" -P "$pidfile" -t 64 --filter="$DISKSCHED_FILTER" --filter=delay \
+  nbdkit -U "$sock" -P "$pidfile" --log=stderr -t 64 --filter="$DISKSCHED_FILTER" --filter=delay \
     "$@" wdelay=20ms sched=sstf
   for _ in $(seq 100); do [ -s "$pidfile" ] && break; sleep 0.1; done
   [ -s "$pidfile" ] || fail "nbdkit did not start"
