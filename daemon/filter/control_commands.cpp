@@ -22,7 +22,6 @@ nlohmann::json stats_json(const Dispatcher::Snapshot& s) {
   j["requests"] = st.completed;
   j["errors"] = st.failed;
   j["switches"] = st.switches;
-  j["reserved"] = st.reserved;
   j["mean_queue_len"] =
       st.dispatched ? nlohmann::json(st.sum_queue_len / st.dispatched) : nlohmann::json(nullptr);
   j["mean_ms"] =

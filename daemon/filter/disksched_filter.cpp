@@ -67,7 +67,6 @@ void create_device(std::unique_ptr<DeviceModel> model) {
   o.core.depth = config.depth;
   if (config.delta_ms) o.core.fixed_delta = *config.delta_ms / config.timescale;
   o.timescale = config.timescale;
-  o.lead_ns = static_cast<std::int64_t>(config.lead_ms * 1e6);
   o.warn = [](const std::string& m) {
     fprintf(stderr, "nbdkit: disksched: warning: %s\n", m.c_str());
   };

@@ -65,20 +65,6 @@ Prediction DispatchCore::complete(std::uint64_t id, Millis now, bool ok,
     throw std::invalid_argument("complete: unknown request " + std::to_string(id));
   const Prediction p = tracker_.completed(id, now, ok);
   queue_.complete(id, now);
-  if (reserved_) {
-    // The request chosen ahead takes the slot first.
-    const Request& r = reserved_request_;
-    Granted g;
-    g.id = r.id;
-    g.dispatch_ms = now;
-    g.queue_len = reserved_queue_len_;
-    g.prediction = tracker_.dispatched(r.id, now, r.op, r.offset, r.length);
-    active_.at(r.id).dispatch_ms = now;
-    ++stats_.dispatched;
-    stats_.sum_queue_len += static_cast<double>(reserved_queue_len_);
-    out.push_back(g);
-    reserved_.reset();
-  }
   ++stats_.completed;
   if (!ok) ++stats_.failed;
   const Millis response = now - a->second.arrival_ms;
@@ -94,19 +80,6 @@ Prediction DispatchCore::complete(std::uint64_t id, Millis now, bool ok,
   active_.erase(a);
   pump(now, out);
   return p;
-}
-
-std::optional<std::uint64_t> DispatchCore::reserve(Millis now) {
-  if (reserved_ || in_flight() < options_.depth) return std::nullopt;
-  const std::size_t choices = queue_.eligible();
-  if (choices == 0) return std::nullopt;
-  auto r = queue_.pick(now, tracker_.predict_after_completion(now));
-  if (!r) return std::nullopt;
-  reserved_ = r->id;
-  reserved_request_ = *r;
-  reserved_queue_len_ = choices;
-  ++stats_.reserved;
-  return reserved_;
 }
 
 std::string DispatchCore::switch_scheduler(std::string_view spec) {

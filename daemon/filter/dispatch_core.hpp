@@ -44,7 +44,6 @@ struct DispatchStats {
   double max_response_ms = 0;
   std::uint64_t predictions_checked = 0;  // completions of a rotational model
   std::uint64_t predictions_within = 0;   // ... predicted within one sector time
-  std::uint64_t reserved = 0;             // dispatches chosen ahead (pre-dispatch)
 };
 
 class DispatchCore {
@@ -66,16 +65,6 @@ class DispatchCore {
   // Request `id` completed at the device at `now`. Returns its prediction.
   Prediction complete(std::uint64_t id, Millis now, bool ok, std::vector<Granted>& out);
 
-  // Pre-dispatch: while the device is full, choose now the request that goes next, with
-  // the head predicted after the first in-flight completion, so its worker can be woken
-  // ahead of time; complete() then dispatches it before anything else. Returns its id,
-  // or nullopt when there is nothing to reserve (device not full, queue empty, one
-  // already reserved).
-  std::optional<std::uint64_t> reserve(Millis now);
-  std::optional<std::uint64_t> reserved() const { return reserved_; }
-  // The earliest predicted completion of a request at the device (+inf when none).
-  Millis next_completion_ms() const { return tracker_.next_completion_ms(); }
-
   // Swaps the algorithm; queued requests move to the new one. Throws SpecError (then
   // nothing changes). Returns the new canonical spec.
   std::string switch_scheduler(std::string_view spec);
@@ -95,10 +84,9 @@ class DispatchCore {
 
   const DeviceModel& model() const { return *model_; }
   unsigned depth() const { return options_.depth; }
-  std::size_t queued() const { return queue_.queued() + (reserved_ ? 1 : 0); }
+  std::size_t queued() const { return queue_.queued(); }
   std::size_t eligible() const { return queue_.eligible(); }
-  // Requests at the device (a reserved one is not yet).
-  std::size_t in_flight() const { return queue_.in_flight() - (reserved_ ? 1 : 0); }
+  std::size_t in_flight() const { return queue_.in_flight(); }
   const DispatchStats& stats() const { return stats_; }
 
  private:
@@ -116,9 +104,6 @@ class DispatchCore {
   HeadTracker tracker_;
   std::string spec_;
   std::unordered_map<std::uint64_t, Active> active_;
-  std::optional<std::uint64_t> reserved_;
-  Request reserved_request_;
-  std::size_t reserved_queue_len_ = 0;
   DispatchStats stats_;
   std::uint64_t next_calibration_at_;
 };

@@ -1,14 +1,30 @@
 #include "daemon/filter/dispatcher.hpp"
 
-#include <sys/prctl.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
-#include <chrono>
 #include <cmath>
 #include <utility>
 
 #include <fmt/format.h>
 
 namespace disksched {
+namespace {
+
+// Raw futexes: libstdc++ 12's std::atomic::wait can miss a notify_one and sleep for
+// milliseconds (fixed in GCC 13), which would stall the device.
+void futex_wait(std::atomic<std::uint32_t>& a, std::uint32_t expected) {
+  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&a), FUTEX_WAIT_PRIVATE, expected, nullptr,
+          nullptr, 0);
+}
+
+void futex_wake(std::atomic<std::uint32_t>& a) {
+  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&a), FUTEX_WAKE_PRIVATE, 1, nullptr,
+          nullptr, 0);
+}
+
+}  // namespace
 
 Dispatcher::Dispatcher(std::unique_ptr<DeviceModel> model, std::unique_ptr<Scheduler> scheduler,
                        Options options, Clock clock)
@@ -26,8 +42,6 @@ void Dispatcher::start() {
   stopping_ = false;
   if (!calibrator_.joinable() && core_.calibrating() && options_.scratch_model)
     calibrator_ = std::thread([this] { calibration_loop(); });
-  if (!predispatcher_.joinable() && options_.lead_ns > 0)
-    predispatcher_ = std::thread([this] { predispatch_loop(); });
 }
 
 void Dispatcher::stop() {
@@ -36,9 +50,7 @@ void Dispatcher::stop() {
     stopping_ = true;
   }
   calibration_cv_.notify_all();
-  predispatch_cv_.notify_all();
   if (calibrator_.joinable()) calibrator_.join();
-  if (predispatcher_.joinable()) predispatcher_.join();
 }
 
 void Dispatcher::wake(std::vector<Granted>& grants, std::vector<Waiter*>& woken) {
@@ -60,19 +72,20 @@ void Dispatcher::wake(std::vector<Granted>& grants, std::vector<Waiter*>& woken)
 }
 
 void Dispatcher::release(std::vector<Waiter*>& woken) {
-  // Outside the lock: a woken worker runs at once instead of queueing for mu_. State 2
-  // tells it this thread no longer touches its Waiter (which lives on its stack).
+  // Outside the lock: a woken worker runs at once instead of queueing for mu_. Each
+  // Waiter belongs to its worker thread (thread_local), so it outlives this call even
+  // when the worker returns before futex_wake does.
   for (Waiter* w : woken) {
     w->state.store(1, std::memory_order_release);
-    w->state.notify_one();
-    w->state.store(2, std::memory_order_release);
+    futex_wake(w->state);
   }
   woken.clear();
 }
 
 Dispatcher::Ticket Dispatcher::enter(Op op, std::uint64_t offset, std::uint32_t length,
                                      std::uint32_t flags, ClassAssignment cls) {
-  Waiter me;
+  static thread_local Waiter me;
+  me.state.store(0, std::memory_order_relaxed);
   std::vector<Granted> grants;
   std::vector<Waiter*> woken;
   Ticket t;
@@ -97,7 +110,6 @@ Dispatcher::Ticket Dispatcher::enter(Op op, std::uint64_t offset, std::uint32_t 
     }
     wake(grants, woken);
   }
-  if (options_.lead_ns > 0) predispatch_cv_.notify_one();
   release(woken);
   wait_for_grant(me);
   t.dispatch_ns = me.dispatch_ns;
@@ -107,21 +119,8 @@ Dispatcher::Ticket Dispatcher::enter(Op op, std::uint64_t offset, std::uint32_t 
   return t;
 }
 
-void Dispatcher::wait_for_grant(Waiter& me) const {
-  std::int64_t spin_until = 0;
-  for (std::uint32_t s = me.state.load(std::memory_order_acquire); s != 2;
-       s = me.state.load(std::memory_order_acquire)) {
-    if (s == 0) {
-      me.state.wait(0, std::memory_order_acquire);
-    } else if (s == 3) {
-      // Reserved: the device frees up soon; spin so the start is not a wake-up away.
-      const std::int64_t now = clock_();
-      if (spin_until == 0) spin_until = now + options_.spin_ns;
-      if (now > spin_until) me.state.wait(3, std::memory_order_acquire);
-      __builtin_ia32_pause();
-    }
-    // 1: the grant is being released; it turns 2 at once.
-  }
+void Dispatcher::wait_for_grant(Waiter& me) {
+  while (me.state.load(std::memory_order_acquire) != 1) futex_wait(me.state, 0);
 }
 
 std::int64_t Dispatcher::leave(const Ticket& t, bool ok) {
@@ -136,38 +135,7 @@ std::int64_t Dispatcher::leave(const Ticket& t, bool ok) {
     maybe_calibrate();
   }
   release(woken);
-  if (options_.lead_ns > 0) predispatch_cv_.notify_one();
   return now;
-}
-
-void Dispatcher::predispatch_loop() {
-  // Wake-ups of this thread are not on the critical path, but they must be on time.
-  prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-  std::unique_lock lock(mu_);
-  while (!stopping_) {
-    const Millis next = core_.next_completion_ms();
-    if (core_.reserved() || !std::isfinite(next) || core_.eligible() == 0) {
-      predispatch_cv_.wait(lock);
-      continue;
-    }
-    // The model time `lead` before the predicted completion, as a real time.
-    const auto due_ns = t0_ns_ + static_cast<std::int64_t>(next * options_.timescale * 1e6) -
-                        options_.lead_ns;
-    const std::int64_t now = clock_();
-    if (now < due_ns) {
-      predispatch_cv_.wait_for(lock, std::chrono::nanoseconds(due_ns - now));
-      continue;
-    }
-    const auto id = core_.reserve(model_ms(now));
-    if (!id) {
-      predispatch_cv_.wait(lock);
-      continue;
-    }
-    // Under mu_: the grant (which ends the waiter's life) cannot come before this.
-    Waiter* w = waiters_.at(*id);
-    w->state.store(3, std::memory_order_release);
-    w->state.notify_one();
-  }
 }
 
 void Dispatcher::maybe_calibrate() {

@@ -36,12 +36,6 @@ class Dispatcher {
     DispatchCore::Options core;
     double timescale = 1.0;       // real time = model time * timescale
     ModelFactory scratch_model;   // for calibration; empty: no background calibration
-    // Pre-dispatch lead (real ns; 0: off): this long before the predicted completion of
-    // the request at the device, the next one is chosen and its worker woken to spin,
-    // so it starts the moment the device is free instead of after a wake-up.
-    std::int64_t lead_ns = 0;
-    // Longest a woken worker spins before sleeping again (real ns).
-    std::int64_t spin_ns = 1'000'000;
     // Told once when calibration cannot make predictions right (a wrong geometry or
     // timescale, or a device whose timing the model does not describe).
     std::function<void(const std::string&)> warn;
@@ -100,8 +94,7 @@ class Dispatcher {
 
  private:
   struct Waiter {
-    // 0 waiting, 3 reserved (spin: the grant is near), 1 granted (the granting thread
-    // may still touch this), 2 released.
+    // 0 waiting, 1 granted. One per worker thread (thread_local).
     std::atomic<std::uint32_t> state{0};
     Granted grant;
     std::int64_t dispatch_ns = 0;
@@ -115,8 +108,7 @@ class Dispatcher {
   static void release(std::vector<Waiter*>& woken);
   void maybe_calibrate();
   void calibration_loop();
-  void predispatch_loop();
-  void wait_for_grant(Waiter& me) const;
+  static void wait_for_grant(Waiter& me);
 
   Options options_;
   Clock clock_;
@@ -137,9 +129,6 @@ class Dispatcher {
   bool stopping_ = false;
   bool warned_ = false;
 
-  // Pre-dispatch thread.
-  std::thread predispatcher_;
-  std::condition_variable predispatch_cv_;
 };
 
 }  // namespace disksched

@@ -31,10 +31,7 @@ const char* const kFilterConfigHelp =
     "sched-control=PATH          Control socket for `disksched ctl PATH\n"
     "                            show|switch SPEC|stats`.\n"
     "sched-delta=auto|TIME       Overhead from dispatch to device start (default\n"
-    "                            auto: calibrated from completions), e.g. 150us.\n"
-    "sched-lead=TIME|off         Choose the next request this long before the\n"
-    "                            predicted completion and wake its worker early\n"
-    "                            (default 200us).";
+    "                            auto: calibrated from completions), e.g. 150us.";
 
 namespace {
 
@@ -90,19 +87,10 @@ bool FilterConfig::set(std::string_view key, std::string_view value) {
       if (!ms) throw bad(key, value, "expected auto or a duration >= 0 (e.g. 150us, 0.2ms)");
       delta_ms = *ms;
     }
-  } else if (key == "sched-lead") {
-    if (value == "off") {
-      lead_ms = 0;
-    } else {
-      auto ms = parse_duration_ms(value);
-      if (!ms || *ms > 1000)
-        throw bad(key, value, "expected off or a duration from 0 to 1s (e.g. 200us)");
-      lead_ms = *ms;
-    }
   } else {
     throw std::invalid_argument(fmt::format(
         "unknown key '{}'; the disksched filter's keys are sched, sched-geometry, sched-depth, "
-        "sched-log, sched-timescale, sched-classes, sched-control, sched-delta, sched-lead",
+        "sched-log, sched-timescale, sched-classes, sched-control, sched-delta",
         key));
   }
   return true;

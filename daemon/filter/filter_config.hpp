@@ -22,7 +22,6 @@ struct FilterConfig {
   ClassMap classes;
   std::string control_path;         // sched-control=PATH
   std::optional<Millis> delta_ms;   // sched-delta=TIME (real ms); nullopt: auto
-  Millis lead_ms = 0.2;             // sched-lead=TIME|off (real ms); 0: off
 
   static constexpr unsigned kMaxDepth = 1024;
 

@@ -243,48 +243,6 @@ TEST_CASE("predictions: fixed model plus delta; calibration comes due", "[filter
   REQUIRE(out.back().prediction.observed_service_ms() == Approx(5.3));
 }
 
-TEST_CASE("pre-dispatch: a request reserved while the device is busy goes first",
-          "[filter][dispatch]") {
-  auto core = make_core("sstf", std::make_unique<LbnModel>(64 * kMiB));
-  std::vector<Granted> out;
-  core.arrive(req(1, Op::Read, 32 * kMiB), 0.0, out);
-  REQUIRE_FALSE(core.reserve(0.1));          // nothing queued
-  core.arrive(req(2, Op::Read, 33 * kMiB), 0.2, out);
-  core.arrive(req(3, Op::Read, 1 * kMiB), 0.3, out);
-  out.clear();
-  // SSTF from where request 1 will leave the head: request 2.
-  REQUIRE(core.reserve(0.4) == std::optional<std::uint64_t>{2});
-  REQUIRE_FALSE(core.reserve(0.5));          // one at a time
-  REQUIRE(core.in_flight() == 1);
-  REQUIRE(core.queued() == 2);               // the reserved one still counts as queued
-  // A nearer request arriving now does not displace the reservation.
-  core.arrive(req(4, Op::Read, 32 * kMiB + 8192), 0.6, out);
-  REQUIRE(out.empty());
-  core.complete(1, 1.0, true, out);
-  REQUIRE(ids(out) == std::vector<std::uint64_t>{2});
-  REQUIRE(out[0].dispatch_ms == 1.0);
-  REQUIRE(out[0].queue_len == 2);            // what the scheduler chose from
-  REQUIRE(core.stats().reserved == 1);
-  out.clear();
-  core.complete(2, 2.0, true, out);
-  REQUIRE(ids(out) == std::vector<std::uint64_t>{4});
-}
-
-TEST_CASE("pre-dispatch with depth 2 reserves only when the device is full",
-          "[filter][dispatch]") {
-  auto core = make_core("fcfs", std::make_unique<LbnModel>(64 * kMiB), 2);
-  std::vector<Granted> out;
-  core.arrive(req(1, Op::Read, 0), 0.0, out);
-  core.arrive(req(2, Op::Read, kMiB), 0.0, out);
-  REQUIRE(out.size() == 2);
-  core.arrive(req(3, Op::Read, 2 * kMiB), 0.0, out);
-  REQUIRE(core.reserve(0.1) == std::optional<std::uint64_t>{3});
-  out.clear();
-  core.complete(2, 1.0, true, out);
-  REQUIRE(ids(out) == std::vector<std::uint64_t>{3});
-  REQUIRE(core.in_flight() == 2);
-}
-
 TEST_CASE("the LBN model refits its terms to observed service times", "[filter][dispatch]") {
   // A device whose service is 2 ms + 6 ms per full stroke + 0.01 ms per sector.
   LbnModel truth(1ull << 30, 512, {2.0, 6.0, 0.01});
