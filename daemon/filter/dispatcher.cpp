@@ -71,13 +71,13 @@ void Dispatcher::wake(std::vector<Granted>& grants, std::vector<Waiter*>& woken)
   grants.clear();
 }
 
-void Dispatcher::release(std::vector<Waiter*>& woken) {
+void Dispatcher::release(std::vector<Waiter*>& woken, const Waiter* self) {
   // Outside the lock: a woken worker runs at once instead of queueing for mu_. Each
   // Waiter belongs to its worker thread (thread_local), so it outlives this call even
   // when the worker returns before futex_wake does.
   for (Waiter* w : woken) {
     w->state.store(1, std::memory_order_release);
-    futex_wake(w->state);
+    if (w != self) futex_wake(w->state);  // the arriving worker need not wake itself
   }
   woken.clear();
 }
@@ -110,7 +110,7 @@ Dispatcher::Ticket Dispatcher::enter(Op op, std::uint64_t offset, std::uint32_t 
     }
     wake(grants, woken);
   }
-  release(woken);
+  release(woken, &me);
   wait_for_grant(me);
   t.dispatch_ns = me.dispatch_ns;
   t.queue_len = me.grant.queue_len;
@@ -134,7 +134,7 @@ std::int64_t Dispatcher::leave(const Ticket& t, bool ok) {
     wake(grants, woken);
     maybe_calibrate();
   }
-  release(woken);
+  release(woken, nullptr);
   return now;
 }
 

@@ -105,7 +105,7 @@ class Dispatcher {
     return static_cast<double>(ns - t0_ns_) / 1e6 / options_.timescale;
   }
   void wake(std::vector<Granted>& grants, std::vector<Waiter*>& woken);
-  static void release(std::vector<Waiter*>& woken);
+  static void release(std::vector<Waiter*>& woken, const Waiter* self);
   void maybe_calibrate();
   void calibration_loop();
   static void wait_for_grant(Waiter& me);
