@@ -28,4 +28,4 @@ if not idle:
     sys.exit(0)
 print(f"{sys.argv[2]:<34} {len(idle):8} {q(decide, .5):10.1f} {q(decide, .99):10.1f} "
       f"{q(idle, .5):10.1f} {q(idle, .99):10.1f}")
-open(sys.argv[1] + ".p50", "w").write(f"{q(idle, .5)}\n")
+open(sys.argv[1] + ".p50", "w").write(f"{q(decide, .5)} {q(idle, .5)}\n")
