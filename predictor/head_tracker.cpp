@@ -75,26 +75,6 @@ HeadState HeadTracker::predict(Millis now) const {
   return s;
 }
 
-Millis HeadTracker::next_completion_ms() const {
-  Millis t = INFINITY;
-  for (const auto& [id, f] : flight_) t = std::min(t, f.pred.completion_ms());
-  return t;
-}
-
-HeadState HeadTracker::predict_after_completion(Millis now) const {
-  if (flight_.empty()) return predict(now);
-  const InFlight* first = nullptr;
-  for (const auto& [id, f] : flight_)
-    if (first == nullptr || f.pred.completion_ms() < first->pred.completion_ms()) first = &f;
-  // With several in flight the device serves them in order; the one dispatched last
-  // decides where the head ends up.
-  const Prediction& last = flight_.at(last_id_).pred;
-  HeadState s = last.cost.end;
-  s.time_ms = std::max(std::max(now, first->pred.completion_ms()) + delta_ms_,
-                       last.completion_ms());
-  return s;
-}
-
 const Prediction& HeadTracker::dispatched(std::uint64_t id, Millis now, Op op,
                                           std::uint64_t offset, std::uint32_t length) {
   if (flight_.count(id) != 0)

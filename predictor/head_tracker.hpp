@@ -74,14 +74,6 @@ class HeadTracker {
   // `now`: after everything in flight, and no earlier than now + delta.
   HeadState predict(Millis now) const;
 
-  // The head state for a request to be dispatched when the in-flight request that
-  // completes first has completed (dispatch on its completion report): its end
-  // position, no earlier than its predicted completion + delta. predict(now) when
-  // nothing is in flight.
-  HeadState predict_after_completion(Millis now) const;
-  // The earliest predicted completion of the requests in flight; +inf when none.
-  Millis next_completion_ms() const;
-
   // Request `id` was dispatched at `now`. Returns the prediction (kept until completion).
   const Prediction& dispatched(std::uint64_t id, Millis now, Op op, std::uint64_t offset,
                                std::uint32_t length);
