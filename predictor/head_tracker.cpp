@@ -76,7 +76,8 @@ HeadState HeadTracker::predict(Millis now) const {
 }
 
 const Prediction& HeadTracker::dispatched(std::uint64_t id, Millis now, Op op,
-                                          std::uint64_t offset, std::uint32_t length) {
+                                          std::uint64_t offset, std::uint32_t length,
+                                          std::span<const std::uint64_t> stops) {
   if (flight_.count(id) != 0)
     throw std::invalid_argument("head tracker: request " + std::to_string(id) +
                                 " dispatched twice");
@@ -84,6 +85,13 @@ const Prediction& HeadTracker::dispatched(std::uint64_t id, Millis now, Op op,
   f.pred.dispatch_ms = now;
   f.pred.idle_start = flight_.empty();
   f.pred.from = predict(now);
+  for (const std::uint64_t lba : stops) {
+    // The worker issues the request after the stop's completion reaches it: one delta.
+    const Cost stop = model_.service(f.pred.from, Op::Read, lba * model_.sector_bytes(),
+                                     model_.sector_bytes());
+    f.pred.from = stop.end;
+    f.pred.from.time_ms += delta_ms_;
+  }
   f.pred.cost = model_.service(f.pred.from, op, offset, length);
   f.sample.dispatch_ms = now;
   f.sample.from = f.pred.idle_start ? position_ : f.pred.from;
@@ -94,6 +102,7 @@ const Prediction& HeadTracker::dispatched(std::uint64_t id, Millis now, Op op,
   f.sample.offset = offset;
   f.sample.length = length;
   f.order = next_order_++;
+  f.travelled = !stops.empty();
   last_id_ = id;
   return flight_.emplace(id, f).first->second.pred;
 }
@@ -123,7 +132,7 @@ Prediction HeadTracker::completed(std::uint64_t id, Millis now, bool ok) {
       model_.anchor_rotation(anchor_ms_, anchor_angle_);
       anchored_ = true;
     }
-    if (f.pred.idle_start) {
+    if (f.pred.idle_start && !f.travelled) {
       f.sample.complete_ms = now;
       samples_.push_back(f.sample);
       ++samples_recorded_;

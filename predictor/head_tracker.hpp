@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <span>
 #include <vector>
 
 #include "predictor/device_model.hpp"
@@ -75,8 +76,11 @@ class HeadTracker {
   HeadState predict(Millis now) const;
 
   // Request `id` was dispatched at `now`. Returns the prediction (kept until completion).
+  // `stops`: blocks read (one sector each, by the same worker, just before the request)
+  // to move the mechanism first, as SCAN's trip to the edge; the prediction includes
+  // them, and such a request is no calibration sample.
   const Prediction& dispatched(std::uint64_t id, Millis now, Op op, std::uint64_t offset,
-                               std::uint32_t length);
+                               std::uint32_t length, std::span<const std::uint64_t> stops = {});
 
   // Request `id`'s completion was observed at `now`. When `ok`, the head is re-anchored
   // there (a failed request says nothing certain about where the head went). Returns the
@@ -98,6 +102,7 @@ class HeadTracker {
     Prediction pred;
     TrackerSample sample;
     std::uint64_t order = 0;
+    bool travelled = false;  // stops were read first: not a one-request sample
   };
 
   DeviceModel& model_;

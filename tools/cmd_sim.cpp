@@ -117,6 +117,7 @@ void print_point(const PointResult& p, const std::string& model, const Workload&
   row("mean seek (ms)", ms(s.mean_seek_ms));
   row("mean rotation (ms)", ms(s.mean_rotation_ms));
   row("mean transfer (ms)", ms(s.mean_transfer_ms));
+  if (s.mean_travel_ms.mean > 0) row("mean travel to edges (ms)", ms(s.mean_travel_ms));
   row("utilization", ms(s.utilization));
 }
 
@@ -124,12 +125,13 @@ void write_log(const std::string& path, const SimResult& r) {
   std::ofstream f(path);
   if (!f) throw std::runtime_error(fmt::format("--log: cannot write '{}'", path));
   f << "seq,op,offset,length,arrival_ms,dispatch_ms,start_ms,completion_ms,response_ms,queue_len,"
-       "overhead_ms,seek_ms,rotation_ms,transfer_ms\n";
+       "overhead_ms,seek_ms,rotation_ms,transfer_ms,travel_ms\n";
   for (const auto& x : r.measured)
-    f << fmt::format("{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{},{:.6f},{:.6f},{:.6f},{:.6f}\n",
+    f << fmt::format("{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f}\n",
                      x.seq, op_name(x.op), x.offset, x.length, x.arrival_ms, x.dispatch_ms,
                      x.start_ms, x.completion_ms, x.response_ms(), x.queue_len,
-                     x.overhead_ms + x.report_ms, x.seek_ms, x.rotation_ms, x.transfer_ms);
+                     x.overhead_ms + x.report_ms, x.seek_ms, x.rotation_ms, x.transfer_ms,
+                     x.travel_ms);
 }
 
 // The rate a run uses: a trace keeps its own timing unless --rate was given.

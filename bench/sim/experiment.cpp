@@ -71,6 +71,7 @@ nlohmann::json to_json(const PointResult& p, const std::string& model, const Wor
   j["mean_seek_ms"] = num(s.mean_seek_ms.mean);
   j["mean_rotation_ms"] = num(s.mean_rotation_ms.mean);
   j["mean_transfer_ms"] = num(s.mean_transfer_ms.mean);
+  j["mean_travel_ms"] = num(s.mean_travel_ms.mean);
   j["mean_overhead_ms"] = num(s.mean_overhead_ms.mean);
   j["utilization"] = num(s.utilization.mean);
   return j;

@@ -50,7 +50,9 @@ void DispatchCore::pump(Millis now, std::vector<Granted>& out) {
     g.id = r->id;
     g.dispatch_ms = now;
     g.queue_len = choices;
-    g.prediction = tracker_.dispatched(r->id, now, r->op, r->offset, r->length);
+    g.travel = r->travel;
+    g.prediction = tracker_.dispatched(r->id, now, r->op, r->offset, r->length,
+                                       {r->travel.begin(), r->travel.end()});
     active_.at(r->id).dispatch_ms = now;
     ++stats_.dispatched;
     stats_.sum_queue_len += static_cast<double>(choices);

@@ -28,6 +28,9 @@ struct Granted {
   std::uint64_t id = 0;
   Millis dispatch_ms = 0.0;
   std::size_t queue_len = 0;  // eligible requests the scheduler chose from (this one too)
+  // Blocks to read first, one sector each, data discarded (SCAN's trip to the edge);
+  // the worker reads them just before its request, so the arm moves as the model says.
+  Travel travel;
   Prediction prediction;
 };
 

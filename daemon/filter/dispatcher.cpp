@@ -33,6 +33,7 @@ Dispatcher::Dispatcher(std::unique_ptr<DeviceModel> model, std::unique_ptr<Sched
       spec_(std::make_shared<const std::string>(core_.scheduler_spec())) {
   sector_us_ = real_us(core_.model().sector_time_ms());
   capacity_bytes_ = core_.model().capacity_bytes();
+  sector_bytes_ = core_.model().sector_bytes();
 }
 
 Dispatcher::~Dispatcher() { stop(); }
@@ -114,6 +115,7 @@ Dispatcher::Ticket Dispatcher::enter(Op op, std::uint64_t offset, std::uint32_t 
   wait_for_grant(me);
   t.dispatch_ns = me.dispatch_ns;
   t.queue_len = me.grant.queue_len;
+  t.travel = me.grant.travel;
   t.prediction = me.grant.prediction;
   t.scheduler = std::move(me.scheduler);
   return t;

@@ -47,6 +47,7 @@ class Dispatcher {
     std::int64_t arrive_ns = 0;
     std::int64_t dispatch_ns = 0;
     std::size_t queue_len = 0;
+    Travel travel;                // read these blocks (one sector each) before the request
     Prediction prediction;        // model time
     std::shared_ptr<const std::string> scheduler;  // spec at dispatch
   };
@@ -91,6 +92,7 @@ class Dispatcher {
   // One sector time of the model in real microseconds (0 without rotation).
   double sector_us() const { return sector_us_; }
   std::uint64_t capacity_bytes() const { return capacity_bytes_; }
+  std::uint32_t sector_bytes() const { return sector_bytes_; }
 
  private:
   struct Waiter {
@@ -115,6 +117,7 @@ class Dispatcher {
   std::int64_t t0_ns_;
   double sector_us_ = 0.0;
   std::uint64_t capacity_bytes_ = 0;
+  std::uint32_t sector_bytes_ = 512;
   mutable std::mutex mu_;
   DispatchCore core_;
   std::shared_ptr<const std::string> spec_;

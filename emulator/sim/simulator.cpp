@@ -157,7 +157,11 @@ struct Simulator::Impl {
       const auto qlen = static_cast<std::uint32_t>(queue.eligible());
       auto r = queue.pick(now, h);
       if (!r) break;
-      const Cost c = model.service(h, r->op, r->offset, r->length);
+      // The scheduler's stops first: each a one-sector read, as the daemon issues them.
+      HeadState from = h;
+      for (const std::uint64_t lba : r->travel)
+        from = model.service(from, Op::Read, lba * model.sector_bytes(), model.sector_bytes()).end;
+      const Cost c = model.service(from, r->op, r->offset, r->length);
       const Millis end = c.end.time_ms;
       if (!(end >= h.time_ms))
         throw std::logic_error(fmt::format("model '{}' returned a completion before the start",
@@ -173,6 +177,8 @@ struct Simulator::Impl {
       rec.rotation_ms = c.rotation_ms;
       rec.transfer_ms = c.transfer_ms;
       rec.report_ms = c.completion_ms;
+      rec.travel_ms = from.time_ms - h.time_ms;
+      rec.travel_stops = r->travel.stops;
       device.push_back({r->id, h.time_ms, end});
     }
   }

@@ -52,6 +52,10 @@ struct RequestRecord {
   Millis rotation_ms = 0.0;
   Millis transfer_ms = 0.0;
   Millis report_ms = 0.0;       // Cost::completion_ms
+  // The scheduler's stops before the request (SCAN's trip to the edge: request.hpp,
+  // Travel), from start_ms; the Cost parts above follow it.
+  Millis travel_ms = 0.0;
+  std::uint8_t travel_stops = 0;
 
   Millis response_ms() const { return completion_ms - arrival_ms; }
   Millis wait_ms() const { return start_ms - arrival_ms; }

@@ -149,7 +149,7 @@ RunSummary summarize(const SimResult& r) {
   }
   std::vector<double> resp;
   resp.reserve(recs.size());
-  double sum = 0, wait = 0, delay = 0, service = 0, qlen = 0, seek = 0, rot = 0, xfer = 0, ovh = 0;
+  double sum = 0, wait = 0, delay = 0, service = 0, qlen = 0, seek = 0, rot = 0, xfer = 0, ovh = 0, travel = 0;
   for (const auto& x : recs) {
     const double rt = x.response_ms();
     resp.push_back(rt);
@@ -161,6 +161,7 @@ RunSummary summarize(const SimResult& r) {
     seek += x.seek_ms;
     rot += x.rotation_ms;
     xfer += x.transfer_ms;
+    travel += x.travel_ms;
     ovh += x.overhead_ms + x.report_ms;
   }
   const double n = static_cast<double>(recs.size());
@@ -181,6 +182,7 @@ RunSummary summarize(const SimResult& r) {
   s.mean_seek_ms = seek / n;
   s.mean_rotation_ms = rot / n;
   s.mean_transfer_ms = xfer / n;
+  s.mean_travel_ms = travel / n;
   s.mean_overhead_ms = ovh / n;
   const double window = r.window_end_ms - r.window_start_ms;
   s.throughput_per_s =
@@ -217,6 +219,7 @@ Replicated replicate(const std::vector<RunSummary>& runs) {
   out.mean_seek_ms = est(&RunSummary::mean_seek_ms);
   out.mean_rotation_ms = est(&RunSummary::mean_rotation_ms);
   out.mean_transfer_ms = est(&RunSummary::mean_transfer_ms);
+  out.mean_travel_ms = est(&RunSummary::mean_travel_ms);
   out.mean_overhead_ms = est(&RunSummary::mean_overhead_ms);
   out.utilization = est(&RunSummary::utilization);
   return out;

@@ -51,6 +51,7 @@ struct RunSummary {
   double mean_seek_ms = 0.0;       // includes settle / head switch
   double mean_rotation_ms = 0.0;
   double mean_transfer_ms = 0.0;
+  double mean_travel_ms = 0.0;     // the scheduler's stops before requests (SCAN, C-SCAN)
   double mean_overhead_ms = 0.0;   // command overhead + completion report
   double utilization = 0.0;        // device busy fraction of the measurement window
   bool saturated = false;
@@ -65,7 +66,7 @@ struct Replicated {
   bool saturated = false;          // any run saturated
   Estimate throughput_per_s, mean_ms, std_ms, sq_cv, p95_ms, p95_hist_ms, p99_ms, max_ms,
       mean_wait_ms, mean_delay_ms, mean_service_ms, mean_queue_len, mean_seek_ms,
-      mean_rotation_ms, mean_transfer_ms, mean_overhead_ms, utilization;
+      mean_rotation_ms, mean_transfer_ms, mean_travel_ms, mean_overhead_ms, utilization;
 };
 
 Replicated replicate(const std::vector<RunSummary>& runs);

@@ -15,6 +15,8 @@ AlgorithmInfo fcfs_algorithm();
 AlgorithmInfo sstf_algorithm();
 AlgorithmInfo look_algorithm();
 AlgorithmInfo clook_algorithm();
+AlgorithmInfo scan_algorithm();
+AlgorithmInfo cscan_algorithm();
 AlgorithmInfo vr_algorithm();
 AlgorithmInfo sswt_algorithm();
 

@@ -2,8 +2,8 @@
 // positions serving every request on the way; when nothing lies ahead, return to the
 // lowest requested position and sweep again. `by=lbn` is Hong's C-SCAN (Hong sec. 8:
 // "services requests in ascending LBN order, starting over with the lowest LBN").
-// C-SCAN is accepted as an alias: it dispatches in the same order, only its arm
-// travels to the edge before returning (see look.cpp).
+// C-SCAN (cscan.cpp) dispatches in the same order, but its arm runs on to the high edge
+// and back to the low edge between sweeps.
 #include <fmt/format.h>
 
 #include "schedulers/seek/algorithms.hpp"
@@ -22,7 +22,7 @@ class CLook final : public PositionScheduler<By> {
 
  private:
   using Entry = typename PositionScheduler<By>::Index::Entry;
-  const Entry* choose(typename By::Pos h) override {
+  const Entry* choose(typename By::Pos h, const HeadState&) override {
     const Entry* e = this->index().at_or_above(h);
     return e != nullptr ? e : this->index().lowest();  // wrap around
   }
@@ -33,7 +33,7 @@ class CLook final : public PositionScheduler<By> {
 AlgorithmInfo clook_algorithm() {
   AlgorithmInfo a;
   a.name = "clook";
-  a.aliases = {"cscan", "c-look", "c-scan"};
+  a.aliases = {"c-look"};
   a.description =
       "one-way elevator: sweep toward higher positions, then return to the lowest request";
   a.source = "JW sec. 2 (one-way SCAN, 4.3BSD); Hong sec. 8 (C-SCAN by LBN)";

@@ -1,14 +1,8 @@
 // LOOK, the elevator (JW sec. 2, after Denning's SCAN): sweep in one direction serving
-// every request on the way, reverse when nothing lies ahead. Requests at the head's
-// position count as ahead. `by=lbn` sweeps over block numbers (the Linux form).
-//
-// SCAN is accepted as an alias. Textbook SCAN differs from LOOK only in what the arm
-// does once the last request of a sweep is served (it travels on to the edge of the
-// disk before reversing); the order in which requests are dispatched is the same. A
-// scheduler here only chooses the next request and the device moves the arm straight
-// to it, so a separate SCAN would dispatch identically; JW's own SCAN "stops at each
-// cylinder with pending requests" (sec. 2), which is this algorithm. The same holds for
-// C-SCAN and C-LOOK (clook.cpp).
+// every request on the way, reverse when nothing lies ahead ("stopping at each cylinder
+// with pending requests"). Requests at the head's position count as ahead. `by=lbn`
+// sweeps over block numbers (the Linux form). SCAN (scan.cpp) dispatches in the same
+// order but runs the arm on to the edge of the disk before it turns.
 #include <fmt/format.h>
 
 #include "schedulers/seek/algorithms.hpp"
@@ -27,7 +21,7 @@ class Look final : public PositionScheduler<By> {
 
  private:
   using Entry = typename PositionScheduler<By>::Index::Entry;
-  const Entry* choose(typename By::Pos h) override {
+  const Entry* choose(typename By::Pos h, const HeadState&) override {
     const auto& idx = this->index();
     const Entry* e = up_ ? idx.at_or_above(h) : idx.at_or_below(h);
     if (e == nullptr) {  // nothing ahead: reverse
@@ -44,9 +38,9 @@ class Look final : public PositionScheduler<By> {
 AlgorithmInfo look_algorithm() {
   AlgorithmInfo a;
   a.name = "look";
-  a.aliases = {"scan", "elevator"};
+  a.aliases = {"elevator"};
   a.description =
-      "elevator: sweep serving requests on the way, reverse after the last one ahead";
+      "elevator: sweep serving requests on the way, turn after the last one ahead";
   a.source = "JW sec. 2 (SCAN, Denning)";
   a.params = {by_param("sweep order")};
   a.factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {

@@ -8,6 +8,7 @@
 
 #include "predictor/device_model.hpp"
 #include "schedulers/request.hpp"
+#include "schedulers/seek/edge.hpp"
 #include "schedulers/seek/lbn_head.hpp"
 
 namespace disksched::seek {
@@ -19,6 +20,8 @@ struct ByCylinder {
   static Pos of(const Request& r) { return r.loc.cylinder; }
   Pos head(const HeadState& h) const { return h.cylinder; }
   void dispatched(const Request&) {}
+  static Pos low_edge(const Edges& e) { return e.low_cylinder(); }
+  static Pos high_edge(const Edges& e) { return e.high_cylinder(); }
 };
 
 struct ByLbn {
@@ -28,6 +31,8 @@ struct ByLbn {
   static Pos of(const Request& r) { return r.loc.lba; }
   Pos head(const HeadState& h) const { return lbn.at(h); }
   void dispatched(const Request& r) { lbn.dispatched(r); }
+  static Pos low_edge(const Edges& e) { return e.low_lba(); }
+  static Pos high_edge(const Edges& e) { return e.high_lba(); }
   LbnHead lbn;
 };
 

@@ -1,5 +1,6 @@
-// What SSTF, LOOK and C-LOOK share: the held requests and an index by position (By:
-// cylinder or LBN). Each algorithm only says which indexed entry goes next.
+// What SSTF, the elevators (LOOK, C-LOOK, SCAN, C-SCAN) share: the held requests and an
+// index by position (By: cylinder or LBN). Each algorithm only says which indexed entry
+// goes next, and (SCAN, C-SCAN) where the arm must travel first.
 #pragma once
 
 #include <optional>
@@ -25,8 +26,10 @@ class PositionScheduler : public Scheduler {
   }
   std::optional<Request> pick(Millis, const HeadState& head) override {
     if (index_.empty()) return std::nullopt;
-    const auto* e = choose(by_.head(head));
+    travel_ = Travel{};
+    const auto* e = choose(by_.head(head), head);
     Request r = held_.take(e->key.id);
+    r.travel = travel_;
     index_.erase(By::of(r), 0, r);
     by_.dispatched(r);
     return r;
@@ -42,9 +45,11 @@ class PositionScheduler : public Scheduler {
 
  protected:
   using Index = PositionIndex<typename By::Pos>;
-  // The entry to dispatch, with the head at position `h`; the index is not empty.
-  virtual const typename Index::Entry* choose(typename By::Pos h) = 0;
+  // The entry to dispatch, with the head at position `h` (in state `head`); the index
+  // is not empty. May add stops to travel_.
+  virtual const typename Index::Entry* choose(typename By::Pos h, const HeadState& head) = 0;
   const Index& index() const { return index_; }
+  Travel travel_;  // the stops before the request choose() returns
 
  private:
   By by_;

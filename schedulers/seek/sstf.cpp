@@ -20,7 +20,7 @@ class Sstf final : public PositionScheduler<By> {
 
  private:
   using Entry = typename PositionScheduler<By>::Index::Entry;
-  const Entry* choose(typename By::Pos h) override {
+  const Entry* choose(typename By::Pos h, const HeadState&) override {
     return this->index().nearest(h);
   }
 };

@@ -31,6 +31,9 @@ want = ["fcfs", "sstf", "scan", "look", "cscan", "clook", "vr", "sswt", "satf", 
         "wstf", "zsptf", "ztsptf", "zfcfs", "priority"]
 missing = [n for n in want if n not in names]
 assert not missing, f"missing: {missing}"
+# SCAN and C-SCAN are algorithms of their own, not aliases of LOOK and C-LOOK.
+for n in ["scan", "look", "cscan", "clook"]:
+    assert names[n]["name"] == n, f"'{n}' is an alias of '{names[n]['name']}'"
 assert any(p["name"] == "zone" and p["default"] == "120x1200" for p in names["zsptf"]["params"])
 assert {p["name"] for p in names["priority"]["params"]} >= {"variant", "timeout", "queues", "high"}
 print(f"{len(algs)} algorithms listed")

@@ -82,14 +82,14 @@ TEST_CASE("registry: aliases and case are accepted; specs use the canonical name
           "[registry][aliases]") {
   auto m = hp97560();
   FakeMems mems;
-  CHECK(make("SCAN", *m)->spec() == "look:by=cyl");
+  CHECK(make("SCAN", *m)->spec() == "scan:by=cyl");
   CHECK(make("Elevator:by=LBN", *m)->spec() == "look:by=lbn");
-  CHECK(make("c-scan", *m)->spec() == "clook:by=cyl");
+  CHECK(make("c-scan", *m)->spec() == "cscan:by=cyl");
   CHECK(make("fifo", *m)->spec() == "fcfs");
   CHECK(make("V(R):r=0.5", *m)->spec() == "vr:r=0.5");
   CHECK(make("gp:variant=2", *m)->spec().rfind("priority:variant=2,", 0) == 0);
   CHECK(make(" sswt : threshold = 7 ", *m)->spec() == "sswt:threshold=7");
-  const auto* a = Registry::builtin().find("cscan");
+  const auto* a = Registry::builtin().find("c-look");
   REQUIRE(a != nullptr);
   CHECK(a->name == "clook");
 }

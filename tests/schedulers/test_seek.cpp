@@ -114,12 +114,13 @@ TEST_CASE("LOOK sweeps on and reverses only when nothing lies ahead (JW sec. 2)"
   CHECK(pick_all(*s, h) == Ids{4, 6});
 }
 
-TEST_CASE("SCAN and ELEVATOR name LOOK; C-SCAN names C-LOOK (JW sec. 2, footnote 2)",
+TEST_CASE("ELEVATOR names LOOK; SCAN and C-SCAN are algorithms of their own (JW sec. 2)",
           "[seek][look][clook]") {
   auto m = hp97560();
-  CHECK(make("scan", *m)->spec() == "look:by=cyl");
   CHECK(make("elevator", *m)->spec() == "look:by=cyl");
-  CHECK(make("cscan", *m)->spec() == "clook:by=cyl");
+  CHECK(make("scan", *m)->spec() == "scan:by=cyl");
+  CHECK(make("c-scan", *m)->spec() == "cscan:by=cyl");
+  CHECK(make("c-look", *m)->spec() == "clook:by=cyl");
 }
 
 TEST_CASE("C-LOOK sweeps one way and returns to the lowest request (JW sec. 2)", "[seek][clook]") {
