@@ -42,7 +42,10 @@ const TraceLike kUser{"user", "seq:p=0.829,size=8k", 20.9};
 
 const std::vector<std::pair<std::string, std::string>> kAlgorithms = {
     {"FCFS", "fcfs"},
-    {"C-SCAN", "cscan"},
+    // Hong sec. 8: "ascending LBN order, starting over with the lowest LBN". C-LOOK, not
+    // the edge-to-edge C-SCAN: Hong find C-SCAN good under light load, which trips to
+    // both edges before every lone request would not be (RESULTS.md).
+    {"C-SCAN", "clook"},
     {"SSTF", "sstf"},
     {"SPTF", "sptf"},
     {"ASPTF(5)", "asptf:w=5,form=hong"},

@@ -30,9 +30,11 @@ namespace {
 constexpr const char* kModel = "hp97560";
 constexpr const char* kWorkload = "uniform:size=8k";
 
-// The nine algorithms of JW sec. 6, as registry specs.
+// The nine algorithms of JW sec. 6, as registry specs, and LOOK beside them: JW define
+// SCAN as sweeping "from one edge of the disk to the other" (sec. 1), which is `scan`;
+// LOOK turns at the last request instead, and shows what the trips to the edge cost.
 const std::vector<std::pair<std::string, std::string>> kAlgorithms = {
-    {"FCFS", "fcfs"},       {"SCAN", "scan"},        {"V(.2)", "vr:r=0.2"},
+    {"FCFS", "fcfs"},       {"SCAN", "scan"},        {"LOOK", "look"},  {"V(.2)", "vr:r=0.2"},
     {"SSTF", "sstf"},       {"SATF", "satf"},        {"SATFUF", "satfuf"},
     {"SATFDF", "satfdf"},   {"SATFGDF", "satfgdf"},  {"ASATF(30)", "asatf:w=30"},
 };
@@ -206,7 +208,8 @@ std::vector<Claim> repro_jw91(const ReproOptions& o) {
     Gain g = gain(r10, "ASATF(30)", "SCAN", Metric::P95, t);
     claims.push_back({fmt::format("7-asatf-scan-p95-{}", t),
                       fmt::format("ASATF(30) sustains more than SCAN at p95 < {:g} s", t / 1000),
-                      pct(theirs), g.text(), "+-10 points", within(g.value, theirs, 0.10), ""});
+                      pct(theirs), g.text(), "+-10 points", within(g.value, theirs, 0.10),
+                      fmt::format("over LOOK: {}", gain(r10, "ASATF(30)", "LOOK", Metric::P95, t).text())});
   }
 
   // Sec. 6.1 rankings (footnote 7: rates sustained at 0.3 s mean and 1.0 s p95).
@@ -299,17 +302,24 @@ std::vector<Claim> repro_jw91(const ReproOptions& o) {
   {
     // All algorithms equal at low rates: spread of mean response at the lowest rate.
     const double low = r10.spec.rates.front();
-    double lo = INFINITY, hi = 0;
+    double lo = INFINITY, hi = 0, hi_but_scan = 0;
+    std::string highest;
     for (const auto& a : kAlgorithms) {
       const SweepPoint* p = r10.at(a.second, low);
       if (!p || p->saturated()) continue;
-      lo = std::min(lo, p->result.stats.mean_ms.mean);
-      hi = std::max(hi, p->result.stats.mean_ms.mean);
+      const double m = p->result.stats.mean_ms.mean;
+      lo = std::min(lo, m);
+      if (m > hi) hi = m, highest = a.first;
+      if (a.first != "SCAN") hi_but_scan = std::max(hi_but_scan, m);
     }
+    std::string note = "rotation-aware algorithms already gain from queues of 1-2 requests";
+    if (highest == "SCAN")
+      note = fmt::format("SCAN's trip to the edge before each lone request; without SCAN "
+                         "{:.1f}-{:.1f} ms ({})", lo, hi_but_scan, pct(hi_but_scan / lo - 1));
     claims.push_back({"6.1-low-rate", fmt::format("all perform equally well at low rates ({:g}/s)", low),
                       "equal", fmt::format("mean {:.1f}-{:.1f} ms ({})", lo, hi, pct(hi / lo - 1)),
                       "spread <= 25%", hi / lo - 1 <= 0.25 ? Verdict::Agree : Verdict::Disagree,
-                      "rotation-aware algorithms already gain from queues of 1-2 requests"});
+                      note});
   }
   {
     // Fig. 12: ASATF(w) at 70/s is good for 30 <= w <= 50.

@@ -8,6 +8,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -258,11 +259,17 @@ std::uint32_t to_core_flags(std::uint32_t f) {
 // The scheduler's stops before a request (SCAN's trip to the edge): one-sector reads
 // whose data nobody wants. They only move the arm, so a failed one is logged and the
 // request goes ahead; it is the request's own I/O that decides its result.
+// An export smaller than the geometry ends before the model's edge: the trip then goes
+// to the export's last sector, the nearest the plugin can be asked for.
 void travel(nbdkit_next* next, const Dispatcher& d, const Travel& stops) {
   if (stops.empty()) return;
   const std::uint32_t sb = d.sector_bytes();
+  const std::int64_t size = next->get_size(next);
+  if (size < static_cast<std::int64_t>(sb)) return;
+  const std::uint64_t last = static_cast<std::uint64_t>(size) / sb - 1;
   std::vector<char> scratch(sb);
-  for (const std::uint64_t lba : stops) {
+  for (std::uint64_t lba : stops) {
+    lba = std::min(lba, last);
     int e = 0;
     if (next->pread(next, scratch.data(), sb, lba * sb, 0, &e) == -1)
       nbdkit_debug("disksched: travel read at block %llu failed (%s); serving the request",

@@ -45,7 +45,8 @@ for n in fcfs sswt priority zsptf pzsptf; do
 done
 grep -q "threshold=0..1000000000 dispatches (default 600)" <<<"$out" || fail "human list lacks sswt's threshold"
 
-[ "$("$DISKSCHED" sched check 'SCAN')" = "look:by=cyl" ] || fail "alias SCAN"
+[ "$("$DISKSCHED" sched check 'Elevator')" = "look:by=cyl" ] || fail "alias Elevator"
+[ "$("$DISKSCHED" sched check 'SCAN')" = "scan:by=cyl" ] || fail "SCAN"
 [ "$("$DISKSCHED" sched check 'zsptf:zone=60x600' --model mems)" = \
   "zsptf:zone=60x600,pyramid=off,merge4_below=80,merge16_below=20" ] || fail "zsptf zone"
 
