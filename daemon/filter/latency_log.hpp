@@ -3,7 +3,8 @@
 //
 // Columns: id, op, offset, length, flags (fua|may_trim|fast_zero), class, arrive_ns,
 // dispatch_ns, issue_ns, complete_ns (CLOCK_MONOTONIC; dispatch = the scheduler sent it
-// to the device, issue = the worker called the plugin), predicted_us and actual_us
+// to the device, issue = the worker called the plugin for it, after any stops the
+// scheduler asked for first, such as SCAN's trip to the edge), predicted_us and actual_us
 // (service time dispatch -> completion; predicted empty when unknown), sector_us (one
 // sector time of the geometry, 0 without one: the tolerance of a right prediction),
 // queue_len (requests the scheduler chose from), scheduler (its spec, quoted when it
