@@ -19,3 +19,11 @@ make_tmpdir() {
   TMPDIR_TEST=$(mktemp -d "${TMPDIR:-/tmp}/disksched-test.XXXXXX")
   trap 'rm -rf "$TMPDIR_TEST"' EXIT
 }
+
+# requires_filter_client [CMD...]: nbdkit, the built filter and a Python NBD client
+# (tests/filter/nbdio.py, on libnbd's bindings), plus any other commands; skip if not.
+requires_filter_client() {
+  requires nbdkit /usr/bin/python3 "$@"
+  [ -n "${DISKSCHED_FILTER:-}" ] || skip "the disksched filter was not built"
+  /usr/bin/python3 -c 'import nbd' 2>/dev/null || skip "python3-libnbd is not installed"
+}

@@ -2,9 +2,7 @@
 # Request classes: from the export name, from the client's I/O priority (ionice), from
 # FUA and the op by default, and from sched-classes= rules; the latency log shows them.
 . "$TESTS_SRCDIR/lib.sh"
-requires nbdkit /usr/bin/python3 ionice
-[ -n "${DISKSCHED_FILTER:-}" ] || skip "the disksched filter was not built"
-/usr/bin/python3 -c 'import nbd' 2>/dev/null || skip "python3-libnbd is not installed"
+requires_filter_client ionice
 make_tmpdir
 lat="$TMPDIR_TEST/lat.csv"
 

@@ -3,9 +3,7 @@
 # scheduler is shown, switched five times (once to a spec that is refused) and its
 # statistics read; no request is lost or failed, and the log names each scheduler.
 . "$TESTS_SRCDIR/lib.sh"
-requires nbdkit /usr/bin/python3
-[ -n "${DISKSCHED_FILTER:-}" ] || skip "the disksched filter was not built"
-/usr/bin/python3 -c 'import nbd' 2>/dev/null || skip "python3-libnbd is not installed"
+requires_filter_client
 make_tmpdir
 here="$TESTS_SRCDIR/filter"
 ctl="$TMPDIR_TEST/ctl.sock"

@@ -4,9 +4,7 @@
 # keeps moving, the latency log records exactly the failed reads, and once injection
 # stops everything reads back.
 . "$TESTS_SRCDIR/lib.sh"
-requires nbdkit /usr/bin/python3
-[ -n "${DISKSCHED_FILTER:-}" ] || skip "the disksched filter was not built"
-/usr/bin/python3 -c 'import nbd' 2>/dev/null || skip "python3-libnbd is not installed"
+requires_filter_client
 make_tmpdir
 here="$TESTS_SRCDIR/filter"
 trigger="$TMPDIR_TEST/inject"

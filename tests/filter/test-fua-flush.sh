@@ -3,9 +3,7 @@
 # a flush reaches the plugin after every write acknowledged before it; and a flush does
 # not wait for writes still queued (NBD only asks it to cover acknowledged ones).
 . "$TESTS_SRCDIR/lib.sh"
-requires nbdkit /usr/bin/python3
-[ -n "${DISKSCHED_FILTER:-}" ] || skip "the disksched filter was not built"
-/usr/bin/python3 -c 'import nbd' 2>/dev/null || skip "python3-libnbd is not installed"
+requires_filter_client
 make_tmpdir
 here="$TESTS_SRCDIR/filter"
 log="$TMPDIR_TEST/nbdkit.log"

@@ -5,9 +5,7 @@
 # log shows every overlapping pair dispatched in arrival order. A 1 ms delay below the
 # filter keeps a queue in front of the scheduler.
 . "$TESTS_SRCDIR/lib.sh"
-requires nbdkit /usr/bin/python3
-[ -n "${DISKSCHED_FILTER:-}" ] || skip "the disksched filter was not built"
-/usr/bin/python3 -c 'import nbd' 2>/dev/null || skip "python3-libnbd is not installed"
+requires_filter_client
 make_tmpdir
 here="$TESTS_SRCDIR/filter"
 

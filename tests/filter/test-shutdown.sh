@@ -3,9 +3,7 @@
 # 20 ms device (depth 1). The client vanishes (or the server is told to stop) once a
 # few are acknowledged. Neither hangs, and every acknowledged write is there afterwards.
 . "$TESTS_SRCDIR/lib.sh"
-requires nbdkit /usr/bin/python3 timeout
-[ -n "${DISKSCHED_FILTER:-}" ] || skip "the disksched filter was not built"
-/usr/bin/python3 -c 'import nbd' 2>/dev/null || skip "python3-libnbd is not installed"
+requires_filter_client timeout
 make_tmpdir
 here="$TESTS_SRCDIR/filter"
 sock="$TMPDIR_TEST/nbd.sock"

@@ -3,9 +3,7 @@
 # the filter's worker reads one sector on the disk's edge track (nbdkit's log filter,
 # below the scheduler, shows it). LOOK turns at the last request and reads nothing extra.
 . "$TESTS_SRCDIR/lib.sh"
-requires nbdkit /usr/bin/python3
-[ -n "${DISKSCHED_FILTER:-}" ] || skip "the disksched filter was not built"
-/usr/bin/python3 -c 'import nbd' 2>/dev/null || skip "python3-libnbd is not installed"
+requires_filter_client
 make_tmpdir
 here="$TESTS_SRCDIR/filter"
 size=1375617024                 # the HP 97560's capacity (disksched model show hp97560)
