@@ -41,7 +41,7 @@ AlgorithmInfo look_algorithm() {
   a.aliases = {"elevator"};
   a.description =
       "elevator: sweep serving requests on the way, turn after the last one ahead";
-  a.source = "JW sec. 2 (SCAN, Denning)";
+  a.source = "JW sec. 2 (SCAN \"stopping at each cylinder with pending requests\")";
   a.params = {by_param("sweep order")};
   a.factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
     if (p.choice("by") == "lbn") return std::make_unique<Look<ByLbn>>(m);
