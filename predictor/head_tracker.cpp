@@ -5,6 +5,7 @@
 #include <deque>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace disksched {
 namespace {
@@ -34,7 +35,7 @@ double circular_distance(double a, double b) {
 }
 
 // The element with the least total circular distance to the others.
-double circular_median(const std::deque<double>& v) {
+double circular_median(const std::vector<double>& v) {
   double best = v.front(), best_cost = INFINITY;
   for (double a : v) {
     double cost = 0;
@@ -55,6 +56,21 @@ HeadTracker::HeadTracker(DeviceModel& model, Options options)
   if (!(options.delta_ms >= 0.0)) throw std::invalid_argument("head tracker: delta must be >= 0");
   if (options_.window == 0) options_.window = 1;
   if (options_.anchor_window == 0) options_.anchor_window = 1;
+  nominal_period_ms_ = model.rotation_ms();
+  if (options_.refine_period && model.rotational() && nominal_period_ms_ > 0) {
+    if (!(options_.max_period_change > 0 && options_.max_period_change < 0.5))
+      throw std::invalid_argument("head tracker: max_period_change must be in (0, 0.5)");
+    if (!(options_.reject_sectors > 0))
+      throw std::invalid_argument("head tracker: reject_sectors must be > 0");
+    RotationEstimator::Options e;
+    e.nominal_period_ms = nominal_period_ms_;
+    e.window = options_.period_window;
+    // Sector times are of the outermost (shortest-sector-time) zone: the tightest.
+    e.reject_rotations =
+        std::min(0.25, options_.reject_sectors * model.sector_time_ms() / nominal_period_ms_);
+    e.max_relative_change = options_.max_period_change;
+    estimator_.emplace(e);
+  }
 }
 
 void HeadTracker::set_delta_ms(Millis d) {
@@ -98,6 +114,7 @@ const Prediction& HeadTracker::dispatched(std::uint64_t id, Millis now, Op op,
   f.sample.anchored = anchored_;
   f.sample.anchor_ms = anchor_ms_;
   f.sample.anchor_angle = anchor_angle_;
+  f.sample.anchor_period_ms = model_.rotation_ms();
   f.sample.op = op;
   f.sample.offset = offset;
   f.sample.length = length;
@@ -121,15 +138,24 @@ Prediction HeadTracker::completed(std::uint64_t id, Millis now, bool ok) {
     if (moves_media(f.sample.op) && f.sample.length > 0 && model_.rotational()) {
       const Extent e = extent_of(model_, f.sample.offset, f.sample.length);
       // The platter was at the transfer's end angle when the completion left the
-      // device: that fixes its phase (angle at time 0, for the model's period).
+      // device: that fixes its phase (angle at time 0) for a given period.
       const Millis t = now - f.pred.cost.completion_ms;
       const double angle = model_.end_angle(e.lba, e.sectors);
-      const double period = model_.rotation_ms();
-      phases_.push_back(frac(angle - t / period));
-      while (phases_.size() > options_.anchor_window) phases_.pop_front();
+      Millis period = model_.rotation_ms();
+      if (estimator_) {
+        estimator_->add(t, angle);
+        period = estimator_->period_ms();
+      }
+      recent_.push_back({t, angle});
+      while (recent_.size() > options_.anchor_window) recent_.pop_front();
+      // The phases recent completions imply under the (refined) period; their circular
+      // median is robust to a late report.
+      std::vector<double> phases;
+      phases.reserve(recent_.size());
+      for (const Observation& o : recent_) phases.push_back(frac(o.angle - o.t / period));
       anchor_ms_ = t;
-      anchor_angle_ = frac(circular_median(phases_) + t / period);
-      model_.anchor_rotation(anchor_ms_, anchor_angle_);
+      anchor_angle_ = frac(circular_median(phases) + t / period);
+      model_.anchor_rotation(anchor_ms_, anchor_angle_, period);
       anchored_ = true;
     }
     if (f.pred.idle_start && !f.travelled) {
@@ -159,7 +185,7 @@ Calibration calibrate_delta(DeviceModel& scratch, const std::vector<TrackerSampl
   if (usable.empty()) return out;
 
   auto service_of = [&](const TrackerSample& s, Millis delta) {
-    if (s.anchored) scratch.anchor_rotation(s.anchor_ms, s.anchor_angle);
+    if (s.anchored) scratch.anchor_rotation(s.anchor_ms, s.anchor_angle, s.anchor_period_ms);
     HeadState from = s.from;
     from.time_ms = s.dispatch_ms + delta;
     return scratch.service(from, s.op, s.offset, s.length).service_ms();

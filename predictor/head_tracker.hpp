@@ -14,6 +14,16 @@
 // complete at D + delta + service(head at D + delta), exactly when the model is exact.
 // calibrate_delta() finds delta from observed completions.
 //
+// Re-anchoring at every completion fixes the platter's phase, not its period: a profile
+// whose period is 0.2 % off (an extraction within 0.1 %, a spindle within its
+// tolerance, a drifting one) mispredicts by 0.002 rotations per rotation since the
+// anchor, a sector of the HP 97560 every 7 rotations, and the median anchor below lags
+// a few completions. So the tracker also refines the period from completions
+// (RotationEstimator: robust line through the implied phases, late reports rejected,
+// adopted only when precise and within `max_period_change` of the profile's) and
+// anchors the phase relative to the refined period. Samples record the period they
+// were predicted with, so calibrate_delta replays them exactly.
+//
 // All times are the caller's clock in model milliseconds (the daemon divides real time
 // by its timescale); the tracker never reads a clock.
 #pragma once
@@ -22,10 +32,12 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <optional>
 #include <span>
 #include <vector>
 
 #include "predictor/device_model.hpp"
+#include "predictor/rotation_estimator.hpp"
 
 namespace disksched {
 
@@ -50,6 +62,7 @@ struct TrackerSample {
   bool anchored = false;       // a rotation anchor existed at dispatch
   Millis anchor_ms = 0.0;      // ... the platter was at anchor_angle at anchor_ms
   double anchor_angle = 0.0;
+  Millis anchor_period_ms = 0.0;  // ... turning with this period (0: the model's own)
   Op op = Op::Read;
   std::uint64_t offset = 0;
   std::uint32_t length = 0;
@@ -65,6 +78,13 @@ class HeadTracker {
     // re-anchoring; more keeps one late completion report (a busy host, a device that
     // answers late) from moving the predicted angle of every later request.
     std::size_t anchor_window = 7;
+    // Refine the rotation period from completions (rotating models only). Off: the
+    // profile's period is taken as exact and only the phase is re-anchored.
+    bool refine_period = true;
+    std::size_t period_window = 512;   // completions the period is fitted over (newest)
+    double max_period_change = 0.01;   // never further than this from the profile (±1 %)
+    double reject_sectors = 1.5;       // a completion further than this from the fit is
+                                       // not used (outermost zone's sectors)
   };
 
   // The tracker re-anchors `model`'s rotation at completions, so it must be the model
@@ -97,6 +117,14 @@ class HeadTracker {
 
   const DeviceModel& model() const { return model_; }
 
+  // Rotation period the predictions use, and the profile's (0 without rotation).
+  Millis period_ms() const { return model_.rotation_ms(); }
+  Millis nominal_period_ms() const { return nominal_period_ms_; }
+  // The period refiner, when refine_period is on and the model rotates.
+  const RotationEstimator* period_estimator() const {
+    return estimator_.has_value() ? &*estimator_ : nullptr;
+  }
+
  private:
   struct InFlight {
     Prediction pred;
@@ -118,7 +146,13 @@ class HeadTracker {
   std::uint64_t last_id_ = 0;
   std::deque<TrackerSample> samples_;
   std::uint64_t samples_recorded_ = 0;
-  std::deque<double> phases_;     // implied platter phase of recent completions
+  struct Observation {
+    Millis t;      // the platter was at `angle` at t
+    double angle;
+  };
+  std::deque<Observation> recent_;  // the last anchor_window completions
+  Millis nominal_period_ms_ = 0.0;
+  std::optional<RotationEstimator> estimator_;
 };
 
 // Result of calibrating delta.

@@ -186,7 +186,7 @@ TEST_CASE("the live rotation estimator refines the period and the phase from com
   // every 25th one late by up to 3 ms (a busy host).
   const Millis nominal = 60000.0 / 4002.0, truth = nominal / 1.002;
   const double phase0 = 0.3;
-  RotationEstimator est({nominal, 256, 4.0, 2000.0, 0.01});
+  RotationEstimator est({.nominal_period_ms = nominal, .window = 256, .min_baseline_ms = 2000.0});
   std::mt19937_64 rng(9);
   std::normal_distribution<double> jitter(0.0, 0.02);
   std::uniform_real_distribution<double> u(0.0, 1.0);
@@ -206,10 +206,45 @@ TEST_CASE("the live rotation estimator refines the period and the phase from com
 
 TEST_CASE("the live rotation estimator keeps the nominal period over a short baseline", "[extract][parts]") {
   const Millis nominal = 8.0;
-  RotationEstimator est({nominal, 64, 4.0, 2000.0, 0.01});
+  RotationEstimator est({.nominal_period_ms = nominal, .window = 64, .min_baseline_ms = 2000.0});
   for (int i = 0; i < 20; ++i) est.add(10.0 * i, 0.25 + 10.0 * i / nominal);
   CHECK_FALSE(est.period_refined());
   CHECK(est.period_ms() == Approx(nominal));
   CHECK(est.phase() == Approx(0.25).margin(1e-9));
-  CHECK_THROWS(RotationEstimator({0.0}));
+  CHECK_THROWS(RotationEstimator({.nominal_period_ms = 0.0}));
+}
+
+TEST_CASE("the live rotation estimator unwraps across idle gaps only when it can",
+          "[extract][parts]") {
+  // Bursts of observations 10 to 30 ms apart, then 4 to 8 s of silence: a 0.2 % error
+  // turns such a gap into 0.5 to 1 rotation. After a first burst too short to fit a
+  // period the gap cannot be unwrapped (a new segment starts); once a fit is trusted,
+  // every later gap is bridged.
+  const Millis nominal = 60000.0 / 4002.0, truth = nominal * 1.002;
+  RotationEstimator est({.nominal_period_ms = nominal});
+  std::mt19937_64 rng(4);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  Millis t = 50.0;
+  for (int burst = 0; burst < 30; ++burst) {
+    for (int i = 0; i < (burst == 0 ? 8 : 60); ++i) {
+      t += 10.0 + 20.0 * u(rng);
+      est.add(t + 0.01 * u(rng), t / truth + 0.7);
+    }
+    if (burst == 0) CHECK_FALSE(est.period_refined());
+    if (burst == 1) {
+      CHECK(est.segments_started() == 1);
+      CHECK(est.period_refined());
+      CHECK(std::fabs(est.period_ms() / truth - 1.0) < 2e-5);
+    }
+    t += 4000.0 + 4000.0 * u(rng);
+  }
+  CHECK(std::fabs(est.period_ms() / truth - 1.0) < 2e-6);
+  CHECK(est.segments_started() == 1);
+  CHECK(est.fits_out_of_bounds() == 0);
+  CHECK(std::fabs(wrap_half(est.angle_at(t) - wrap_unit(t / truth + 0.7))) < 0.002);
+}
+
+TEST_CASE("the live rotation estimator rejects bad options", "[extract][parts]") {
+  CHECK_THROWS(RotationEstimator({.nominal_period_ms = 10.0, .reject_rotations = 0.0}));
+  CHECK_THROWS(RotationEstimator({.nominal_period_ms = 10.0, .max_relative_change = 0.7}));
 }

@@ -230,9 +230,154 @@ TEST_CASE("a late completion report does not move later predictions (robust anch
     }
     INFO("anchor window " << window);
     REQUIRE(after_late == 29);
+    // Refinement is on by default: the late reports are rejected, the period fitted to
+    // the rest is the profile's (the platter turns at it) to rounding.
+    REQUIRE(tracker.period_estimator() != nullptr);
+    REQUIRE(tracker.period_estimator()->period_refined());
+    REQUIRE(std::abs(tracker.period_ms() / tracker.nominal_period_ms() - 1.0) < 1e-9);
     if (window == 7)
       REQUIRE(exact_after_late == after_late);
     else
       REQUIRE(exact_after_late < after_late / 2);
   }
+}
+
+namespace {
+
+// A run against a platter whose true period is `factor` times the profile's: bursts of
+// 20 to 80 requests at depth 1 (idle gaps of 0 to 40 ms), separated by idle gaps of 0.5
+// to 5 s. Every report is `jitter_ms` * U(0, 1) late, and one in `late_every` (0: none)
+// another 1 to 3 ms late.
+struct DriftRun {
+  double within = 0;            // predicted within one sector time (after warm-up)
+  double within_after_gap = 0;  // ... of the first request after a long idle gap
+  Millis period_ms = 0;         // the tracker's period at the end
+  Millis worst_period_ms = 0;   // the one furthest from the profile's, at any completion
+  bool refined = false;         // a period was adopted
+  std::uint64_t out_of_bounds = 0;  // fits beyond max_period_change (not adopted)
+};
+
+DriftRun drift_run(double factor, bool refine, std::uint64_t requests, std::uint64_t seed,
+                   Millis jitter_ms = 0.0, std::uint64_t late_every = 0,
+                   std::size_t anchor_window = 7) {
+  const Millis in = 0.2, out = 0.1;
+  TrueDevice dev("hp97560", 0.23, in, out);
+  const Millis nominal = dev.model->rotation_ms();
+  const Millis sector = dev.model->sector_time_ms();
+  dev.model->anchor_rotation(0.0, 0.23, nominal * factor);
+  auto model = load_model("hp97560");
+  HeadTracker::Options o;
+  o.delta_ms = in + out;
+  o.refine_period = refine;
+  o.anchor_window = anchor_window;
+  HeadTracker tracker(*model, o);
+  Rng rng(seed);
+  const std::uint64_t warmup = 500;
+  std::uint64_t within = 0, checked = 0, gap_within = 0, gaps = 0, burst_left = 0;
+  bool after_gap = false;
+  DriftRun r;
+  r.worst_period_ms = nominal;
+  Millis now = 1.0;
+  for (std::uint64_t id = 1; id <= requests; ++id) {
+    const Req q = random_request(rng, *model);
+    const Millis predicted = tracker.dispatched(id, now, q.op, q.offset, q.length).completion_ms();
+    Millis late = jitter_ms * rng.uniform();
+    if (late_every != 0 && rng.below(late_every) == 0) late += 1.0 + 2.0 * rng.uniform();
+    const Millis done = dev.serve(now, q.op, q.offset, q.length, late);
+    if (id > warmup) {
+      // The report's own lateness is no prediction error.
+      const bool ok = std::abs(predicted - (done - late)) <= sector;
+      ++checked;
+      within += ok;
+      if (after_gap) {
+        ++gaps;
+        gap_within += ok;
+      }
+    }
+    tracker.completed(id, done, true);
+    if (std::abs(tracker.period_ms() - nominal) > std::abs(r.worst_period_ms - nominal))
+      r.worst_period_ms = tracker.period_ms();
+    after_gap = burst_left == 0;
+    if (after_gap) {
+      burst_left = 20 + rng.below(61);
+      now = done + 500.0 + 4500.0 * rng.uniform();
+    } else {
+      --burst_left;
+      now = done + 40.0 * rng.uniform();
+    }
+  }
+  r.within = static_cast<double>(within) / static_cast<double>(checked);
+  r.within_after_gap = static_cast<double>(gap_within) / static_cast<double>(gaps);
+  r.period_ms = tracker.period_ms();
+  if (const RotationEstimator* e = tracker.period_estimator()) {
+    r.refined = e->period_refined();
+    r.out_of_bounds = e->fits_out_of_bounds();
+  }
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("a platter 0.2% off the profile: the refined period keeps predictions within a sector",
+          "[filter][head_tracker][period]") {
+  // 20000 requests in bursts with idle gaps of up to 5 s (several hours' worth of
+  // HP 97560 rotations in all). With the profile's period taken as exact, re-anchoring
+  // at every completion leaves the drift since the anchor: 0.2 % of a 5 s gap is 10 ms,
+  // 48 sectors, and within a burst the median anchor is a few completions old (plain
+  // re-anchoring at the last completion, anchor window 1, only avoids the latter).
+  for (double factor : {1.002, 1.0 / 1.002}) {
+    const DriftRun on = drift_run(factor, true, 20000, 77);
+    const DriftRun off = drift_run(factor, false, 20000, 77);
+    const DriftRun plain = drift_run(factor, false, 20000, 77, 0.0, 0, 1);
+    INFO("true period / profile " << factor << ": within one sector " << on.within
+         << " refined, " << off.within << " fixed, " << plain.within
+         << " fixed with window 1; after an idle gap " << on.within_after_gap << ", "
+         << off.within_after_gap << ", " << plain.within_after_gap);
+    CHECK(on.refined);
+    CHECK(on.within >= 0.95);
+    CHECK(on.within_after_gap >= 0.95);
+    // The contrast: the fixed period mispredicts the requests after a gap and, with the
+    // median anchor, most within bursts too.
+    CHECK(off.within_after_gap < 0.1);
+    CHECK(plain.within_after_gap < 0.1);
+    CHECK(off.within < on.within - 0.5);
+    CHECK(plain.within < on.within - 0.01);
+  }
+}
+
+TEST_CASE("the refined period converges on the true one despite jitter and late reports",
+          "[filter][head_tracker][period]") {
+  // Every report up to 30 us late, one in 20 another 1 to 3 ms late (7 to 14 sectors).
+  for (double factor : {1.002, 1.0 / 1.002}) {
+    auto hp = load_model("hp97560");
+    const Millis truth = hp->rotation_ms() * factor;
+    const DriftRun r = drift_run(factor, true, 6000, 5, 0.03, 20);
+    const double ppm = (r.period_ms / truth - 1.0) * 1e6;
+    INFO("true period / profile " << factor << ": refined period off by " << ppm
+         << " ppm; within one sector " << r.within);
+    CHECK(std::abs(ppm) <= 20.0);
+    CHECK(r.within >= 0.95);
+  }
+}
+
+TEST_CASE("reports late by random amounts never move the period beyond its bound",
+          "[filter][head_tracker][period]") {
+  // Every report 0 to 10 ms late (up to two thirds of a rotation): no line fits, the
+  // period may wander but never further than max_period_change from the profile's.
+  for (double factor : {1.0, 1.004}) {
+    auto hp = load_model("hp97560");
+    const Millis nominal = hp->rotation_ms();
+    const DriftRun r = drift_run(factor, true, 6000, 99, 10.0);
+    INFO("true period / profile " << factor << ": worst period " << r.worst_period_ms
+         << ", adopted " << r.refined);
+    CHECK(std::abs(r.worst_period_ms / nominal - 1.0) <= 0.01 + 1e-12);
+  }
+  // A platter 3 % off (beyond any spindle tolerance, a wrong profile): clean reports fit
+  // that period, but it is never adopted.
+  auto hp = load_model("hp97560");
+  const Millis nominal = hp->rotation_ms();
+  const DriftRun r = drift_run(1.03, true, 3000, 3);
+  INFO("worst period " << r.worst_period_ms << ", fits out of bounds " << r.out_of_bounds);
+  CHECK(r.out_of_bounds > 0);  // the fit did see it
+  CHECK(std::abs(r.worst_period_ms / nominal - 1.0) <= 0.01 + 1e-12);
 }
