@@ -70,6 +70,25 @@ const Request* ForcingScheduler::satf_choice(const HeadState& head, Millis now) 
   return index_.best(q).req;
 }
 
+DelayedForcingScheduler::DelayedForcingScheduler(const DeviceModel& model, std::string spec,
+                                                 Millis age_ms, std::size_t n,
+                                                 double d_rotations)
+    : ForcingScheduler(model, std::move(spec), age_ms, n),
+      slack_ms_(d_rotations * model.rotation_ms()) {}
+
+const Request& DelayedForcingScheduler::target(const HeadState& head) {
+  if (!target_) {
+    Millis tz = 0.0;
+    target_ = nearest_forced(head, &tz)->id;
+    deadline_ = head.time_ms + tz + slack_ms_;
+  }
+  return *index_.find(*target_);
+}
+
+void DelayedForcingScheduler::forget(std::uint64_t id) {
+  if (target_ && *target_ == id) target_.reset();
+}
+
 std::vector<ParamSpec> forcing_params() {
   return {
       count_param("n", "requests", "how many of the oldest requests each round forces (JW's N)", 1,

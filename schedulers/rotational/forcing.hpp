@@ -67,6 +67,27 @@ class ForcingScheduler : public Scheduler {
   std::vector<std::uint64_t> forced_;
 };
 
+// SATFDF and SATFGDF (JW sec. 5.1, Fig. 7): when a forced request z becomes the target,
+// its deadline is fixed at t + T(h->z) + D rotations, and it stays the target until it
+// leaves; the algorithms differ only in what they serve before it.
+class DelayedForcingScheduler : public ForcingScheduler {
+ public:
+  DelayedForcingScheduler(const DeviceModel& model, std::string spec, Millis age_ms,
+                          std::size_t n, double d_rotations);
+
+ protected:
+  // The current target: the forced request the head reaches first (deadline set from
+  // `head`) when there is none yet. Call only while a forcing round is under way.
+  const Request& target(const HeadState& head);
+  Millis deadline() const { return deadline_; }
+  void forget(std::uint64_t id) override;
+
+ private:
+  Millis slack_ms_;
+  std::optional<std::uint64_t> target_;
+  Millis deadline_ = 0.0;
+};
+
 // Parameters every forcing algorithm declares: n, age.
 std::vector<ParamSpec> forcing_params();
 // forcing_params() plus d, the rotations of slack (SATFDF, SATFGDF).

@@ -18,37 +18,22 @@
 namespace disksched::rotational {
 namespace {
 
-class Satfdf final : public ForcingScheduler {
+class Satfdf final : public DelayedForcingScheduler {
  public:
-  Satfdf(const DeviceModel& model, std::string spec, Millis age_ms, std::size_t n, double d)
-      : ForcingScheduler(model, std::move(spec), age_ms, n), slack_ms_(d * model.rotation_ms()) {}
+  using DelayedForcingScheduler::DelayedForcingScheduler;
 
   std::optional<Request> pick(Millis now, const HeadState& head) override {
     if (index_.empty()) return std::nullopt;
     if (!update_forcing(now)) return take(satf_choice(head, now)->id);
-    if (!target_) {
-      Millis tz = 0.0;
-      target_ = nearest_forced(head, &tz)->id;
-      deadline_ = head.time_ms + tz + slack_ms_;
-    }
-    const Request& z = *index_.find(*target_);
+    const Request& z = target(head);
     AccessIndex::Query q;
     q.head = head;
     q.now = now;
     const auto c = index_.best(q, [&](const Request& r, std::uint64_t, Millis) {
-      return r.id == z.id || fits_before(head, r, z, deadline_);
+      return r.id == z.id || fits_before(head, r, z, deadline());
     });
     return take(c.req != nullptr ? c.req->id : z.id);
   }
-
- private:
-  void forget(std::uint64_t id) override {
-    if (target_ && *target_ == id) target_.reset();
-  }
-
-  Millis slack_ms_;
-  std::optional<std::uint64_t> target_;
-  Millis deadline_ = 0.0;
 };
 
 }  // namespace

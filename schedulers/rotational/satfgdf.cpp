@@ -20,28 +20,21 @@
 namespace disksched::rotational {
 namespace {
 
-class Satfgdf final : public ForcingScheduler {
+class Satfgdf final : public DelayedForcingScheduler {
  public:
   Satfgdf(const DeviceModel& model, std::string spec, Millis age_ms, std::size_t n, double d)
-      : ForcingScheduler(model, std::move(spec), age_ms, n),
-        slack_ms_(d * model.rotation_ms()),
-        area_(model) {}
+      : DelayedForcingScheduler(model, std::move(spec), age_ms, n, d), area_(model) {}
 
   std::optional<Request> pick(Millis now, const HeadState& head) override {
     if (index_.empty()) return std::nullopt;
     if (!update_forcing(now)) return take(satf_choice(head, now)->id);
-    if (!target_) {
-      Millis tz = 0.0;
-      target_ = nearest_forced(head, &tz)->id;
-      deadline_ = head.time_ms + tz + slack_ms_;
-    }
-    const Request& z = *index_.find(*target_);
+    const Request& z = target(head);
     Rank best;
     index_.for_each([&](const Request& r, std::uint64_t) {
       if (r.id == z.id) return;
       const Cost c = model_.service(head, r.op, r.offset, r.length);
-      if (c.end.time_ms + model_.positioning_ms(c.end, z.loc) > deadline_ + kFitSlackMs) return;
-      const double h = area_.value(c.end.cylinder - z.loc.cylinder, deadline_ - c.end.time_ms);
+      if (c.end.time_ms + model_.positioning_ms(c.end, z.loc) > deadline() + kFitSlackMs) return;
+      const double h = area_.value(c.end.cylinder - z.loc.cylinder, deadline() - c.end.time_ms);
       const Rank rank = Rank::of(-h, r);  // largest H first
       if (before(rank, best)) best = rank;
     });
@@ -49,14 +42,7 @@ class Satfgdf final : public ForcingScheduler {
   }
 
  private:
-  void forget(std::uint64_t id) override {
-    if (target_ && *target_ == id) target_.reset();
-  }
-
-  Millis slack_ms_;
   AreaHeuristic area_;
-  std::optional<std::uint64_t> target_;
-  Millis deadline_ = 0.0;
 };
 
 }  // namespace
