@@ -57,7 +57,7 @@ HeadTracker::HeadTracker(DeviceModel& model, Options options)
   if (options_.window == 0) options_.window = 1;
   if (options_.anchor_window == 0) options_.anchor_window = 1;
   nominal_period_ms_ = model.rotation_ms();
-  if (options_.refine_period && model.rotational() && nominal_period_ms_ > 0) {
+  if (model.rotational() && nominal_period_ms_ > 0) {
     if (!(options_.max_period_change > 0 && options_.max_period_change < 0.5))
       throw std::invalid_argument("head tracker: max_period_change must be in (0, 0.5)");
     if (!(options_.reject_sectors > 0))
@@ -141,10 +141,10 @@ Prediction HeadTracker::completed(std::uint64_t id, Millis now, bool ok) {
       // device: that fixes its phase (angle at time 0) for a given period.
       const Millis t = now - f.pred.cost.completion_ms;
       const double angle = model_.end_angle(e.lba, e.sectors);
-      Millis period = model_.rotation_ms();
+      Millis period = nominal_period_ms_;
       if (estimator_) {
         estimator_->add(t, angle);
-        period = estimator_->period_ms();
+        if (options_.refine_period) period = estimator_->period_ms();
       }
       recent_.push_back({t, angle});
       while (recent_.size() > options_.anchor_window) recent_.pop_front();

@@ -79,7 +79,8 @@ class HeadTracker {
     // answers late) from moving the predicted angle of every later request.
     std::size_t anchor_window = 7;
     // Refine the rotation period from completions (rotating models only). Off: the
-    // profile's period is taken as exact and only the phase is re-anchored.
+    // profile's period is taken as exact and only the phase is re-anchored (the period
+    // is still estimated, for period_estimator(), but not used).
     bool refine_period = true;
     std::size_t period_window = 512;   // completions the period is fitted over (newest)
     double max_period_change = 0.01;   // never further than this from the profile (±1 %)
@@ -120,10 +121,13 @@ class HeadTracker {
   // Rotation period the predictions use, and the profile's (0 without rotation).
   Millis period_ms() const { return model_.rotation_ms(); }
   Millis nominal_period_ms() const { return nominal_period_ms_; }
-  // The period refiner, when refine_period is on and the model rotates.
+  // The period estimator (null when the model does not rotate).
   const RotationEstimator* period_estimator() const {
     return estimator_.has_value() ? &*estimator_ : nullptr;
   }
+  // Use the estimated period from the next completion on (true), or the profile's.
+  void set_refine_period(bool on) { options_.refine_period = on; }
+  bool refine_period() const { return options_.refine_period; }
 
  private:
   struct InFlight {

@@ -1,5 +1,7 @@
 #include "daemon/filter/control_commands.hpp"
 
+#include <cmath>
+
 #include <nlohmann/json.hpp>
 
 #include "daemon/filter/lbn_model.hpp"
@@ -8,10 +10,30 @@
 namespace disksched {
 namespace {
 
+nlohmann::json or_null(bool known, double v) {
+  return known && std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
+}
+
 nlohmann::json snapshot_json(const Dispatcher::Snapshot& s) {
-  return {{"scheduler", s.scheduler}, {"geometry", s.model},       {"depth", s.depth},
-          {"timescale", s.timescale}, {"queued", s.queued},        {"eligible", s.eligible},
-          {"in_flight", s.in_flight}, {"delta_ms", s.delta_ms},    {"calibrating", s.calibrating}};
+  nlohmann::json j = {
+      {"scheduler", s.scheduler}, {"geometry", s.model},       {"depth", s.depth},
+      {"timescale", s.timescale}, {"queued", s.queued},        {"eligible", s.eligible},
+      {"in_flight", s.in_flight}, {"delta_ms", s.delta_ms},    {"calibrating", s.calibrating}};
+  // The rotation period predictions use (real ms) and how far it is from the profile's;
+  // the estimate from completions beside it (the one used when rotation_refine).
+  const bool rotating = s.profile_rotation_ms > 0;
+  const bool fitted = rotating && s.fitted_rotation_ms > 0;
+  auto ppm = [&](Millis p) { return (p / s.profile_rotation_ms - 1.0) * 1e6; };
+  j["rotation_ms"] = or_null(rotating, s.rotation_ms);
+  j["rotation_ppm"] = or_null(rotating, rotating ? ppm(s.rotation_ms) : 0.0);
+  j["rotation_profile_ms"] = or_null(rotating, s.profile_rotation_ms);
+  j["rotation_refine"] = rotating && s.refine_period;
+  j["rotation_refined"] = s.period_refined;
+  j["rotation_fit_ms"] = or_null(fitted, s.fitted_rotation_ms);
+  j["rotation_fit_ppm"] = or_null(fitted, fitted ? ppm(s.fitted_rotation_ms) : 0.0);
+  j["rotation_fit_se_ppm"] = or_null(fitted, s.fitted_uncertainty * 1e6);
+  j["rotation_outliers"] = s.period_outliers;
+  return j;
 }
 
 nlohmann::json stats_json(const Dispatcher::Snapshot& s) {
@@ -72,9 +94,22 @@ std::string handle_control_command(const std::string& line, Dispatcher* dispatch
         reply = {{"ok", true}, {"scheduler", now}, {"previous", configured_scheduler}};
         configured_scheduler = now;
       }
+    } else if (cmd == "period") {
+      if (arg != "refine" && arg != "fixed") {
+        reply = {{"ok", false},
+                 {"error", "period needs 'refine' (estimate the rotation period from "
+                           "completions) or 'fixed' (the profile's), not '" + arg + "'"}};
+      } else if (dispatcher == nullptr) {
+        reply = {{"ok", false}, {"error", "period: no client has opened the device yet"}};
+      } else {
+        dispatcher->set_refine_period(arg == "refine");
+        reply = snapshot_json(dispatcher->snapshot());
+        reply["ok"] = true;
+      }
     } else {
       reply = {{"ok", false},
-               {"error", "unknown command '" + cmd + "'; valid: show, stats, switch SPEC"}};
+               {"error", "unknown command '" + cmd +
+                             "'; valid: show, stats, switch SPEC, period refine|fixed"}};
     }
   } catch (const std::exception& e) {
     reply = {{"ok", false}, {"error", e.what()}};

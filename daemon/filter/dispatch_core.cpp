@@ -14,6 +14,7 @@ namespace {
 HeadTracker::Options tracker_options(const DispatchCore::Options& o) {
   HeadTracker::Options t;
   t.delta_ms = o.fixed_delta.value_or(o.initial_delta_ms);
+  t.refine_period = o.refine_period;
   return t;
 }
 

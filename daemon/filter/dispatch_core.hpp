@@ -57,6 +57,7 @@ class DispatchCore {
     Millis initial_delta_ms = 0.0;
     std::size_t calibrate_first = 16;   // first calibration after this many samples
     std::size_t calibrate_every = 128;  // then after this many more
+    bool refine_period = true;          // refine the rotation period from completions
   };
 
   DispatchCore(std::unique_ptr<DeviceModel> model, std::unique_ptr<Scheduler> scheduler,
@@ -84,6 +85,14 @@ class DispatchCore {
   bool refit_lbn(const std::vector<TrackerSample>& samples);
   Millis delta_ms() const { return tracker_.delta_ms(); }
   bool calibrating() const { return !options_.fixed_delta.has_value(); }
+
+  // Rotation period refinement (HeadTracker): the period predictions use, the
+  // profile's, and the estimator behind them (null without rotation).
+  Millis period_ms() const { return tracker_.period_ms(); }
+  Millis nominal_period_ms() const { return tracker_.nominal_period_ms(); }
+  const RotationEstimator* period_estimator() const { return tracker_.period_estimator(); }
+  void set_refine_period(bool on) { tracker_.set_refine_period(on); }
+  bool refine_period() const { return tracker_.refine_period(); }
 
   const DeviceModel& model() const { return *model_; }
   unsigned depth() const { return options_.depth; }

@@ -184,6 +184,11 @@ std::string Dispatcher::switch_scheduler(const std::string& spec) {
   return s;
 }
 
+void Dispatcher::set_refine_period(bool on) {
+  std::lock_guard lock(mu_);
+  core_.set_refine_period(on);
+}
+
 Dispatcher::Snapshot Dispatcher::snapshot() const {
   std::lock_guard lock(mu_);
   Snapshot s;
@@ -196,6 +201,15 @@ Dispatcher::Snapshot Dispatcher::snapshot() const {
   s.in_flight = core_.in_flight();
   s.delta_ms = core_.delta_ms() * options_.timescale;
   s.calibrating = core_.calibrating();
+  s.rotation_ms = core_.period_ms() * options_.timescale;
+  s.profile_rotation_ms = core_.nominal_period_ms() * options_.timescale;
+  s.refine_period = core_.refine_period();
+  if (const RotationEstimator* e = core_.period_estimator()) {
+    s.fitted_rotation_ms = e->fitted_period_ms() * options_.timescale;
+    s.fitted_uncertainty = e->fitted_uncertainty();
+    s.period_refined = e->period_refined();
+    s.period_outliers = e->outliers();
+  }
   s.stats = core_.stats();
   s.stats.sum_response_ms *= options_.timescale;
   s.stats.sum_service_ms *= options_.timescale;

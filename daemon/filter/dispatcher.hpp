@@ -61,6 +61,15 @@ class Dispatcher {
     std::size_t queued = 0, eligible = 0, in_flight = 0;
     Millis delta_ms = 0.0;        // real milliseconds
     bool calibrating = false;
+    // Rotation (real milliseconds; 0 without rotation): the period predictions use, the
+    // profile's, and the latest estimate from completions (used when refine_period).
+    Millis rotation_ms = 0.0;
+    Millis profile_rotation_ms = 0.0;
+    Millis fitted_rotation_ms = 0.0;
+    double fitted_uncertainty = 0.0;  // relative standard error of the estimate
+    bool refine_period = false;
+    bool period_refined = false;      // an estimate was adopted (at some point)
+    std::size_t period_outliers = 0;  // completions in the fit window it rejected
     DispatchStats stats;          // times in real milliseconds
   };
 
@@ -84,6 +93,8 @@ class Dispatcher {
   // Throws SpecError; returns the new canonical spec.
   std::string switch_scheduler(const std::string& spec);
   Snapshot snapshot() const;
+  // Use the rotation period refined from completions (true) or the profile's.
+  void set_refine_period(bool on);
 
   double timescale() const { return options_.timescale; }
   std::int64_t now_ns() const { return clock_(); }
