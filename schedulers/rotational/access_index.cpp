@@ -13,9 +13,11 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 AccessIndex::AccessIndex(const DeviceModel& model, bool track_age)
     : model_(model), track_age_(track_age) {
   T_ = model.rotation_ms();
-  walk_gap_ = kWalkGapRotations * T_;
-  cells_ = model.kind() == "disk" && model.rotational() && T_ > 0.0 && model.cylinders() > 0;
+  rot_ = model.kind() == "disk" && model.rotational() && T_ > 0.0;
+  cells_ = (rot_ || model.kind() == "mems") && model.cylinders() > 0;
   if (!cells_) return;
+  unit_ms_ = rot_ ? T_ : 1.0;
+  inv_unit_ = 1.0 / unit_ms_;
   C_ = model.cylinders();
   W_ = std::max<std::int64_t>(1, (C_ + kMaxBands - 1) / kMaxBands);
   B_ = static_cast<std::int32_t>((C_ + W_ - 1) / W_);
@@ -35,8 +37,19 @@ AccessIndex::AccessIndex(const DeviceModel& model, bool track_age)
     seek_lb_[d] = std::max<Millis>(0.0, running);
   }
   near_seek_ = C_ > 1 ? seek_lb_[1] : 0.0;
-  seek_rot_.resize(C_);
-  for (std::int64_t d = 0; d < C_; ++d) seek_rot_[d] = seek_lb_[d] / T_;
+  seek_u_.resize(C_);
+  for (std::int64_t d = 0; d < C_; ++d) seek_u_[d] = seek_lb_[d] * inv_unit_;
+  // The age gap at which walking the oldest first pays, against the spread of access
+  // times: a rotation on a disk, the full-stroke seek on MEMS.
+  walk_gap_ = kWalkGapScale * (rot_ ? T_ : seek_lb_[C_ - 1]);
+}
+
+AccessIndex::Probe AccessIndex::probe_of(const Location& l) const {
+  Probe p;
+  p.overhead = l.overhead_ms * inv_unit_;
+  p.phase = rot_ ? l.angle - p.overhead : 0.0;
+  p.cylinder = static_cast<std::int32_t>(clamp_cyl(l.cylinder));
+  return p;
 }
 
 void AccessIndex::add_overhead(Millis o) {
@@ -150,7 +163,7 @@ void AccessIndex::insert(const Request& r) {
   ++slot_gen_[si];
   s.prev = s.next = s.cell = -1;
   s.hot = static_cast<std::int32_t>(hot_.size());
-  hot_.push(r, si, cells_ ? 1.0 / T_ : 0.0);
+  hot_.push_back(Hot{probe_of(r.loc), r.arrival_ms, si});
   slot_of_.insert(r.id, si);
   ++count_;
   add_overhead(r.loc.overhead_ms);
@@ -162,13 +175,13 @@ void AccessIndex::insert(const Request& r) {
 
 void AccessIndex::grid_build() {
   grid_on_ = true;
-  for (const std::int32_t si : hot_.slot) grid_link(si);
+  for (const Hot& h : hot_) grid_link(h.slot);
 }
 
 // Back to the short-queue form: every grid structure returns to empty.
 void AccessIndex::grid_clear() {
-  for (const std::int32_t si : hot_.slot) {
-    Slot& s = slots_[si];
+  for (const Hot& h : hot_) {
+    Slot& s = slots_[h.slot];
     const std::int32_t band = s.cell / kBuckets;
     cell_head_[s.cell] = -1;
     band_mask_[band] = 0;
@@ -189,8 +202,7 @@ void AccessIndex::grid_link(std::int32_t si) {
   Slot& s = slots_[si];
   const Request& r = s.req;
   if (track_age_)
-    order_insert(AgeEntry{r.arrival_ms, r.id, si, slot_gen_[si], r.loc.cylinder, r.loc.angle,
-                          r.loc.overhead_ms});
+    order_insert(AgeEntry{r.arrival_ms, r.id, hot_[s.hot].p, si, slot_gen_[si]});
   const std::int32_t band = static_cast<std::int32_t>(clamp_cyl(r.loc.cylinder) / W_);
   const int k = bucket_of(r.loc.angle);
   const std::int32_t cell = band * kBuckets + k;
@@ -242,8 +254,9 @@ std::optional<Request> AccessIndex::erase(std::uint64_t id) {
   s.live = false;
   ++slot_gen_[si];
   --count_;
-  slots_[hot_.slot.back()].hot = s.hot;
-  hot_.swap_remove(static_cast<std::size_t>(s.hot));
+  slots_[hot_.back().slot].hot = s.hot;
+  hot_[static_cast<std::size_t>(s.hot)] = hot_.back();
+  hot_.pop_back();
   s.hot = -1;
   remove_overhead(out->loc.overhead_ms);
   if (grid_on_) {
@@ -270,7 +283,7 @@ Millis AccessIndex::oldest_arrival() const {
   if (count_ == 0) return kInf;
   if (grid_on_ && track_age_) return order_[order_head_].arrival;
   double m = kInf;
-  for (const Millis a : hot_.arrival) m = std::min(m, a);
+  for (const Hot& h : hot_) m = std::min(m, h.arrival);
   return m;
 }
 

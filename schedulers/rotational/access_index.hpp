@@ -33,10 +33,22 @@
 // the bound itself; the exact choice, including the tie rule, is always decided on
 // model.positioning_ms.
 //
+// The MEMS device (predictor/mems) has no rotation, but the same search works on its
+// x columns alone: positioning = overhead + max(t_x, t_y) >= overhead + t_x, and an x
+// move of d columns is fastest centred on the sled (the springs then help both the
+// acceleration and the braking: in the sled's phase-plane form the arcsine argument
+// d (d + 4c) / (4 (c - lo)(c + hi)) is smallest at lo = -d/2), which is exactly
+// MemsModel::seek_ms(d). So seek_lb bounds t_x, and bands of columns are searched
+// outward from the head with one cell per band (no angle). t_y has no bound here:
+// it depends on the direction and turnarounds, and the settle time every x move
+// pays (0.215 ms on the G2) already makes the x bound prune all but a few columns.
+// tests/rotational/test_access_index.cpp checks the bound on every pair of columns.
+//
 // Three regimes, all exact (tests/rotational/test_access_index.cpp compares each with
-// an exhaustive scan):
+// an exhaustive scan on both models):
 //  - up to kLinearMax requests: no grid at all; one pass computes every request's own
-//    bound from a compact array and costs only those that can still rank first;
+//    bound from a compact array (32 bytes a request, no virtual call) and costs only
+//    the requests whose bound can still rank first, smallest bound first;
 //  - longer queues: the cell grid above;
 //  - ASATF with ages spread wide (consecutive arrivals differing by a sizeable age
 //    bonus): the age term can outweigh any access time, so the oldest requests are
@@ -44,8 +56,8 @@
 //    with every age bound capped at the first request not walked; bands are grouped
 //    (kGroupBands) with the group's oldest arrival so whole groups are skipped.
 //
-// On a model that is not a rotating disk (MEMS) the contract above does not hold, so
-// the index falls back to an exhaustive scan there (cell_search() == false).
+// On any other model (fixed) the bounds do not hold, so the index falls back to an
+// exhaustive scan there (cell_search() == false).
 //
 // One index belongs to one scheduler: best() is const but records last_stats(), so
 // it is not for concurrent use.
@@ -79,9 +91,9 @@ class AccessIndex {
   static constexpr std::size_t kLinearMax = 24;
   static constexpr std::size_t kGridOff = kLinearMax / 2;  // grid dropped below this
   // ASATF: the oldest requests are searched first (see best()), at most kWalkMax of
-  // them, when consecutive arrivals differ on average by more than this part of a
-  // rotation in age bonus.
-  static constexpr double kWalkGapRotations = 0.002;
+  // them, when consecutive arrivals differ on average by more than this part of the
+  // access-time scale (a rotation; on MEMS the full-stroke seek) in age bonus.
+  static constexpr double kWalkGapScale = 0.002;
   static constexpr std::size_t kWalkMax = 96;
 
   // `track_age`: keep each cell's and band's oldest arrival, needed when the key has an
@@ -144,7 +156,7 @@ class AccessIndex {
   Choice best(const Query& q, Accept&& accept = Accept{}) const;
 
   // The same choice by an exhaustive scan of every held request (the reference the
-  // fast search is tested against, and the method on non-disk models).
+  // fast search is tested against, and the method on models without bounds).
   template <class Accept = NoFilter>
   Choice best_scan(const Query& q, Accept&& accept = Accept{}) const;
 
@@ -165,22 +177,55 @@ class AccessIndex {
     bool live = false;
   };
 
+  // What a request's own bound needs, in the index's bound unit (rotations on a disk,
+  // ms on MEMS; unit_ms_ converts): one 32-byte record, so the short-queue pass and
+  // the oldest-first walk stream through memory and call nothing virtual.
+  struct Probe {
+    double phase;          // disk: start angle less the overhead, in rotations
+    double overhead;       // command overhead
+    std::int32_t cylinder; // clamped to [0, C)
+  };
+  struct Hot {
+    Probe p;
+    Millis arrival;
+    std::int32_t slot;
+  };
   // The arrival order (track_age): sorted by (arrival, id), erased entries left in
   // place until compaction (an entry is stale when its slot's generation moved on).
   struct AgeEntry {
     Millis arrival;
     std::uint64_t id;
+    Probe p;
     std::int32_t slot;
     std::uint32_t gen;
-    // What the oldest-first walk needs for a request's own bound, kept here so the
-    // walk reads one contiguous array.
-    std::int64_t cylinder;
-    double angle;
-    Millis overhead;
   };
-  bool stale(const AgeEntry& e) const {
-    return slot_gen_[e.slot] != e.gen;
+  bool stale(const AgeEntry& e) const { return slot_gen_[e.slot] != e.gen; }
+  Probe probe_of(const Location& l) const;
+
+  // The head at one query, as every own bound needs it.
+  struct Head {
+    std::int32_t c0;     // head cylinder, clamped
+    double a0;           // disk: platter angle at the head's time
+    const double* seek;  // seek_u_: lower bound by distance, in the bound unit
+  };
+  // A request's own lower bound on its positioning time, in the bound unit (see the
+  // top of this file): overhead + seek bound, then (disk) the wait for its angle.
+  template <bool Rot>
+  static double own_bound(const Head& h, const Probe& p) {
+    const std::int32_t d = p.cylinder > h.c0 ? p.cylinder - h.c0 : h.c0 - p.cylinder;
+    const double s = h.seek[d];
+    if constexpr (Rot) {
+      double rel = frac(p.phase - h.a0 - s);
+      rel = rel > 1.0 - kPhiBack ? 0.0 : rel;
+      return p.overhead + s + rel;
+    } else {
+      return p.overhead + s;
+    }
   }
+
+  template <bool Rot, bool Aged, class Accept>
+  Choice search(const Query& q, Accept& accept) const;
+
   void order_insert(const AgeEntry& e);
   void order_erased();
   // The grid (cells, bands, ages, arrival order) exists only for queues longer than
@@ -199,6 +244,7 @@ class AccessIndex {
   }
   std::int64_t clamp_cyl(std::int64_t c) const { return c < 0 ? 0 : (c >= C_ ? C_ - 1 : c); }
   int bucket_of(double angle) const {
+    if (!rot_) return 0;  // MEMS: one cell per band
     int k = static_cast<int>(frac(angle) * kBuckets);
     return k < 0 ? 0 : (k >= kBuckets ? kBuckets - 1 : k);
   }
@@ -220,63 +266,26 @@ class AccessIndex {
 
   const DeviceModel& model_;
   bool track_age_;
-  bool cells_ = false;       // the model is a disk: cell bounds hold
+  bool cells_ = false;       // the bounds hold (a disk, or MEMS): fast search
+  bool rot_ = false;         // a rotating disk (angle buckets and waits)
   bool grid_on_ = false;     // the grid is built (long queue)
   std::int64_t C_ = 1;       // cylinders
   std::int64_t W_ = 1;       // band width in cylinders
   std::int32_t B_ = 1;       // bands
   Millis T_ = 0.0;           // rotation period
+  Millis unit_ms_ = 1.0;     // ms per bound unit: T_ on a disk, 1 on MEMS
+  double inv_unit_ = 1.0;
 
   std::vector<Slot> slots_;
   // Per slot, bumped at every insert and erase: odd while live. Kept apart from the
   // slots so the oldest-first walk checks staleness in a small array.
   std::vector<std::uint32_t> slot_gen_;
-  // What the short-queue pass reads, for every live slot, densely (one array per
-  // field, so the pass streams through memory).
-  struct HotArrays {
-    std::vector<std::int64_t> cylinder;
-    // In rotations: the start angle less the command overhead, and the overhead, so
-    // the pass computes a bound with one table look-up and no division.
-    std::vector<double> phase;
-    std::vector<double> overhead_rot;
-    std::vector<Millis> arrival;
-    std::vector<std::int32_t> slot;
-
-    std::size_t size() const { return slot.size(); }
-    void push(const Request& r, std::int32_t si, double inv_T) {
-      cylinder.push_back(r.loc.cylinder);
-      phase.push_back(r.loc.angle - r.loc.overhead_ms * inv_T);
-      overhead_rot.push_back(r.loc.overhead_ms * inv_T);
-      arrival.push_back(r.arrival_ms);
-      slot.push_back(si);
-    }
-    // Moves the last entry to position i and drops the last.
-    void swap_remove(std::size_t i) {
-      cylinder[i] = cylinder.back();
-      phase[i] = phase.back();
-      overhead_rot[i] = overhead_rot.back();
-      arrival[i] = arrival.back();
-      slot[i] = slot.back();
-      cylinder.pop_back();
-      phase.pop_back();
-      overhead_rot.pop_back();
-      arrival.pop_back();
-      slot.pop_back();
-    }
-    void clear() {
-      cylinder.clear();
-      phase.clear();
-      overhead_rot.clear();
-      arrival.clear();
-      slot.clear();
-    }
-  };
-  HotArrays hot_;
+  std::vector<Hot> hot_;                    // every live request, densely
   std::vector<std::int32_t> free_;
   std::vector<AgeEntry> order_;             // track_age: arrival order, from order_head_
   std::size_t order_head_ = 0;
   std::size_t order_stale_ = 0;
-  Millis walk_gap_ = 0.0;                   // kWalkGapRotations * T_
+  Millis walk_gap_ = 0.0;                   // kWalkGapScale * the access-time scale
   Millis near_seek_ = 0.0;                  // seek_lb_[1]: the nearest other band
   IdMap slot_of_;
   std::size_t count_ = 0;
@@ -288,8 +297,8 @@ class AccessIndex {
   std::vector<double> cell_oldest_;         // track_age: oldest arrival per cell
   std::vector<double> band_oldest_;         // track_age: oldest arrival per band
   std::vector<double> group_oldest_;        // track_age: ... per kGroupBands bands
-  std::vector<Millis> seek_lb_;             // C_ entries, non-decreasing
-  std::vector<double> seek_rot_;            // seek_lb_ / T_, in rotations
+  std::vector<Millis> seek_lb_;             // C_ entries, non-decreasing, ms
+  std::vector<double> seek_u_;              // seek_lb_ in the bound unit
   std::vector<std::pair<Millis, std::size_t>> overheads_;  // distinct overheads, counts
   Millis min_overhead_ = 0.0;
   mutable Stats stats_;
@@ -316,84 +325,81 @@ template <class Accept>
 AccessIndex::Choice AccessIndex::best(const Query& q, Accept&& accept) const {
   // Without the per-cell ages an age term cannot be bounded: scan (not used so).
   if (!cells_ || (q.beta > 0.0 && !track_age_)) return best_scan(q, accept);
+  if (q.beta > 0.0)
+    return rot_ ? search<true, true>(q, accept) : search<false, true>(q, accept);
+  return rot_ ? search<true, false>(q, accept) : search<false, false>(q, accept);
+}
+
+template <bool Rot, bool Aged, class Accept>
+AccessIndex::Choice AccessIndex::search(const Query& q, Accept& accept) const {
   Choice out;
   out.rank = q.initial;
-  stats_ = Stats{};
-  if (count_ == 0) return out;
-  const std::int64_t lo = q.cyl_lo < 0 ? 0 : q.cyl_lo;
-  const std::int64_t hi = q.cyl_hi > C_ - 1 ? C_ - 1 : q.cyl_hi;
-  if (lo > hi) return out;
-  const bool window = lo > 0 || hi < C_ - 1;
-  const std::int64_t c0 = clamp_cyl(q.head.cylinder);
-  const bool aged = q.beta > 0.0;
-  const double a0 = model_.angle_at(q.head.time_ms);
-  const double inv_T = 1.0 / T_;
-
-  // A request's own lower bound on its positioning time, from its exact cylinder and
-  // angle (see the top of this file).
-  auto own_bound = [&](std::int64_t cylinder, double angle, Millis overhead) {
-    const std::int64_t d = cylinder > c0 ? cylinder - c0 : c0 - cylinder;
-    const Millis mech = overhead + seek_lb_[d < C_ ? d : C_ - 1];
-    double rel = frac(angle - a0 - mech * inv_T);
-    if (rel > 1.0 - kPhiBack) rel = 0.0;
-    return mech + rel * T_;
-  };
-  // Costs one request unless its own bound shows it cannot rank first.
-  auto consider_bounded = [&](const Slot& s, Millis bound) {
-    const double bonus = aged ? q.beta * (q.now - s.req.arrival_ms) : 0.0;
-    ++stats_.bounded;
-    if (bound - bonus - kSlackMs > out.rank.key) return;
-    const Millis pos = model_.positioning_ms(q.head, s.req.loc);
-    ++stats_.costed;
-    const Rank cand = Rank::of(pos - bonus, s.req);
-    if (before(cand, out.rank) && accept(s.req, s.seq, pos)) out = Choice{cand, pos, &s.req};
-  };
-  auto consider = [&](const Slot& s) {
-    const Location& L = s.req.loc;
-    if (window && (L.cylinder < lo || L.cylinder > hi)) return;
-    consider_bounded(s, own_bound(L.cylinder, L.angle, L.overhead_ms));
-  };
-
-  // Short queues: every request's own bound from the compact array; the exact cost
-  // only where the bound can still rank first.
-  if (count_ <= kLinearMax || !grid_on_) {
-    Millis lb[kLinearMax];
-    std::int32_t who[kLinearMax];
-    std::size_t n = 0;
-    const std::size_t size = hot_.size();
-    for (std::size_t i = 0; i < size; ++i) {
-      const std::int64_t cyl = hot_.cylinder[i];
-      if (window && (cyl < lo || cyl > hi)) continue;
-      // own_bound() in rotations: overhead + seek, then the wait for the start angle.
-      const std::int64_t d = cyl > c0 ? cyl - c0 : c0 - cyl;
-      const double seek = seek_rot_[d < C_ ? d : C_ - 1];
-      double rel = frac(hot_.phase[i] - a0 - seek);
-      if (rel > 1.0 - kPhiBack) rel = 0.0;
-      lb[n] = (hot_.overhead_rot[i] + seek + rel) * T_ -
-              (aged ? q.beta * (q.now - hot_.arrival[i]) : 0.0);
-      who[n++] = hot_.slot[i];
-    }
-    stats_.bounded = n;
-    if (n == 0) return out;
-    // The smallest bound first (usually the choice), then every other request whose
-    // bound still reaches the best so far.
-    std::size_t first = 0;
-    for (std::size_t i = 1; i < n; ++i)
-      if (lb[i] < lb[first]) first = i;
-    auto cost = [&](std::size_t i) {
-      const Slot& s = slots_[who[i]];
-      const Millis pos = model_.positioning_ms(q.head, s.req.loc);
-      ++stats_.costed;
-      const Rank cand =
-          Rank::of(pos - (aged ? q.beta * (q.now - s.req.arrival_ms) : 0.0), s.req);
-      if (before(cand, out.rank) && accept(s.req, s.seq, pos)) out = Choice{cand, pos, &s.req};
-    };
-    if (lb[first] - kSlackMs > out.rank.key) return out;
-    cost(first);
-    for (std::size_t i = 0; i < n; ++i)
-      if (i != first && lb[i] - kSlackMs <= out.rank.key) cost(i);
+  Stats st;
+  if (count_ == 0) {
+    stats_ = st;
     return out;
   }
+  const std::int64_t lo = q.cyl_lo < 0 ? 0 : q.cyl_lo;
+  const std::int64_t hi = q.cyl_hi > C_ - 1 ? C_ - 1 : q.cyl_hi;
+  if (lo > hi) {
+    stats_ = st;
+    return out;
+  }
+  const bool window = lo > 0 || hi < C_ - 1;
+  const std::int64_t c0 = clamp_cyl(q.head.cylinder);
+  Head head;
+  head.c0 = static_cast<std::int32_t>(c0);
+  head.a0 = Rot ? model_.angle_at(q.head.time_ms) : 0.0;
+  head.seek = seek_u_.data();
+  const double unit = unit_ms_;
+  const double beta = q.beta, now = q.now;
+  auto bonus_of = [&](Millis arrival) { return Aged ? beta * (now - arrival) : 0.0; };
+  // Costs one held request exactly; the key and tie rule are best_scan's.
+  auto cost = [&](const Slot& s) {
+    const Millis pos = model_.positioning_ms(q.head, s.req.loc);
+    ++st.costed;
+    const Rank cand = Rank::of(Aged ? pos - bonus_of(s.req.arrival_ms) : pos, s.req);
+    if (before(cand, out.rank) && accept(s.req, s.seq, pos)) out = Choice{cand, pos, &s.req};
+  };
+  auto in_window = [&](std::int32_t cyl) { return !window || (cyl >= lo && cyl <= hi); };
+
+  // Short queues: every request's own bound from the compact array; the exact cost
+  // only where the bound can still rank first, smallest bound first.
+  if (!grid_on_) {
+    double lb[kLinearMax];
+    std::int32_t who[kLinearMax];
+    std::size_t n = 0;
+    for (const Hot& h : hot_) {
+      if (!in_window(h.p.cylinder)) continue;
+      lb[n] = own_bound<Rot>(head, h.p) * unit - bonus_of(h.arrival);
+      who[n++] = h.slot;
+    }
+    st.bounded = n;
+    if (n > 0) {
+      // The smallest bound, with four independent minima (no long dependency chain).
+      double m[4] = {lb[0], lb[0], lb[0], lb[0]};
+      std::size_t i = 0;
+      for (; i + 4 <= n; i += 4)
+        for (int k = 0; k < 4; ++k) m[k] = lb[i + k] < m[k] ? lb[i + k] : m[k];
+      for (; i < n; ++i) m[0] = lb[i] < m[0] ? lb[i] : m[0];
+      const double least = std::min(std::min(m[0], m[1]), std::min(m[2], m[3]));
+      if (least - kSlackMs <= out.rank.key) {
+        std::size_t first = 0;
+        while (lb[first] != least) ++first;
+        cost(slots_[who[first]]);
+        for (std::size_t j = 0; j < n; ++j)
+          if (j != first && lb[j] - kSlackMs <= out.rank.key) cost(slots_[who[j]]);
+      }
+    }
+    stats_ = st;
+    return out;
+  }
+
+  // Costs a request unless its own bound (ms, bonus included) shows it cannot win.
+  auto consider_bounded = [&](const Slot& s, Millis bound_less_bonus) {
+    ++st.bounded;
+    if (bound_less_bonus - kSlackMs <= out.rank.key) cost(s);
+  };
 
   // A wide spread of ages (ASATF, long queue): the age term can outweigh any access
   // time, so the oldest requests are costed first, oldest first. The walk ends when
@@ -405,35 +411,45 @@ AccessIndex::Choice AccessIndex::best(const Query& q, Accept&& accept) const {
   Rank frontier;  // requests at or before this in (arrival, id) order are done
   // Walking pays while consecutive arrivals differ by a sizeable age bonus (each step
   // then shrinks the cell search's radius); with dense arrivals it does not.
-  if (aged && q.beta * (order_.back().arrival - order_[order_head_].arrival) >
+  if (Aged && beta * (order_.back().arrival - order_[order_head_].arrival) >
                   walk_gap_ * static_cast<double>(count_)) {
     const double first = order_[order_head_].arrival;
+    const AgeEntry* const entries = order_.data();
+    const std::size_t end = order_.size();
     std::size_t walked = 0;
     std::size_t i = order_head_;
-    for (; i < order_.size(); ++i) {
-      const AgeEntry& e = order_[i];
+    std::size_t last = end;  // the last entry walked
+    for (; i < end; ++i) {
+      const AgeEntry& e = entries[i];
       if (stale(e)) continue;
-      const double cap = q.beta * (q.now - e.arrival);
-      if (min_overhead_ - cap - kSlackMs > out.rank.key) return out;
+      const double cap = beta * (now - e.arrival);
+      if (min_overhead_ - cap - kSlackMs > out.rank.key) {
+        st.walked = walked;
+        stats_ = st;
+        return out;
+      }
       if (walked >= kWalkMax ||
-          (walked % 16 == 15 &&
-           q.beta * (e.arrival - first) < walk_gap_ * static_cast<double>(walked)) ||
+          (walked % 16 == 15 && beta * (e.arrival - first) < walk_gap_ * static_cast<double>(walked)) ||
           (out.rank.found && out.rank.key + cap - min_overhead_ < near_seek_)) {
         clamp_arrival = e.arrival;
         break;
       }
-      if (!window || (e.cylinder >= lo && e.cylinder <= hi)) {
-        const Millis bound = own_bound(e.cylinder, e.angle, e.overhead);
-        if (bound - cap - kSlackMs <= out.rank.key) consider_bounded(slots_[e.slot], bound);
+      if (in_window(e.p.cylinder)) {
+        const Millis bound = own_bound<Rot>(head, e.p) * unit;
+        if (bound - cap - kSlackMs <= out.rank.key) consider_bounded(slots_[e.slot], bound - cap);
       }
-      frontier = Rank{0.0, e.arrival, e.id, true};
+      last = i;
       ++walked;
     }
-    stats_.walked = walked;
-    if (i == order_.size()) return out;  // every request costed
+    st.walked = walked;
+    if (i == end) {  // every request costed
+      stats_ = st;
+      return out;
+    }
+    if (last != end) frontier = Rank{0.0, entries[last].arrival, entries[last].id, true};
   }
   auto oldest = [&](double a) { return a > clamp_arrival ? a : clamp_arrival; };
-  const double max_bonus = aged ? q.beta * (q.now - oldest(order_[order_head_].arrival)) : 0.0;
+  const double max_bonus = Aged ? bonus_of(oldest(order_[order_head_].arrival)) : 0.0;
 
   const std::int32_t blo = static_cast<std::int32_t>(lo / W_);
   const std::int32_t bhi = static_cast<std::int32_t>(hi / W_);
@@ -442,6 +458,7 @@ AccessIndex::Choice AccessIndex::best(const Query& q, Accept&& accept) const {
   std::int32_t up = next_band(b0, bhi);
   std::int32_t dn = b0 > blo ? prev_band(b0 - 1, blo) : -1;
   constexpr Millis inf = std::numeric_limits<Millis>::infinity();
+  const double inv_T = Rot ? 1.0 / T_ : 0.0;
   while (up >= 0 || dn >= 0) {
     const Millis xu = up >= 0 ? seek_lb_[band_distance(up, c0)] : inf;
     const Millis xd = dn >= 0 ? seek_lb_[band_distance(dn, c0)] : inf;
@@ -457,10 +474,10 @@ AccessIndex::Choice AccessIndex::best(const Query& q, Accept&& accept) const {
     }
     // The same for the rest of this band's group (kGroupBands bands) in this
     // direction, by the group's oldest arrival: skip the group when it cannot win.
-    if (aged) {
+    if (Aged) {
       const std::int32_t g = b / kGroupBands;
-      if (base - q.beta * (q.now - oldest(group_oldest_[g])) - kSlackMs > out.rank.key) {
-        ++stats_.groups_skipped;
+      if (base - bonus_of(oldest(group_oldest_[g])) - kSlackMs > out.rank.key) {
+        ++st.groups_skipped;
         if (go_up) {
           const std::int32_t next = (g + 1) * kGroupBands;
           up = next <= bhi ? next_band(next, bhi) : -1;
@@ -471,16 +488,16 @@ AccessIndex::Choice AccessIndex::best(const Query& q, Accept&& accept) const {
         continue;
       }
     }
-    ++stats_.bands;
-    const double band_bonus = aged ? q.beta * (q.now - oldest(band_oldest_[b])) : 0.0;
+    ++st.bands;
+    const double band_bonus = Aged ? bonus_of(oldest(band_oldest_[b])) : 0.0;
     if (base - band_bonus - kSlackMs <= out.rank.key) {
       // Cells of this band in the order the platter brings them under the head once
       // it can be on this band at the earliest (time base).
       // phi: the angle under the head at time base. The first cell is the one holding
       // phi - kPhiBack, so a request a rounding error behind phi counts as reachable
-      // at once rather than a rotation later.
-      const double phi = frac(a0 + base * inv_T);
-      int k0 = static_cast<int>(frac(phi - kPhiBack) * kBuckets);
+      // at once rather than a rotation later. MEMS: the one cell, bucket 0.
+      const double phi = Rot ? frac(head.a0 + base * inv_T) : 0.0;
+      int k0 = Rot ? static_cast<int>(frac(phi - kPhiBack) * kBuckets) : 0;
       if (k0 >= kBuckets) k0 = kBuckets - 1;
       std::uint64_t m = std::rotr(band_mask_[b], k0);
       while (m != 0) {
@@ -494,15 +511,17 @@ AccessIndex::Choice AccessIndex::best(const Query& q, Accept&& accept) const {
         const Millis lb_pos = j == 0 || ahead <= 0.0 ? base : base + ahead * T_;
         if (lb_pos - band_bonus - kSlackMs > out.rank.key) break;  // later cells only worse
         const std::int32_t cell = b * kBuckets + k;
-        if (aged && lb_pos - q.beta * (q.now - oldest(cell_oldest_[cell])) - kSlackMs >
-                        out.rank.key)
+        if (Aged && lb_pos - bonus_of(oldest(cell_oldest_[cell])) - kSlackMs > out.rank.key)
           continue;
-        ++stats_.cells;
+        ++st.cells;
         for (std::int32_t si = cell_head_[cell]; si >= 0; si = slots_[si].next) {
           const Slot& s = slots_[si];
-          if (frontier.found && !before(frontier, Rank{0.0, s.req.arrival_ms, s.req.id, true}))
+          if (Aged && frontier.found &&
+              !before(frontier, Rank{0.0, s.req.arrival_ms, s.req.id, true}))
             continue;  // costed by the oldest-first pass
-          consider(s);
+          const Hot& h = hot_[s.hot];
+          if (!in_window(h.p.cylinder)) continue;
+          consider_bounded(s, own_bound<Rot>(head, h.p) * unit - bonus_of(h.arrival));
         }
       }
     }
@@ -511,6 +530,7 @@ AccessIndex::Choice AccessIndex::best(const Query& q, Accept&& accept) const {
     else
       dn = dn > blo ? prev_band(dn - 1, blo) : -1;
   }
+  stats_ = st;
   return out;
 }
 

@@ -24,6 +24,7 @@ using disksched::testing::make_request;
 namespace {
 
 constexpr int kHp97560Heads = 19;
+constexpr std::int64_t kMemsBitsY = 2400;  // the built-in mems model's bits per tip track
 
 // A random queue: mostly uniform 8 KB requests (JW sec. 6), some on the very same
 // sector as an earlier one (exact ties, decided by arrival then id), some on the same
@@ -58,8 +59,16 @@ std::vector<Request> random_queue(const DeviceModel& m, std::mt19937_64& rng, st
 
 HeadState random_head(const DeviceModel& m, std::mt19937_64& rng, Millis t_max) {
   std::uniform_real_distribution<double> t(0.0, t_max);
-  return head_at(static_cast<std::int64_t>(rng() % m.cylinders()),
-                 static_cast<std::int32_t>(rng() % kHp97560Heads), t(rng));
+  HeadState h = head_at(static_cast<std::int64_t>(rng() % m.cylinders()),
+                        static_cast<std::int32_t>(rng() % kHp97560Heads), t(rng));
+  if (m.kind() == "mems") {
+    // The sled anywhere in y (often on a whole bit, as after an access), either way.
+    h.head = 0;
+    h.y = rng() % 4 == 0 ? std::uniform_real_distribution<double>(0.0, kMemsBitsY)(rng)
+                         : static_cast<double>(rng() % (kMemsBitsY + 1));
+    h.y_dir = rng() % 2 == 0 ? 1 : -1;
+  }
+  return h;
 }
 
 void require_same(const AccessIndex::Choice& fast, const AccessIndex::Choice& scan) {
@@ -71,21 +80,15 @@ void require_same(const AccessIndex::Choice& fast, const AccessIndex::Choice& sc
   REQUIRE(fast.positioning_ms == scan.positioning_ms);
 }
 
-}  // namespace
-
-TEST_CASE("cell search equals an exhaustive scan on random HP 97560 queues (JW sec. 4.2, Fig. 4-5)",
-          "[rotational][satf][asatf]") {
-  auto model = load_model("hp97560");
-  const DeviceModel& m = *model;
-  REQUIRE(m.kind() == "disk");
-  std::mt19937_64 rng(0x5A7F1991);
-  // Aging weights: SATF, ASATF(30) and ASATF(300) in JW's form, ASPTF(5) in Hong's.
-  const std::vector<double> betas = {0.0, asatf_beta(30, AgingForm::JacobsonWilkes, m),
-                                     asatf_beta(300, AgingForm::JacobsonWilkes, m),
-                                     asatf_beta(5, AgingForm::Hong, m)};
+// Random queues (log-uniform lengths 1..2048, wide and narrow arrival spans) and head
+// states on `m`: the fast search must return exactly what best_scan returns, with a
+// cylinder window, with an eligibility filter, and after serving a few. Returns the
+// part of the queue costed, over all unwindowed, unfiltered searches.
+double check_against_scan(const DeviceModel& m, const std::vector<double>& betas, int queues,
+                          std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
   std::size_t queries = 0, costed = 0, held = 0;
-  constexpr int kQueues = 2000;
-  for (int round = 0; round < kQueues; ++round) {
+  for (int round = 0; round < queues; ++round) {
     // Queue lengths log-uniform in [1, 2048].
     const auto n = static_cast<std::size_t>(
         std::exp(std::uniform_real_distribution<double>(0.0, std::log(2048.0))(rng)));
@@ -115,7 +118,7 @@ TEST_CASE("cell search equals an exhaustive scan on random HP 97560 queues (JW s
         require_same(idx.best(q, odd), idx.best_scan(q, odd));
       }
     }
-    // Serve a few (greedy SATF from where each one ends) and check again after removals.
+    // Serve a few (greedy from where each one ends) and check again after removals.
     HeadState head = random_head(m, rng, 1e6);
     for (int k = 0; k < 5 && !idx.empty(); ++k) {
       AccessIndex::Query q;
@@ -128,9 +131,71 @@ TEST_CASE("cell search equals an exhaustive scan on random HP 97560 queues (JW s
       head = m.service(head, r.op, r.offset, r.length).end;
     }
   }
-  INFO("mean requests costed per search " << double(costed) / queries << " of mean queue "
-                                          << double(held) / queries);
-  CHECK(costed < held / 4);
+  return double(costed) / double(held);
+}
+
+}  // namespace
+
+TEST_CASE("cell search equals an exhaustive scan on random HP 97560 queues (JW sec. 4.2, Fig. 4-5)",
+          "[rotational][satf][asatf]") {
+  auto model = load_model("hp97560");
+  const DeviceModel& m = *model;
+  REQUIRE(m.kind() == "disk");
+  REQUIRE(AccessIndex(m, true).cell_search());
+  // Aging weights: SATF, ASATF(30) and ASATF(300) in JW's form, ASPTF(5) in Hong's.
+  const std::vector<double> betas = {0.0, asatf_beta(30, AgingForm::JacobsonWilkes, m),
+                                     asatf_beta(300, AgingForm::JacobsonWilkes, m),
+                                     asatf_beta(5, AgingForm::Hong, m)};
+  const double part = check_against_scan(m, betas, 2000, 0x5A7F1991);
+  INFO("part of the queue costed per search: " << part);
+  CHECK(part < 0.25);
+}
+
+TEST_CASE("the x-column search equals an exhaustive scan on random MEMS queues (Hong eqs. 1-7)",
+          "[rotational][satf][asatf][mems]") {
+  auto model = load_model("mems");
+  const DeviceModel& m = *model;
+  REQUIRE(m.kind() == "mems");
+  REQUIRE(AccessIndex(m, true).cell_search());
+  // SPTF, ASPTF(5) (Hong's w), ASPTF(50) and a weight at which age dominates.
+  const std::vector<double> betas = {0.0, asatf_beta(5, AgingForm::Hong, m),
+                                     asatf_beta(50, AgingForm::Hong, m),
+                                     asatf_beta(1000, AgingForm::Hong, m)};
+  const double part = check_against_scan(m, betas, 1000, 0x4D454D53);
+  INFO("part of the queue costed per search: " << part);
+  CHECK(part < 0.25);
+}
+
+TEST_CASE("MEMS: every x move costs at least the index's seek bound for its distance",
+          "[rotational][mems]") {
+  // The bound the x-column search relies on (access_index.hpp): from any column to any
+  // other, positioning >= overhead + seek_ms(d') for the smallest d' >= d, i.e. an x
+  // move is never faster than the centred one of the same distance. Every pair of
+  // columns, the sled at a random y and direction.
+  auto model = load_model("mems");
+  const DeviceModel& m = *model;
+  const std::int64_t C = m.cylinders();
+  std::vector<Millis> lb(static_cast<std::size_t>(C));
+  Millis running = std::numeric_limits<Millis>::infinity();
+  for (std::int64_t d = C - 1; d >= 0; --d) lb[d] = running = std::min(running, m.seek_ms(d));
+  std::mt19937_64 rng(5);
+  Millis worst = std::numeric_limits<Millis>::infinity();
+  for (std::int64_t x0 = 0; x0 < C; ++x0) {
+    HeadState from = m.initial_state();
+    from.cylinder = x0;
+    from.y = static_cast<double>(rng() % (kMemsBitsY + 1));
+    from.y_dir = rng() % 2 == 0 ? 1 : -1;
+    for (std::int64_t x1 = 0; x1 < C; ++x1) {
+      Location to;
+      to.cylinder = x1;
+      to.y = from.y;  // no y move: the x seek alone decides
+      to.y_dir = from.y_dir;
+      const Millis margin = m.positioning_ms(from, to) - lb[x1 > x0 ? x1 - x0 : x0 - x1];
+      worst = std::min(worst, margin);
+    }
+  }
+  INFO("smallest positioning - bound: " << worst << " ms");
+  CHECK(worst >= -AccessIndex::kSlackMs / 100);
 }
 
 TEST_CASE("cell search costs few requests at long queues (JW sec. 4.2: sub-linear SATF)",
@@ -226,11 +291,22 @@ TEST_CASE("the index keeps its request set through inserts, erases and drain",
 
 TEST_CASE("the registered SATF and ASATF pick the same sequences as their exhaustive form",
           "[rotational][satf][asatf]") {
-  auto model = load_model("hp97560");
-  for (const char* spec : {"satf", "asatf:w=30", "asatf:w=5,form=hong", "asptf:w=200"}) {
-    INFO(spec);
+  struct Case {
+    const char* model;
+    const char* spec;
+    std::uint64_t lbas;
+  };
+  // The MEMS sled has no sector time, so only Hong's form of the age weight.
+  for (const Case& c : {Case{"hp97560", "satf", 2600000}, Case{"hp97560", "asatf:w=30", 2600000},
+                        Case{"hp97560", "asatf:w=5,form=hong", 2600000},
+                        Case{"hp97560", "asptf:w=200", 2600000}, Case{"mems", "satf", 6200000},
+                        Case{"mems", "asatf:w=5,form=hong", 6200000},
+                        Case{"mems", "asptf:w=200,form=hong", 6200000}}) {
+    INFO(c.model << " " << c.spec);
+    auto model = load_model(c.model);
+    const std::string spec = c.spec;
     auto fast = make_scheduler(spec, *model);
-    auto scan = make_scheduler(std::string(spec) + (std::string(spec).find(':') == std::string::npos ? ":" : ",") + "search=scan", *model);
+    auto scan = make_scheduler(spec + (spec.find(':') == std::string::npos ? ":" : ",") + "search=scan", *model);
     std::mt19937_64 rng(99);
     HeadState head = model->initial_state();
     std::uint64_t id = 0;
@@ -239,7 +315,7 @@ TEST_CASE("the registered SATF and ASATF pick the same sequences as their exhaus
       // Arrivals faster than service for a while, so the queue grows to hundreds.
       const int arrivals = step < 1500 ? 2 : static_cast<int>(rng() % 2);
       for (int a = 0; a < arrivals; ++a) {
-        const auto r = make_request(*model, ++id, rng() % 2600000, now, 16);
+        const auto r = make_request(*model, ++id, rng() % c.lbas, now, 16);
         fast->add(r);
         scan->add(r);
       }
@@ -259,32 +335,38 @@ TEST_CASE("cell search stays exact while the queue grows and shrinks across the 
           "[rotational][satf][asatf]") {
   // Short queues are searched without the grid, which is built above kLinearMax
   // requests and dropped below kGridOff: every transition must keep the index exact.
-  auto model = load_model("hp97560");
-  const DeviceModel& m = *model;
-  std::mt19937_64 rng(123);
-  AccessIndex idx(m, true);
-  std::vector<std::uint64_t> ids;
-  std::uint64_t next = 1;
-  const double beta = asatf_beta(30, AgingForm::JacobsonWilkes, m);
-  Millis now = 0;
-  for (int step = 0; step < 6000; ++step) {
-    now += 3.0;
-    // Drift up for a while, then down, so the size sweeps 0..~70 repeatedly.
-    const bool grow = (step / 150) % 2 == 0;
-    if (ids.empty() || (rng() % 10 < (grow ? 7u : 3u))) {
-      idx.insert(make_request(m, next, rng() % 2600000, now - static_cast<Millis>(rng() % 3000), 16));
-      ids.push_back(next++);
-    } else {
-      const std::size_t k = rng() % ids.size();
-      REQUIRE(idx.erase(ids[k]).has_value());
-      ids[k] = ids.back();
-      ids.pop_back();
+  for (const char* name : {"hp97560", "mems"}) {
+    INFO(name);
+    auto model = load_model(name);
+    const DeviceModel& m = *model;
+    std::mt19937_64 rng(123);
+    AccessIndex idx(m, true);
+    std::vector<std::uint64_t> ids;
+    std::uint64_t next = 1;
+    const std::uint64_t lbas = m.capacity_bytes() / m.sector_bytes() - 16;
+    const double beta = m.sector_time_ms() > 0.0 ? asatf_beta(30, AgingForm::JacobsonWilkes, m)
+                                                 : asatf_beta(5, AgingForm::Hong, m);
+    Millis now = 0;
+    for (int step = 0; step < 6000; ++step) {
+      now += 3.0;
+      // Drift up for a while, then down, so the size sweeps 0..~70 repeatedly.
+      const bool grow = (step / 150) % 2 == 0;
+      if (ids.empty() || (rng() % 10 < (grow ? 7u : 3u))) {
+        const Millis arrival = now - static_cast<Millis>(rng() % 3000);
+        idx.insert(make_request(m, next, rng() % lbas, arrival, 16));
+        ids.push_back(next++);
+      } else {
+        const std::size_t k = rng() % ids.size();
+        REQUIRE(idx.erase(ids[k]).has_value());
+        ids[k] = ids.back();
+        ids.pop_back();
+      }
+      AccessIndex::Query q;
+      q.head = random_head(m, rng, 1e6);
+      q.now = now;
+      q.beta = step % 2 == 0 ? 0.0 : beta;
+      require_same(idx.best(q), idx.best_scan(q));
+      REQUIRE(idx.size() == ids.size());
     }
-    AccessIndex::Query q;
-    q.head = random_head(m, rng, 1e6);
-    q.now = now;
-    q.beta = step % 2 == 0 ? 0.0 : beta;
-    require_same(idx.best(q), idx.best_scan(q));
-    REQUIRE(idx.size() == ids.size());
   }
 }
