@@ -52,6 +52,9 @@ class RotationEstimator {
     double max_relative_change = 0.01; // |T / T0 - 1| never exceeds this (spindle tolerance)
     double max_uncertainty = 2e-5;     // adopt only when the period's relative std error is below
     std::size_t min_inliers = 16;      // ... and at least this many observations agree
+    // Refit after this many observations (and whenever a segment starts): a fit costs
+    // tens of microseconds over a full window, and a completion path should not.
+    std::size_t refit_every = 8;
   };
 
   explicit RotationEstimator(Options o) : o_(o) {
@@ -63,6 +66,7 @@ class RotationEstimator {
       throw std::invalid_argument("RotationEstimator: max_relative_change must be in (0, 0.5)");
     if (o_.window < 3) o_.window = 3;
     if (o_.min_inliers < 3) o_.min_inliers = 3;
+    if (o_.refit_every == 0) o_.refit_every = 1;
   }
 
   // At time t (ms, non-decreasing) the platter was at `angle` (rotations, any real).
@@ -70,6 +74,7 @@ class RotationEstimator {
     const double raw = angle - t / o_.nominal_period_ms;
     double p = raw - std::floor(raw);
     std::uint64_t segment = next_segment_;
+    bool new_segment = obs_.empty();
     if (!obs_.empty()) {
       const Obs& last = obs_.back();
       // How far the phase could have drifted unseen over the gap, in rotations.
@@ -80,6 +85,7 @@ class RotationEstimator {
         ++next_segment_;
         segment = next_segment_;
         ++segments_started_;
+        new_segment = true;
       }
       // Unwrap against the newest segment's line (any integer will do for a new segment).
       const double predicted = line_intercept_ + fit_slope_ * (t - t_ref_);
@@ -87,7 +93,11 @@ class RotationEstimator {
     }
     obs_.push_back({t, p, segment, true});
     while (obs_.size() > o_.window) obs_.pop_front();
-    refit();
+    // A new segment refits at once so that its own line unwraps what follows.
+    if (new_segment || ++since_refit_ >= o_.refit_every || obs_.size() < o_.min_inliers) {
+      since_refit_ = 0;
+      refit();
+    }
   }
 
   // The adopted period; the platter's angle at time t is frac(t / period_ms() + phase()).
@@ -299,6 +309,7 @@ class RotationEstimator {
   Options o_;
   std::deque<Obs> obs_;
   std::uint64_t next_segment_ = 0;
+  std::size_t since_refit_ = 0;
   std::uint64_t segments_started_ = 0;
   Millis t_ref_ = 0.0;
   double fit_slope_ = 0.0;        // latest fit: 1/T - 1/T0
