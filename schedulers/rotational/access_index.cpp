@@ -38,18 +38,21 @@ AccessIndex::AccessIndex(const DeviceModel& model, bool track_age)
   }
   near_seek_ = C_ > 1 ? seek_lb_[1] : 0.0;
   seek_u_.resize(C_);
-  for (std::int64_t d = 0; d < C_; ++d) seek_u_[d] = seek_lb_[d] * inv_unit_;
+  seek_fixed_.resize(C_);
+  for (std::int64_t d = 0; d < C_; ++d) {
+    seek_u_[d] = seek_lb_[d] * inv_unit_;
+    seek_fixed_[d] = rot_ ? to_fixed(seek_u_[d]) : 0u;
+  }
   // The age gap at which walking the oldest first pays, against the spread of access
   // times: a rotation on a disk, the full-stroke seek on MEMS.
   walk_gap_ = kWalkGapScale * (rot_ ? T_ : seek_lb_[C_ - 1]);
 }
 
-AccessIndex::Probe AccessIndex::probe_of(const Location& l) const {
-  Probe p;
-  p.overhead = l.overhead_ms * inv_unit_;
-  p.phase = rot_ ? l.angle - p.overhead : 0.0;
+void AccessIndex::set_probe(Probe& p, const Location& l) const {
+  const double overhead = l.overhead_ms * inv_unit_;
+  p.phase = rot_ ? to_fixed(l.angle - overhead) : 0u;
   p.cylinder = static_cast<std::int32_t>(clamp_cyl(l.cylinder));
-  return p;
+  p.overhead = rot_ ? overhead - kFixedSlack : overhead;
 }
 
 void AccessIndex::add_overhead(Millis o) {
@@ -145,16 +148,15 @@ void AccessIndex::refresh_group_age(std::int32_t group) {
 }
 
 void AccessIndex::insert(const Request& r) {
-  if (slot_of_.find(r.id) != IdMap::kAbsent)
+  const std::int32_t si =
+      free_.empty() ? static_cast<std::int32_t>(slots_.size()) : free_.back();
+  if (!slot_of_.insert(r.id, si))
     throw std::invalid_argument("request id " + std::to_string(r.id) + " is already held");
-  std::int32_t si;
-  if (!free_.empty()) {
-    si = free_.back();
-    free_.pop_back();
-  } else {
-    si = static_cast<std::int32_t>(slots_.size());
+  if (free_.empty()) {
     slots_.emplace_back();
     slot_gen_.push_back(0);
+  } else {
+    free_.pop_back();
   }
   Slot& s = slots_[si];
   s.req = r;
@@ -163,8 +165,11 @@ void AccessIndex::insert(const Request& r) {
   ++slot_gen_[si];
   s.prev = s.next = s.cell = -1;
   s.hot = static_cast<std::int32_t>(hot_.size());
-  hot_.push_back(Hot{probe_of(r.loc), r.arrival_ms, si});
-  slot_of_.insert(r.id, si);
+  // Field by field: a whole-struct temporary costs a store-forwarding stall here.
+  Hot& h = hot_.emplace_back();
+  set_probe(h.p, r.loc);
+  h.arrival = r.arrival_ms;
+  h.slot = si;
   ++count_;
   add_overhead(r.loc.overhead_ms);
   if (grid_on_)
@@ -254,8 +259,14 @@ std::optional<Request> AccessIndex::erase(std::uint64_t id) {
   s.live = false;
   ++slot_gen_[si];
   --count_;
-  slots_[hot_.back().slot].hot = s.hot;
-  hot_[static_cast<std::size_t>(s.hot)] = hot_.back();
+  const Hot& last = hot_.back();
+  slots_[last.slot].hot = s.hot;
+  Hot& h = hot_[static_cast<std::size_t>(s.hot)];
+  h.p.phase = last.p.phase;
+  h.p.overhead = last.p.overhead;
+  h.p.cylinder = last.p.cylinder;
+  h.arrival = last.arrival;
+  h.slot = last.slot;
   hot_.pop_back();
   s.hot = -1;
   remove_overhead(out->loc.overhead_ms);

@@ -95,6 +95,8 @@ class AccessIndex {
   // access-time scale (a rotation; on MEMS the full-stroke seek) in age bonus.
   static constexpr double kWalkGapScale = 0.002;
   static constexpr std::size_t kWalkMax = 96;
+  // ... and until what is left could only win in bands holding about this many.
+  static constexpr double kCellTarget = 16.0;
 
   // `track_age`: keep each cell's and band's oldest arrival, needed when the key has an
   // age term (beta > 0) and by oldest_arrival().
@@ -180,10 +182,25 @@ class AccessIndex {
   // What a request's own bound needs, in the index's bound unit (rotations on a disk,
   // ms on MEMS; unit_ms_ converts): one 32-byte record, so the short-queue pass and
   // the oldest-first walk stream through memory and call nothing virtual.
+  //
+  // Angles are fixed point, 2^32 to the rotation, so "mod one rotation" is the free
+  // wrap-around of unsigned arithmetic. Each of the three angles in a bound (the
+  // request's phase, the head's angle and the seek's fraction of a rotation) is off
+  // by less than 2^-32 of a rotation, and `overhead` is stored kFixedSlack lower to
+  // cover their sum; a wait within kPhiBack of a whole rotation counts as none, as
+  // before, so an angle that wraps by a rounding error costs nothing.
+  static constexpr double kFixedOne = 4294967296.0;      // 2^32
+  static constexpr double kFixedSlack = 4.0 / kFixedOne;  // rotations
+  static constexpr std::uint32_t kPhiBackFixed =
+      static_cast<std::uint32_t>(kFixedOne - kPhiBack * kFixedOne);
+  static std::uint32_t to_fixed(double rotations) {
+    return static_cast<std::uint32_t>(
+        static_cast<std::uint64_t>(static_cast<std::int64_t>(frac(rotations) * kFixedOne)));
+  }
   struct Probe {
-    double phase;          // disk: start angle less the overhead, in rotations
-    double overhead;       // command overhead
-    std::int32_t cylinder; // clamped to [0, C)
+    std::uint32_t phase;    // disk: start angle less the overhead, fixed point
+    std::int32_t cylinder;  // clamped to [0, C)
+    double overhead;        // command overhead (disk: less kFixedSlack)
   };
   struct Hot {
     Probe p;
@@ -200,13 +217,14 @@ class AccessIndex {
     std::uint32_t gen;
   };
   bool stale(const AgeEntry& e) const { return slot_gen_[e.slot] != e.gen; }
-  Probe probe_of(const Location& l) const;
+  void set_probe(Probe& p, const Location& l) const;
 
   // The head at one query, as every own bound needs it.
   struct Head {
-    std::int32_t c0;     // head cylinder, clamped
-    double a0;           // disk: platter angle at the head's time
-    const double* seek;  // seek_u_: lower bound by distance, in the bound unit
+    std::int32_t c0;             // head cylinder, clamped
+    std::uint32_t a0;            // disk: platter angle at the head's time, fixed point
+    const double* seek;          // seek_u_: lower bound by distance, in the bound unit
+    const std::uint32_t* seek_angle;  // seek_fixed_: its fraction of a rotation
   };
   // A request's own lower bound on its positioning time, in the bound unit (see the
   // top of this file): overhead + seek bound, then (disk) the wait for its angle.
@@ -215,9 +233,9 @@ class AccessIndex {
     const std::int32_t d = p.cylinder > h.c0 ? p.cylinder - h.c0 : h.c0 - p.cylinder;
     const double s = h.seek[d];
     if constexpr (Rot) {
-      double rel = frac(p.phase - h.a0 - s);
-      rel = rel > 1.0 - kPhiBack ? 0.0 : rel;
-      return p.overhead + s + rel;
+      std::uint32_t wait = p.phase - h.a0 - h.seek_angle[d];
+      wait = wait > kPhiBackFixed ? 0u : wait;
+      return p.overhead + s + static_cast<double>(wait) * (1.0 / kFixedOne);
     } else {
       return p.overhead + s;
     }
@@ -299,6 +317,7 @@ class AccessIndex {
   std::vector<double> group_oldest_;        // track_age: ... per kGroupBands bands
   std::vector<Millis> seek_lb_;             // C_ entries, non-decreasing, ms
   std::vector<double> seek_u_;              // seek_lb_ in the bound unit
+  std::vector<std::uint32_t> seek_fixed_;   // disk: seek_u_ mod 1 rotation, fixed point
   std::vector<std::pair<Millis, std::size_t>> overheads_;  // distinct overheads, counts
   Millis min_overhead_ = 0.0;
   mutable Stats stats_;
@@ -349,11 +368,14 @@ AccessIndex::Choice AccessIndex::search(const Query& q, Accept& accept) const {
   const std::int64_t c0 = clamp_cyl(q.head.cylinder);
   Head head;
   head.c0 = static_cast<std::int32_t>(c0);
-  head.a0 = Rot ? model_.angle_at(q.head.time_ms) : 0.0;
+  const double a0 = Rot ? model_.angle_at(q.head.time_ms) : 0.0;
+  head.a0 = Rot ? to_fixed(a0) : 0u;
   head.seek = seek_u_.data();
+  head.seek_angle = seek_fixed_.data();
   const double unit = unit_ms_;
   const double beta = q.beta, now = q.now;
   auto bonus_of = [&](Millis arrival) { return Aged ? beta * (now - arrival) : 0.0; };
+  const double offset = Aged ? beta * now : 0.0;  // see lb below
   // Costs one held request exactly; the key and tie rule are best_scan's.
   auto cost = [&](const Slot& s) {
     const Millis pos = model_.positioning_ms(q.head, s.req.loc);
@@ -366,30 +388,44 @@ AccessIndex::Choice AccessIndex::search(const Query& q, Accept& accept) const {
   // Short queues: every request's own bound from the compact array; the exact cost
   // only where the bound can still rank first, smallest bound first.
   if (!grid_on_) {
+    // lb[j] = own bound of hot_[j] in ms + beta * arrival: the bound on its key plus
+    // beta * now, so the loop has no subtraction per request (key <=> lb - beta*now).
+    // Requests outside the window get +inf. Only the comparisons below use lb, each
+    // with kSlackMs to spare, so the rounding of this form does not matter.
     double lb[kLinearMax];
-    std::int32_t who[kLinearMax];
-    std::size_t n = 0;
-    for (const Hot& h : hot_) {
-      if (!in_window(h.p.cylinder)) continue;
-      lb[n] = own_bound<Rot>(head, h.p) * unit - bonus_of(h.arrival);
-      who[n++] = h.slot;
+    const std::size_t n = hot_.size();
+    const Hot* const hot = hot_.data();
+    for (std::size_t j = 0; j < n; ++j) {
+      const Hot& h = hot[j];
+      double b = own_bound<Rot>(head, h.p) * unit;
+      if constexpr (Aged) b += beta * h.arrival;
+      lb[j] = b;
     }
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    if (window)
+      for (std::size_t j = 0; j < n; ++j)
+        if (!in_window(hot[j].p.cylinder)) lb[j] = inf;
     st.bounded = n;
-    if (n > 0) {
-      // The smallest bound, with four independent minima (no long dependency chain).
-      double m[4] = {lb[0], lb[0], lb[0], lb[0]};
-      std::size_t i = 0;
-      for (; i + 4 <= n; i += 4)
-        for (int k = 0; k < 4; ++k) m[k] = lb[i + k] < m[k] ? lb[i + k] : m[k];
-      for (; i < n; ++i) m[0] = lb[i] < m[0] ? lb[i] : m[0];
-      const double least = std::min(std::min(m[0], m[1]), std::min(m[2], m[3]));
-      if (least - kSlackMs <= out.rank.key) {
-        std::size_t first = 0;
-        while (lb[first] != least) ++first;
-        cost(slots_[who[first]]);
-        for (std::size_t j = 0; j < n; ++j)
-          if (j != first && lb[j] - kSlackMs <= out.rank.key) cost(slots_[who[j]]);
-      }
+    // The smallest, with four independent minima (no long dependency chain).
+    double m[4] = {inf, inf, inf, inf};
+    std::size_t i = 0;
+    for (; i + 4 <= n; i += 4)
+      for (int k = 0; k < 4; ++k) m[k] = lb[i + k] < m[k] ? lb[i + k] : m[k];
+    for (; i < n; ++i) m[0] = lb[i] < m[0] ? lb[i] : m[0];
+    const double least = std::min(std::min(m[0], m[1]), std::min(m[2], m[3]));
+    // (inf marks a request outside the window: never costed.)
+    if (least < inf && least - offset - kSlackMs <= out.rank.key) {
+      std::size_t first = 0;
+      while (lb[first] != least) ++first;
+      cost(slots_[hot[first].slot]);
+      lb[first] = inf;
+      // Every other request whose bound still reaches the best (rarely any).
+      double reach = out.rank.key + offset + kSlackMs;
+      for (std::size_t j = 0; j < n; ++j)
+        if (lb[j] <= reach && lb[j] < inf && lb[j] - offset - kSlackMs <= out.rank.key) {
+          cost(slots_[hot[j].slot]);
+          reach = out.rank.key + offset + kSlackMs;
+        }
     }
     stats_ = st;
     return out;
@@ -419,24 +455,60 @@ AccessIndex::Choice AccessIndex::search(const Query& q, Accept& accept) const {
     std::size_t walked = 0;
     std::size_t i = order_head_;
     std::size_t last = end;  // the last entry walked
+    // The stopping rules below, as arrival thresholds (the age bonus falls along the
+    // walk), so a step costs one comparison until one may hold; they are then checked
+    // as written. `reach`: an entry can rank first only if its bound (ms) plus
+    // beta * arrival is at most this. All three change only when the best does.
+    double stop_after = 0.0, reach = 0.0;
+    // Walk until what is left could only win within a radius whose bands hold about
+    // kCellTarget requests: the cell search covers those more cheaply than walking on.
+    const double per_band = static_cast<double>(count_) / static_cast<double>(B_);
+    const std::int64_t radius = std::min<std::int64_t>(
+        C_ - 1, W_ * static_cast<std::int64_t>(kCellTarget / (2.0 * per_band)));
+    const Millis near_seek = std::max(near_seek_, seek_lb_[radius]);
+    auto thresholds = [&] {
+      // Done: min_overhead_ - cap - kSlackMs > best. Near: best + cap - min_overhead_
+      // < near_seek_. (Infinite when nothing is found yet.)
+      const double done = now - (min_overhead_ - kSlackMs - out.rank.key) / beta;
+      const double near = out.rank.found
+                              ? now - (near_seek + min_overhead_ - out.rank.key) / beta
+                              : std::numeric_limits<double>::infinity();
+      // Both lowered by a part in 1e9 of their size, so rounding here can only make
+      // the exact check below run early, never late.
+      const double lowest = std::min(done, near);
+      stop_after = lowest < std::numeric_limits<double>::infinity()
+                       ? lowest - 1e-9 * std::abs(lowest) - 1e-9
+                       : lowest;
+      reach = out.rank.key + offset + kSlackMs;
+    };
+    thresholds();
     for (; i < end; ++i) {
       const AgeEntry& e = entries[i];
       if (stale(e)) continue;
-      const double cap = beta * (now - e.arrival);
-      if (min_overhead_ - cap - kSlackMs > out.rank.key) {
-        st.walked = walked;
-        stats_ = st;
-        return out;
-      }
-      if (walked >= kWalkMax ||
-          (walked % 16 == 15 && beta * (e.arrival - first) < walk_gap_ * static_cast<double>(walked)) ||
-          (out.rank.found && out.rank.key + cap - min_overhead_ < near_seek_)) {
-        clamp_arrival = e.arrival;
-        break;
+      if (e.arrival > stop_after || walked >= kWalkMax ||
+          ((walked & 15) == 15 &&
+           beta * (e.arrival - first) < walk_gap_ * static_cast<double>(walked))) {
+        const double cap = beta * (now - e.arrival);
+        if (min_overhead_ - cap - kSlackMs > out.rank.key) {
+          st.walked = walked;
+          stats_ = st;
+          return out;
+        }
+        if (walked >= kWalkMax ||
+            ((walked & 15) == 15 &&
+             beta * (e.arrival - first) < walk_gap_ * static_cast<double>(walked)) ||
+            (out.rank.found && out.rank.key + cap - min_overhead_ < near_seek)) {
+          clamp_arrival = e.arrival;
+          break;
+        }
       }
       if (in_window(e.p.cylinder)) {
         const Millis bound = own_bound<Rot>(head, e.p) * unit;
-        if (bound - cap - kSlackMs <= out.rank.key) consider_bounded(slots_[e.slot], bound - cap);
+        if (bound + beta * e.arrival <= reach) {
+          const Rank was = out.rank;
+          consider_bounded(slots_[e.slot], bound - beta * (now - e.arrival));
+          if (out.rank.key != was.key || out.rank.found != was.found) thresholds();
+        }
       }
       last = i;
       ++walked;
@@ -496,7 +568,7 @@ AccessIndex::Choice AccessIndex::search(const Query& q, Accept& accept) const {
       // phi: the angle under the head at time base. The first cell is the one holding
       // phi - kPhiBack, so a request a rounding error behind phi counts as reachable
       // at once rather than a rotation later. MEMS: the one cell, bucket 0.
-      const double phi = Rot ? frac(head.a0 + base * inv_T) : 0.0;
+      const double phi = Rot ? frac(a0 + base * inv_T) : 0.0;
       int k0 = Rot ? static_cast<int>(frac(phi - kPhiBack) * kBuckets) : 0;
       if (k0 >= kBuckets) k0 = kBuckets - 1;
       std::uint64_t m = std::rotr(band_mask_[b], k0);
