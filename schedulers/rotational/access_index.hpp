@@ -375,7 +375,6 @@ AccessIndex::Choice AccessIndex::search(const Query& q, Accept& accept) const {
   const double unit = unit_ms_;
   const double beta = q.beta, now = q.now;
   auto bonus_of = [&](Millis arrival) { return Aged ? beta * (now - arrival) : 0.0; };
-  const double offset = Aged ? beta * now : 0.0;  // see lb below
   // Costs one held request exactly; the key and tie rule are best_scan's.
   auto cost = [&](const Slot& s) {
     const Millis pos = model_.positioning_ms(q.head, s.req.loc);
@@ -388,17 +387,15 @@ AccessIndex::Choice AccessIndex::search(const Query& q, Accept& accept) const {
   // Short queues: every request's own bound from the compact array; the exact cost
   // only where the bound can still rank first, smallest bound first.
   if (!grid_on_) {
-    // lb[j] = own bound of hot_[j] in ms + beta * arrival: the bound on its key plus
-    // beta * now, so the loop has no subtraction per request (key <=> lb - beta*now).
-    // Requests outside the window get +inf. Only the comparisons below use lb, each
-    // with kSlackMs to spare, so the rounding of this form does not matter.
+    // lb[j]: the lower bound on hot_[j]'s key (its own bound in ms less its age
+    // bonus), +inf outside the window.
     double lb[kLinearMax];
     const std::size_t n = hot_.size();
     const Hot* const hot = hot_.data();
     for (std::size_t j = 0; j < n; ++j) {
       const Hot& h = hot[j];
       double b = own_bound<Rot>(head, h.p) * unit;
-      if constexpr (Aged) b += beta * h.arrival;
+      if constexpr (Aged) b -= beta * (now - h.arrival);
       lb[j] = b;
     }
     constexpr double inf = std::numeric_limits<double>::infinity();
@@ -410,21 +407,21 @@ AccessIndex::Choice AccessIndex::search(const Query& q, Accept& accept) const {
     double m[4] = {inf, inf, inf, inf};
     std::size_t i = 0;
     for (; i + 4 <= n; i += 4)
-      for (int k = 0; k < 4; ++k) m[k] = lb[i + k] < m[k] ? lb[i + k] : m[k];
+      for (std::size_t k = 0; k < 4; ++k) m[k] = lb[i + k] < m[k] ? lb[i + k] : m[k];
     for (; i < n; ++i) m[0] = lb[i] < m[0] ? lb[i] : m[0];
     const double least = std::min(std::min(m[0], m[1]), std::min(m[2], m[3]));
     // (inf marks a request outside the window: never costed.)
-    if (least < inf && least - offset - kSlackMs <= out.rank.key) {
+    if (least < inf && least - kSlackMs <= out.rank.key) {
       std::size_t first = 0;
       while (lb[first] != least) ++first;
       cost(slots_[hot[first].slot]);
       lb[first] = inf;
       // Every other request whose bound still reaches the best (rarely any).
-      double reach = out.rank.key + offset + kSlackMs;
+      double reach = out.rank.key + kSlackMs;
       for (std::size_t j = 0; j < n; ++j)
-        if (lb[j] <= reach && lb[j] < inf && lb[j] - offset - kSlackMs <= out.rank.key) {
+        if (lb[j] <= reach && lb[j] < inf) {
           cost(slots_[hot[j].slot]);
-          reach = out.rank.key + offset + kSlackMs;
+          reach = out.rank.key + kSlackMs;
         }
     }
     stats_ = st;
@@ -455,10 +452,10 @@ AccessIndex::Choice AccessIndex::search(const Query& q, Accept& accept) const {
     std::size_t walked = 0;
     std::size_t i = order_head_;
     std::size_t last = end;  // the last entry walked
-    // The stopping rules below, as arrival thresholds (the age bonus falls along the
-    // walk), so a step costs one comparison until one may hold; they are then checked
-    // as written. `reach`: an entry can rank first only if its bound (ms) plus
-    // beta * arrival is at most this. All three change only when the best does.
+    // The stopping rules below, as an arrival threshold (the age bonus falls along
+    // the walk), so a step costs one comparison until one may hold; they are then
+    // checked as written. `reach`: the largest bound that can still rank first.
+    // Both change only when the best does.
     double stop_after = 0.0, reach = 0.0;
     // Walk until what is left could only win within a radius whose bands hold about
     // kCellTarget requests: the cell search covers those more cheaply than walking on.
@@ -479,7 +476,7 @@ AccessIndex::Choice AccessIndex::search(const Query& q, Accept& accept) const {
       stop_after = lowest < std::numeric_limits<double>::infinity()
                        ? lowest - 1e-9 * std::abs(lowest) - 1e-9
                        : lowest;
-      reach = out.rank.key + offset + kSlackMs;
+      reach = out.rank.key + kSlackMs;
     };
     thresholds();
     for (; i < end; ++i) {
@@ -503,10 +500,10 @@ AccessIndex::Choice AccessIndex::search(const Query& q, Accept& accept) const {
         }
       }
       if (in_window(e.p.cylinder)) {
-        const Millis bound = own_bound<Rot>(head, e.p) * unit;
-        if (bound + beta * e.arrival <= reach) {
+        const Millis bound = own_bound<Rot>(head, e.p) * unit - beta * (now - e.arrival);
+        if (bound <= reach) {
           const Rank was = out.rank;
-          consider_bounded(slots_[e.slot], bound - beta * (now - e.arrival));
+          consider_bounded(slots_[e.slot], bound);
           if (out.rank.key != was.key || out.rank.found != was.found) thresholds();
         }
       }
