@@ -118,6 +118,12 @@ class DeviceModel {
   // The angle at which the last sector of [lba, lba + sectors) ends: where the
   // platter is when that transfer finishes.
   virtual double end_angle(std::uint64_t /*lba*/, std::uint32_t /*sectors*/) const { return 0.0; }
+  // Turn track (cylinder, head)'s sector 0 by `delta_rotations` from where the model has
+  // it now (a phase learnt from completions: the skews the profile assumes are off
+  // there). Everything that depends on the track's angle follows (locate, end_angle,
+  // service). A no-op for devices without tracks.
+  virtual void adjust_track_phase(std::int64_t /*cylinder*/, std::int32_t /*head*/,
+                                  double /*delta_rotations*/) {}
 };
 
 // Builds a model from a built-in name (`hp97560`, `hp97560-full`, `mems`,

@@ -147,6 +147,25 @@ double DiskModel::end_angle(std::uint64_t lba, std::uint32_t sectors) const {
   return frac(sector_angle(last) + 1.0 / zone_of_cylinder(last.cylinder).spt);
 }
 
+void DiskModel::adjust_track_phase(std::int64_t c, std::int32_t h, double delta_rotations) {
+  if (c < 0 || c >= cylinders_ || h < 0 || h >= profile_.heads)
+    throw ModelError(fmt::format("{}: cannot adjust the phase of cylinder {} head {}: no such "
+                                 "track ({} cylinders, {} heads)",
+                                 name(), c, h, cylinders_, profile_.heads));
+  if (!std::isfinite(delta_rotations))
+    throw ModelError(fmt::format("{}: track phase adjustment must be finite, not {}", name(),
+                                 delta_rotations));
+  track_phase_[c * profile_.heads + h] = frac(track_angle(c, h) + delta_rotations);
+}
+
+void DiskModel::copy_track_phases(const DiskModel& other) {
+  if (other.lbas_ != lbas_ || other.cylinders_ != cylinders_ ||
+      other.profile_.heads != profile_.heads)
+    throw ModelError(fmt::format("{}: cannot take the track phases of {}: another geometry",
+                                 name(), other.name()));
+  track_phase_ = other.track_phase_;
+}
+
 Millis DiskModel::wait_for(Millis t, double angle) const {
   double d = frac(angle - angle_at(t));
   if (d > 1.0 - kAngleEpsilon) d = 0.0;

@@ -6,6 +6,7 @@
 // every cylinder switch from (0, 0), unless a measured per-track phase overrides it.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <unordered_map>
 #include <vector>
@@ -43,11 +44,21 @@ class DiskModel final : public DeviceModel {
   double angle_at(Millis t) const override;
   void anchor_rotation(Millis t, double angle, Millis period_ms) override;
   double end_angle(std::uint64_t lba, std::uint32_t sectors) const override;
+  // Throws ModelError for a track the disk does not have.
+  void adjust_track_phase(std::int64_t cylinder, std::int32_t head,
+                          double delta_rotations) override;
 
   const DiskProfile& profile() const { return profile_; }
   std::uint64_t lbas() const { return lbas_; }
   std::int32_t heads() const { return profile_.heads; }
   double phase() const { return phase_; }
+  // Tracks whose angle is measured (the profile's track_phase) or was adjusted since.
+  // profile() stays the profile as loaded.
+  std::size_t track_phase_overrides() const { return track_phase_.size(); }
+  // Takes `other`'s per-track angles (a second instance of the same geometry, e.g. a
+  // scratch model that replays what the live one predicted). Throws ModelError when the
+  // geometries differ.
+  void copy_track_phases(const DiskModel& other);
 
   // Geometry, exposed for tests and tools.
   Chs lba_to_chs(std::uint64_t lba) const;

@@ -1,7 +1,10 @@
 // Geometry profiles: round trip, built-ins, and errors that name field, value, expectation.
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -90,4 +93,75 @@ TEST_CASE("bad profiles fail with the field, the value and what was expected", "
   j = minimal();
   j["seek"] = {{"form", "table"}, {"points", {{5, 2.0}, {3, 1.0}}}};
   CHECK_THAT(error_of(j), Catch::Contains("seek.points[1]"));
+}
+
+TEST_CASE("adjust_track_phase turns one track as a measured track_phase would",
+          "[profile][track_phase]") {
+  // Model a has tracks (31, 2) (with a slipped defect) and (60, 0) (first of a zone) at
+  // measured angles; model b learns the same angles through adjust_track_phase, called
+  // through the DeviceModel interface. Every cost that passes those tracks must agree.
+  DiskProfile p = testing::zoned_profile(true);
+  DiskModel plain(p);
+  p.track_phase = {{31, 2, 0.7}, {60, 0, 0.05}};
+  const DiskModel a(p);
+  DiskModel b(testing::zoned_profile(true));
+  DeviceModel& bm = b;
+  REQUIRE(b.track_phase_overrides() == 0);
+  bm.adjust_track_phase(31, 2, 0.7 - b.track_angle(31, 2) + 3.0);  // whole turns ignored
+  bm.adjust_track_phase(60, 0, 0.5);
+  bm.adjust_track_phase(60, 0, 0.05 - b.track_angle(60, 0));  // from the adjusted angle
+  REQUIRE(b.track_phase_overrides() == 2);
+  CHECK(b.track_angle(31, 2) == Approx(0.7).margin(1e-12));
+  CHECK(b.track_angle(60, 0) == Approx(0.05).margin(1e-12));
+  // The neighbours keep their skew-derived angles.
+  CHECK(b.track_angle(31, 1) == plain.track_angle(31, 1));
+  CHECK(b.track_angle(31, 3) == plain.track_angle(31, 3));
+  CHECK(b.track_angle(59, 3) == plain.track_angle(59, 3));
+  CHECK(b.track_angle(60, 1) == plain.track_angle(60, 1));
+  // A real difference: the adjusted track is far from its skew-derived angle.
+  CHECK(std::abs(plain.track_angle(31, 2) - 0.7) > 0.01);
+
+  // Requests starting on, ending on and crossing the turned tracks.
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> reqs;
+  for (const Chs& t : {Chs{31, 2, 0}, Chs{60, 0, 0}}) {
+    const std::uint64_t first = a.chs_to_lba(t);
+    const std::uint32_t spt = a.sectors_per_track(t.cylinder);
+    for (std::uint64_t lba = first - 5; lba < first + spt + 5; lba += 3)
+      for (std::uint32_t n : {1u, 7u, 40u}) reqs.push_back({lba, n});
+  }
+  int compared = 0;
+  for (const auto& [lba, n] : reqs) {
+    INFO("lba " << lba << " sectors " << n);
+    CHECK(b.locate(lba, n, Op::Read).angle == Approx(a.locate(lba, n, Op::Read).angle).margin(1e-12));
+    CHECK(b.end_angle(lba, n) == Approx(a.end_angle(lba, n)).margin(1e-12));
+    for (const HeadState from : {HeadState{3.1, 0, 0}, HeadState{17.77, 31, 2},
+                                 HeadState{40.2, 99, 3}}) {
+      const Cost ca = a.service(from, Op::Write, lba * 512, n * 512);
+      const Cost cb = b.service(from, Op::Write, lba * 512, n * 512);
+      CHECK(cb.rotation_ms == Approx(ca.rotation_ms).margin(1e-9));
+      CHECK(cb.transfer_ms == Approx(ca.transfer_ms).margin(1e-9));
+      CHECK(cb.end.time_ms == Approx(ca.end.time_ms).margin(1e-9));
+      CHECK(b.positioning_ms(from, b.locate(lba, n, Op::Write)) ==
+            Approx(a.positioning_ms(from, a.locate(lba, n, Op::Write))).margin(1e-9));
+      ++compared;
+    }
+  }
+  CHECK(compared > 100);
+  // ... and they differ from the unadjusted model's somewhere (the test can fail).
+  const std::uint64_t on_track = a.chs_to_lba({60, 0, 10});
+  CHECK(std::abs(plain.locate(on_track, 1, Op::Read).angle - b.locate(on_track, 1, Op::Read).angle) >
+        0.01);
+
+  // A scratch instance takes the learnt angles; another geometry is refused.
+  DiskModel scratch(testing::zoned_profile(true));
+  scratch.copy_track_phases(b);
+  CHECK(scratch.track_angle(31, 2) == b.track_angle(31, 2));
+  CHECK(scratch.end_angle(on_track, 4) == b.end_angle(on_track, 4));
+  DiskModel hp(hp97560_profile());
+  CHECK_THROWS_WITH(hp.copy_track_phases(b), Catch::Contains("another geometry"));
+
+  CHECK_THROWS_WITH(b.adjust_track_phase(100, 0, 0.1), Catch::Contains("cylinder 100 head 0"));
+  CHECK_THROWS_WITH(b.adjust_track_phase(5, 4, 0.1), Catch::Contains("no such track"));
+  CHECK_THROWS_WITH(b.adjust_track_phase(5, 1, std::nan("")), Catch::Contains("finite"));
+  CHECK(b.track_phase_overrides() == 2);
 }
