@@ -29,9 +29,11 @@ const char* const kFilterConfigHelp =
     "                            op:read|write|trim|zero|default, CLASS critical|\n"
     "                            noncritical|limited:TIME.\n"
     "sched-control=PATH          Control socket for `disksched ctl PATH\n"
-    "                            show|switch SPEC|stats`.\n"
+    "                            show|switch SPEC|stats|period refine|fixed`.\n"
     "sched-delta=auto|TIME       Overhead from dispatch to device start (default\n"
-    "                            auto: calibrated from completions), e.g. 150us.";
+    "                            auto: calibrated from completions), e.g. 150us.\n"
+    "sched-refine=on|off         Refine the geometry's rotation period from\n"
+    "                            completions while running (default on).";
 
 namespace {
 
@@ -87,10 +89,13 @@ bool FilterConfig::set(std::string_view key, std::string_view value) {
       if (!ms) throw bad(key, value, "expected auto or a duration >= 0 (e.g. 150us, 0.2ms)");
       delta_ms = *ms;
     }
+  } else if (key == "sched-refine") {
+    if (value != "on" && value != "off") throw bad(key, value, "expected on or off");
+    refine = value == "on";
   } else {
     throw std::invalid_argument(fmt::format(
         "unknown key '{}'; the disksched filter's keys are sched, sched-geometry, sched-depth, "
-        "sched-log, sched-timescale, sched-classes, sched-control, sched-delta",
+        "sched-log, sched-timescale, sched-classes, sched-control, sched-delta, sched-refine",
         key));
   }
   return true;

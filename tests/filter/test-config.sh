@@ -26,6 +26,7 @@ expect_refused 'sched-geometry=nope' sched-geometry=nope
 expect_refused 'sched-timescale=-1: expected a number > 0' sched-timescale=-1
 expect_refused "sched-classes=export:db=urgent: .*unknown class 'urgent'" sched-classes=export:db=urgent
 expect_refused 'sched-delta=fast' sched-delta=fast
+expect_refused 'sched-refine=maybe' sched-refine=maybe
 expect_refused "unknown key 'sched-colour'" sched-colour=blue
 expect_refused 'sched-log.*cannot create' sched-log="$TMPDIR_TEST/no/such/dir/lat.csv"
 expect_refused 'sched-control.*cannot bind' sched-control="$TMPDIR_TEST/no/such/dir/ctl.sock"
@@ -43,6 +44,22 @@ echo "refused a 2 GiB export on hp97560"
 out=$(timeout 20 nbdkit -U - --filter="$DISKSCHED_FILTER" memory 64M sched-geometry=hp97560 \
         --run 'nbdinfo --json "$uri"')
 echo "$out" | grep -q '"is_rotational": true' || fail "not rotational with a geometry: $out"
+
+# sched-refine=off keeps the geometry's rotation period (the control socket says so);
+# the default refines it.
+if [ -n "${DISKSCHED:-}" ]; then
+  for pair in "off False" "on True"; do
+    set -- $pair
+    ctl="$TMPDIR_TEST/refine-$1.sock"
+    out=$(timeout 20 nbdkit -U - --filter="$DISKSCHED_FILTER" memory 64M sched-geometry=hp97560 \
+            sched-refine="$1" sched-control="$ctl" \
+            --run "nbdinfo \"\$uri\" >/dev/null && '$DISKSCHED' ctl '$ctl' show --json" 2>&1) \
+      || fail "sched-refine=$1 run failed: $out"
+    got=$(echo "$out" | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["rotation_refine"])')
+    [ "$got" = "$2" ] || fail "sched-refine=$1: rotation_refine is $got"
+    echo "sched-refine=$1: rotation_refine $got"
+  done
+fi
 
 # A serialized plugin: a warning that says so, and it still works.
 out=$(timeout 20 nbdkit -U - --filter="$DISKSCHED_FILTER" --filter=noparallel memory 64M \
@@ -72,7 +89,7 @@ fi
 # --help documents every key.
 help=$(nbdkit --filter="$DISKSCHED_FILTER" null --help)
 for key in sched= sched-geometry= sched-depth= sched-log= sched-timescale= sched-classes= \
-           sched-control= sched-delta=; do
+           sched-control= sched-delta= sched-refine=; do
   echo "$help" | grep -q "^$key" || fail "--help does not document $key"
 done
 echo ok

@@ -36,6 +36,11 @@ done
 if "\$D" ctl "$ctl" switch zsptf 2>"$TMPDIR_TEST/refused"; then echo "zsptf accepted on hp97560"; exit 1; fi
 grep -q MEMS "$TMPDIR_TEST/refused"
 "\$D" ctl "$ctl" switch satf
+"\$D" ctl "$ctl" period fixed
+[ "\$("\$D" ctl "$ctl" show --json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["rotation_refine"])')" = False ]
+"\$D" ctl "$ctl" period refine
+if "\$D" ctl "$ctl" period sometimes 2>"$TMPDIR_TEST/refused"; then echo "period sometimes accepted"; exit 1; fi
+grep -q "refine" "$TMPDIR_TEST/refused"
 "\$D" ctl "$ctl" switch sstf
 wait \$client
 "\$D" ctl "$ctl" stats --json > "$TMPDIR_TEST/stats.json"

@@ -35,6 +35,9 @@ TEST_CASE("config keys", "[filter][config]") {
   REQUIRE(*c.delta_ms == Approx(0.15));
   REQUIRE(c.set("sched-delta", "auto"));
   REQUIRE_FALSE(c.delta_ms);
+  REQUIRE(c.refine);
+  REQUIRE(c.set("sched-refine", "off"));
+  REQUIRE_FALSE(c.refine);
   auto geom = c.validate();
   REQUIRE(geom);
   REQUIRE(geom->rotational());
@@ -46,6 +49,8 @@ TEST_CASE("bad config names the key", "[filter][config]") {
   REQUIRE_THROWS_WITH(c.set("sched-depth", "x"), Contains("sched-depth"));
   REQUIRE_THROWS_WITH(c.set("sched-timescale", "0"), Contains("sched-timescale=0"));
   REQUIRE_THROWS_WITH(c.set("sched-delta", "soon"), Contains("sched-delta=soon"));
+  REQUIRE_THROWS_WITH(c.set("sched-refine", "maybe"),
+                      Contains("sched-refine=maybe") && Contains("on or off"));
   REQUIRE_THROWS_WITH(c.set("sched-classes", "export:rt=urgent"),
                       Contains("sched-classes") && Contains("unknown class 'urgent'"));
   REQUIRE_THROWS_WITH(c.set("sched-frobnicate", "1"), Contains("unknown key 'sched-frobnicate'"));
