@@ -38,10 +38,9 @@ AccessIndex::AccessIndex(const DeviceModel& model, bool track_age)
   }
   near_seek_ = C_ > 1 ? seek_lb_[1] : 0.0;
   seek_u_.resize(C_);
-  seek_fixed_.resize(C_);
   for (std::int64_t d = 0; d < C_; ++d) {
-    seek_u_[d] = seek_lb_[d] * inv_unit_;
-    seek_fixed_[d] = rot_ ? to_fixed(seek_u_[d]) : 0u;
+    seek_u_[d].u = seek_lb_[d] * inv_unit_;
+    seek_u_[d].angle = rot_ ? to_fixed(seek_u_[d].u) : 0u;
   }
   // The age gap at which walking the oldest first pays, against the spread of access
   // times: a rotation on a disk, the full-stroke seek on MEMS.
@@ -255,7 +254,6 @@ std::optional<Request> AccessIndex::erase(std::uint64_t id) {
   const std::int32_t si = slot_of_.erase(id);
   if (si == IdMap::kAbsent) return std::nullopt;
   Slot& s = slots_[si];
-  std::optional<Request> out(std::move(s.req));
   s.live = false;
   ++slot_gen_[si];
   --count_;
@@ -269,13 +267,15 @@ std::optional<Request> AccessIndex::erase(std::uint64_t id) {
   h.slot = last.slot;
   hot_.pop_back();
   s.hot = -1;
-  remove_overhead(out->loc.overhead_ms);
+  remove_overhead(s.req.loc.overhead_ms);
   if (grid_on_) {
-    grid_unlink(si, out->arrival_ms);
+    grid_unlink(si, s.req.arrival_ms);
     if (count_ < kGridOff) grid_clear();
   }
   free_.push_back(si);
-  return out;
+  // Built in place in the caller's object (a temporary here costs a store-forwarding
+  // stall); the dead slot keeps its request until the next insert reuses it.
+  return std::optional<Request>(std::in_place, std::move(s.req));
 }
 
 const Request* AccessIndex::find(std::uint64_t id) const {

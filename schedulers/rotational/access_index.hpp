@@ -217,23 +217,27 @@ class AccessIndex {
     std::uint32_t gen;
   };
   bool stale(const AgeEntry& e) const { return slot_gen_[e.slot] != e.gen; }
+  // The seek lower bound for one distance, both ways a bound uses it (one cache line).
+  struct SeekBound {
+    double u;              // seek_lb_ in the bound unit
+    std::uint32_t angle;   // disk: u mod 1 rotation, fixed point
+  };
   void set_probe(Probe& p, const Location& l) const;
 
   // The head at one query, as every own bound needs it.
   struct Head {
     std::int32_t c0;             // head cylinder, clamped
     std::uint32_t a0;            // disk: platter angle at the head's time, fixed point
-    const double* seek;          // seek_u_: lower bound by distance, in the bound unit
-    const std::uint32_t* seek_angle;  // seek_fixed_: its fraction of a rotation
+    const SeekBound* seek;       // seek_u_, by distance
   };
   // A request's own lower bound on its positioning time, in the bound unit (see the
   // top of this file): overhead + seek bound, then (disk) the wait for its angle.
   template <bool Rot>
   static double own_bound(const Head& h, const Probe& p) {
     const std::int32_t d = p.cylinder > h.c0 ? p.cylinder - h.c0 : h.c0 - p.cylinder;
-    const double s = h.seek[d];
+    const double s = h.seek[d].u;
     if constexpr (Rot) {
-      std::uint32_t wait = p.phase - h.a0 - h.seek_angle[d];
+      std::uint32_t wait = p.phase - h.a0 - h.seek[d].angle;
       wait = wait > kPhiBackFixed ? 0u : wait;
       return p.overhead + s + static_cast<double>(wait) * (1.0 / kFixedOne);
     } else {
@@ -316,8 +320,7 @@ class AccessIndex {
   std::vector<double> band_oldest_;         // track_age: oldest arrival per band
   std::vector<double> group_oldest_;        // track_age: ... per kGroupBands bands
   std::vector<Millis> seek_lb_;             // C_ entries, non-decreasing, ms
-  std::vector<double> seek_u_;              // seek_lb_ in the bound unit
-  std::vector<std::uint32_t> seek_fixed_;   // disk: seek_u_ mod 1 rotation, fixed point
+  std::vector<SeekBound> seek_u_;           // seek_lb_ for the bounds
   std::vector<std::pair<Millis, std::size_t>> overheads_;  // distinct overheads, counts
   Millis min_overhead_ = 0.0;
   mutable Stats stats_;
@@ -371,7 +374,6 @@ AccessIndex::Choice AccessIndex::search(const Query& q, Accept& accept) const {
   const double a0 = Rot ? model_.angle_at(q.head.time_ms) : 0.0;
   head.a0 = Rot ? to_fixed(a0) : 0u;
   head.seek = seek_u_.data();
-  head.seek_angle = seek_fixed_.data();
   const double unit = unit_ms_;
   const double beta = q.beta, now = q.now;
   auto bonus_of = [&](Millis arrival) { return Aged ? beta * (now - arrival) : 0.0; };
