@@ -67,6 +67,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <utility>
@@ -394,28 +395,48 @@ AccessIndex::Choice AccessIndex::search(const Query& q, Accept& accept) const {
     double lb[kLinearMax];
     const std::size_t n = hot_.size();
     const Hot* const hot = hot_.data();
-    for (std::size_t j = 0; j < n; ++j) {
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    // The smallest too, in two independent minima (short dependency chains that run
+    // beside the bounds).
+    double m0 = inf, m1 = inf;
+    auto bound_of = [&](std::size_t j) {
       const Hot& h = hot[j];
       double b = own_bound<Rot>(head, h.p) * unit;
       if constexpr (Aged) b -= beta * (now - h.arrival);
-      lb[j] = b;
+      return lb[j] = b;
+    };
+    std::size_t j2 = 0;
+    for (; j2 + 2 <= n; j2 += 2) {
+      const double b0 = bound_of(j2), b1 = bound_of(j2 + 1);
+      m0 = b0 < m0 ? b0 : m0;
+      m1 = b1 < m1 ? b1 : m1;
     }
-    constexpr double inf = std::numeric_limits<double>::infinity();
-    if (window)
-      for (std::size_t j = 0; j < n; ++j)
+    if (j2 < n) {
+      const double b0 = bound_of(j2);
+      m0 = b0 < m0 ? b0 : m0;
+    }
+    if (window) {
+      m0 = m1 = inf;
+      for (std::size_t j = 0; j < n; ++j) {
         if (!in_window(hot[j].p.cylinder)) lb[j] = inf;
+        m0 = lb[j] < m0 ? lb[j] : m0;
+      }
+    }
     st.bounded = n;
-    // The smallest, with four independent minima (no long dependency chain).
-    double m[4] = {inf, inf, inf, inf};
-    std::size_t i = 0;
-    for (; i + 4 <= n; i += 4)
-      for (std::size_t k = 0; k < 4; ++k) m[k] = lb[i + k] < m[k] ? lb[i + k] : m[k];
-    for (; i < n; ++i) m[0] = lb[i] < m[0] ? lb[i] : m[0];
-    const double least = std::min(std::min(m[0], m[1]), std::min(m[2], m[3]));
+    const double least = m0 < m1 ? m0 : m1;
     // (inf marks a request outside the window: never costed.)
     if (least < inf && least - kSlackMs <= out.rank.key) {
-      std::size_t first = 0;
-      while (lb[first] != least) ++first;
+      // Where the least is, by conditional moves over the bit patterns (a searching
+      // loop's exit is a mispredicted branch); by value only if a -0 hid it.
+      std::uint64_t least_bits, bits;
+      std::memcpy(&least_bits, &least, sizeof least);
+      std::size_t first = n;
+      for (std::size_t j = n; j-- > 0;) {
+        std::memcpy(&bits, &lb[j], sizeof bits);
+        first = bits == least_bits ? j : first;
+      }
+      if (first == n)
+        for (first = 0; lb[first] != least;) ++first;
       cost(slots_[hot[first].slot]);
       lb[first] = inf;
       // Every other request whose bound still reaches the best (rarely any).
