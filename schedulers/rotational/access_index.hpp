@@ -356,7 +356,12 @@ AccessIndex::Choice AccessIndex::best(const Query& q, Accept&& accept) const {
 template <bool Rot, bool Aged, class Accept>
 AccessIndex::Choice AccessIndex::search(const Query& q, Accept& accept) const {
   Choice out;
-  out.rank = q.initial;
+  // Field by field: the caller has just built q with narrower stores, and one wide
+  // copy of the whole rank would wait for them (a store-forwarding stall).
+  out.rank.key = q.initial.key;
+  out.rank.arrival = q.initial.arrival;
+  out.rank.id = q.initial.id;
+  out.rank.found = q.initial.found;
   Stats st;
   if (count_ == 0) {
     stats_ = st;
