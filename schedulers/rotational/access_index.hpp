@@ -45,16 +45,18 @@
 // tests/rotational/test_access_index.cpp checks the bound on every pair of columns.
 //
 // Three regimes, all exact (tests/rotational/test_access_index.cpp compares each with
-// an exhaustive scan on both models):
+// an exhaustive scan on hp97560, hp97560-full and mems):
 //  - up to kLinearMax requests: no grid at all; one pass computes every request's own
-//    bound from a compact array (32 bytes a request, no virtual call) and costs only
-//    the requests whose bound can still rank first, smallest bound first;
+//    bound from a compact array (32 bytes a request, no virtual call, no branch per
+//    request) and costs only the requests whose bound can still rank first, the
+//    smallest bound first (usually the only one costed);
 //  - longer queues: the cell grid above;
 //  - ASATF with ages spread wide (consecutive arrivals differing by a sizeable age
 //    bonus): the age term can outweigh any access time, so the oldest requests are
-//    costed first from an arrival-ordered array, and the cell search covers the rest
-//    with every age bound capped at the first request not walked; bands are grouped
-//    (kGroupBands) with the group's oldest arrival so whole groups are skipped.
+//    costed first from an arrival-ordered array, until what is left could only win in
+//    the bands near the head (about kCellTarget requests); the cell search covers the
+//    rest with every age bound capped at the first request not walked; bands are
+//    grouped (kGroupBands) with the group's oldest arrival so whole groups are skipped.
 //
 // On any other model (fixed) the bounds do not hold, so the index falls back to an
 // exhaustive scan there (cell_search() == false).
