@@ -48,7 +48,85 @@ double circular_median(const std::vector<double>& v) {
   return best;
 }
 
+// a - b on the circle, in rotations (-0.5, 0.5].
+double signed_difference(double a, double b) {
+  const double d = a - b;
+  return d - std::round(d);
+}
+
 }  // namespace
+
+TrackPhaseRefiner::TrackPhaseRefiner(double sector_rotations, Options options)
+    : options_(options) {
+  if (!(sector_rotations > 0 && sector_rotations < 1))
+    throw std::invalid_argument("track phase refiner: a sector must be in (0, 1) rotations");
+  if (options_.agree < 2 || options_.agree > kMaxAgree)
+    throw std::invalid_argument("track phase refiner: agree must be 2 to " +
+                                std::to_string(kMaxAgree) + ", not " +
+                                std::to_string(options_.agree));
+  if (options_.history < options_.agree || options_.history > kMaxAgree)
+    throw std::invalid_argument("track phase refiner: history must be agree (" +
+                                std::to_string(options_.agree) + ") to " +
+                                std::to_string(kMaxAgree) + ", not " +
+                                std::to_string(options_.history));
+  if (!(options_.spread_sectors > 0))
+    throw std::invalid_argument("track phase refiner: spread_sectors must be > 0");
+  if (!(options_.min_sectors >= 0))
+    throw std::invalid_argument("track phase refiner: min_sectors must be >= 0");
+  if (options_.max_tracks == 0) options_.max_tracks = 1;
+  spread_ = options_.spread_sectors * sector_rotations;
+  min_offset_ = options_.min_sectors * sector_rotations;
+}
+
+std::optional<double> TrackPhaseRefiner::observe(std::int64_t cylinder, std::int32_t head,
+                                                 double residual) {
+  residual -= std::round(residual);
+  const Key k = key_of(cylinder, head);
+  auto it = records_.find(k);
+  if (it == records_.end()) {
+    if (records_.size() >= options_.max_tracks) {
+      records_.erase(lru_.back());
+      lru_.pop_back();
+    }
+    lru_.push_front(k);
+    it = records_.emplace(k, Record{}).first;
+    it->second.lru = lru_.begin();
+  } else {
+    lru_.splice(lru_.begin(), lru_, it->second.lru);
+  }
+  Record& r = it->second;
+  r.residual[r.next] = residual;
+  r.next = (r.next + 1) % options_.history;
+  if (r.count < options_.history) ++r.count;
+  if (r.count < options_.agree) return std::nullopt;
+  // The largest group within the spread: agreeing residuals lie within a sector of each
+  // other, so unwrapped around any one of them they sort into a run.
+  std::size_t best_n = 0;
+  double best_median = 0.0;
+  std::array<double, kMaxAgree> d{};
+  for (std::size_t a = 0; a < r.count; ++a) {
+    const double ref = r.residual[a];
+    for (std::size_t i = 0; i < r.count; ++i) d[i] = signed_difference(r.residual[i], ref);
+    std::sort(d.begin(), d.begin() + static_cast<std::ptrdiff_t>(r.count));
+    for (std::size_t lo = 0, hi = 0; lo < r.count; ++lo) {
+      while (hi < r.count && d[hi] - d[lo] <= spread_) ++hi;
+      const std::size_t n = hi - lo;
+      if (n > best_n) {
+        best_n = n;
+        const double middle = n % 2 == 1 ? d[lo + n / 2] : 0.5 * (d[lo + n / 2 - 1] + d[lo + n / 2]);
+        best_median = signed_difference(ref + middle, 0.0);
+      }
+    }
+  }
+  if (best_n < options_.agree) return std::nullopt;
+  const double median = best_median;
+  if (std::abs(median) <= min_offset_) return std::nullopt;
+  lru_.erase(r.lru);
+  records_.erase(it);
+  adjusted_.insert(k);
+  ++adjustments_;
+  return -median;
+}
 
 HeadTracker::HeadTracker(DeviceModel& model, Options options)
     : model_(model), options_(options), delta_ms_(options.delta_ms),
@@ -70,7 +148,31 @@ HeadTracker::HeadTracker(DeviceModel& model, Options options)
         std::min(0.25, options_.reject_sectors * model.sector_time_ms() / nominal_period_ms_);
     e.max_relative_change = options_.max_period_change;
     estimator_.emplace(e);
+    const double sector = model.sector_time_ms() / nominal_period_ms_;
+    if (sector > 0 && sector < 1) {
+      TrackPhaseRefiner::Options r;
+      r.agree = options_.track_agree;
+      r.history = options_.track_history;
+      r.spread_sectors = options_.track_spread_sectors;
+      r.min_sectors = options_.track_min_sectors;
+      r.max_tracks = options_.track_records;
+      refiner_.emplace(sector, r);
+    }
   }
+}
+
+double HeadTracker::anchor_at_median(Millis t, Millis period) {
+  // The phases recent completions imply under the (refined) period; their circular
+  // median is robust to a late report.
+  std::vector<double> phases;
+  phases.reserve(recent_.size());
+  for (const Observation& o : recent_) phases.push_back(frac(o.angle - o.t / period));
+  const double phase = circular_median(phases);
+  anchor_ms_ = t;
+  anchor_angle_ = frac(phase + t / period);
+  model_.anchor_rotation(anchor_ms_, anchor_angle_, period);
+  anchored_ = true;
+  return phase;
 }
 
 void HeadTracker::set_delta_ms(Millis d) {
@@ -146,17 +248,28 @@ Prediction HeadTracker::completed(std::uint64_t id, Millis now, bool ok) {
         estimator_->add(t, angle);
         if (options_.refine_period) period = estimator_->period_ms();
       }
-      recent_.push_back({t, angle});
+      const bool refine_track = refiner_.has_value() && options_.refine_track_phase;
+      Observation o{t, angle, -1, -1};
+      if (refine_track) {
+        // The track whose end this completion marks.
+        const Location last = model_.locate(e.lba + e.sectors - 1, 1, f.sample.op);
+        o.cylinder = last.cylinder;
+        o.head = last.head;
+      }
+      recent_.push_back(o);
       while (recent_.size() > options_.anchor_window) recent_.pop_front();
-      // The phases recent completions imply under the (refined) period; their circular
-      // median is robust to a late report.
-      std::vector<double> phases;
-      phases.reserve(recent_.size());
-      for (const Observation& o : recent_) phases.push_back(frac(o.angle - o.t / period));
-      anchor_ms_ = t;
-      anchor_angle_ = frac(circular_median(phases) + t / period);
-      model_.anchor_rotation(anchor_ms_, anchor_angle_, period);
-      anchored_ = true;
+      const double phase = anchor_at_median(t, period);
+      if (refine_track) {
+        // How far this track's sector 0 is from where the model has it, as this
+        // completion sees it (the model's angle minus the true one).
+        const double residual = signed_difference(frac(angle - t / period), phase);
+        if (const auto turn = refiner_->observe(o.cylinder, o.head, residual)) {
+          model_.adjust_track_phase(o.cylinder, o.head, *turn);
+          for (Observation& r : recent_)
+            if (r.cylinder == o.cylinder && r.head == o.head) r.angle += *turn;
+          anchor_at_median(t, period);
+        }
+      }
     }
     if (f.pred.idle_start && !f.travelled) {
       f.sample.complete_ms = now;

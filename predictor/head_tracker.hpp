@@ -24,16 +24,30 @@
 // anchors the phase relative to the refined period. Samples record the period they
 // were predicted with, so calibrate_delta replays them exactly.
 //
+// The period and the global phase are not all: a profile's track and cylinder skews are
+// an average (an extraction within a sector, a zone whose skew differs, a remapped or
+// reformatted track), and on a track whose sector 0 sits elsewhere every request is
+// mispredicted by the same amount however well the platter is tracked. So each
+// completion's implied phase is also compared with the global one, the difference is
+// attributed to the track of the transfer's last sector (the one whose end the
+// completion marks), and a track whose last few differences agree that it is off is
+// turned by their median (TrackPhaseRefiner). A late report disagrees with the ones
+// before it and moves nothing.
+//
 // All times are the caller's clock in model milliseconds (the daemon divides real time
 // by its timescale); the tracker never reads a clock.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <list>
 #include <map>
 #include <optional>
 #include <span>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "predictor/device_model.hpp"
@@ -68,6 +82,58 @@ struct TrackerSample {
   std::uint32_t length = 0;
 };
 
+// Learns which tracks sit at another angle than the model says. Fed, per completion, the
+// track of its transfer's last sector and the residual: the phase the completion implies
+// minus the platter's global phase (signed rotations, (-0.5, 0.5]; on a track the model
+// has right only timing noise and late reports). When `agree` of a track's last `history`
+// residuals lie within `spread_sectors` of each other and their median is further than
+// `min_sectors` from 0, the track's angle is off by that median: observe() returns the
+// correction (minus the median) and forgets the track's residuals. A late report lands
+// away from the others (late reports scatter: how late is random) and is outvoted. At
+// most `max_tracks` tracks keep residuals; the least recently observed one is dropped
+// for a new one.
+class TrackPhaseRefiner {
+ public:
+  static constexpr std::size_t kMaxAgree = 8;
+  struct Options {
+    std::size_t agree = 4;
+    std::size_t history = 6;  // agree <= history <= kMaxAgree
+    double spread_sectors = 0.5;
+    double min_sectors = 0.25;
+    std::size_t max_tracks = 4096;
+  };
+
+  // `sector_rotations`: one sector as a fraction of a rotation (the unit of the options).
+  TrackPhaseRefiner(double sector_rotations, Options options);
+
+  // Returns the rotation to add to the track's angle, or nothing.
+  std::optional<double> observe(std::int64_t cylinder, std::int32_t head, double residual);
+
+  std::size_t tracks_kept() const { return records_.size(); }
+  // Tracks corrected at least once, and corrections in all.
+  std::size_t tracks_adjusted() const { return adjusted_.size(); }
+  std::uint64_t adjustments() const { return adjustments_; }
+
+ private:
+  using Key = std::uint64_t;
+  struct Record {
+    std::array<double, kMaxAgree> residual{};
+    std::size_t count = 0;  // residuals held (at most history)
+    std::size_t next = 0;   // where the next one goes
+    std::list<Key>::iterator lru;
+  };
+  static Key key_of(std::int64_t cylinder, std::int32_t head) {
+    return (static_cast<Key>(cylinder) << 32) | static_cast<std::uint32_t>(head);
+  }
+
+  Options options_;
+  double spread_, min_offset_;  // rotations
+  std::unordered_map<Key, Record> records_;
+  std::list<Key> lru_;  // most recently observed first
+  std::unordered_set<Key> adjusted_;
+  std::uint64_t adjustments_ = 0;
+};
+
 class HeadTracker {
  public:
   struct Options {
@@ -86,6 +152,15 @@ class HeadTracker {
     double max_period_change = 0.01;   // never further than this from the profile (±1 %)
     double reject_sectors = 1.5;       // a completion further than this from the fit is
                                        // not used (outermost zone's sectors)
+    // Refine each track's phase from completions (rotating models only; see
+    // TrackPhaseRefiner: sectors are the outermost zone's). Off: the profile's track
+    // angles (skews or measured phases) are taken as exact.
+    bool refine_track_phase = true;
+    std::size_t track_agree = 4;         // residuals that must agree before a track turns
+    std::size_t track_history = 6;       // ... of the track's last this many
+    double track_spread_sectors = 0.5;   // ... within this of each other
+    double track_min_sectors = 0.25;     // ... and off by more than this
+    std::size_t track_records = 4096;    // tracks whose residuals are kept
   };
 
   // The tracker re-anchors `model`'s rotation at completions, so it must be the model
@@ -128,6 +203,16 @@ class HeadTracker {
   // Use the estimated period from the next completion on (true), or the profile's.
   void set_refine_period(bool on) { options_.refine_period = on; }
   bool refine_period() const { return options_.refine_period; }
+  // Per-track phase refinement (null when the model does not rotate); turning it off
+  // keeps the tracks already corrected.
+  const TrackPhaseRefiner* track_refiner() const {
+    return refiner_.has_value() ? &*refiner_ : nullptr;
+  }
+  void set_refine_track_phase(bool on) { options_.refine_track_phase = on; }
+  bool refine_track_phase() const { return options_.refine_track_phase; }
+  // Tracks whose phase was corrected from completions, and corrections in all.
+  std::size_t tracks_rephased() const { return refiner_ ? refiner_->tracks_adjusted() : 0; }
+  std::uint64_t track_phase_adjustments() const { return refiner_ ? refiner_->adjustments() : 0; }
 
  private:
   struct InFlight {
@@ -153,10 +238,17 @@ class HeadTracker {
   struct Observation {
     Millis t;      // the platter was at `angle` at t
     double angle;
+    std::int64_t cylinder;  // ... the end of a transfer on this track
+    std::int32_t head;
   };
+  // Re-anchors the rotation at the circular median of the phases recent_ implies under
+  // `period`; returns that phase.
+  double anchor_at_median(Millis t, Millis period);
+
   std::deque<Observation> recent_;  // the last anchor_window completions
   Millis nominal_period_ms_ = 0.0;
   std::optional<RotationEstimator> estimator_;
+  std::optional<TrackPhaseRefiner> refiner_;
 };
 
 // Result of calibrating delta.

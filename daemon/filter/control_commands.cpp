@@ -33,6 +33,10 @@ nlohmann::json snapshot_json(const Dispatcher::Snapshot& s) {
   j["rotation_fit_ppm"] = or_null(fitted, fitted ? ppm(s.fitted_rotation_ms) : 0.0);
   j["rotation_fit_se_ppm"] = or_null(fitted, s.fitted_uncertainty * 1e6);
   j["rotation_outliers"] = s.period_outliers;
+  // Tracks whose phase completions corrected (their skew-derived or measured angle was off).
+  j["track_refine"] = s.refine_track_phase;
+  j["tracks_rephased"] = s.tracks_rephased;
+  j["track_adjustments"] = s.track_phase_adjustments;
   return j;
 }
 
@@ -106,10 +110,24 @@ std::string handle_control_command(const std::string& line, Dispatcher* dispatch
         reply = snapshot_json(dispatcher->snapshot());
         reply["ok"] = true;
       }
+    } else if (cmd == "tracks") {
+      if (arg != "refine" && arg != "fixed") {
+        reply = {{"ok", false},
+                 {"error", "tracks needs 'refine' (correct each track's phase from "
+                           "completions) or 'fixed' (keep the track angles as they are), not '" +
+                               arg + "'"}};
+      } else if (dispatcher == nullptr) {
+        reply = {{"ok", false}, {"error", "tracks: no client has opened the device yet"}};
+      } else {
+        dispatcher->set_refine_track_phase(arg == "refine");
+        reply = snapshot_json(dispatcher->snapshot());
+        reply["ok"] = true;
+      }
     } else {
       reply = {{"ok", false},
                {"error", "unknown command '" + cmd +
-                             "'; valid: show, stats, switch SPEC, period refine|fixed"}};
+                             "'; valid: show, stats, switch SPEC, period refine|fixed, "
+                             "tracks refine|fixed"}};
     }
   } catch (const std::exception& e) {
     reply = {{"ok", false}, {"error", e.what()}};

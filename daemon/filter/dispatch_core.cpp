@@ -6,6 +6,7 @@
 #include <string>
 
 #include "daemon/filter/lbn_model.hpp"
+#include "predictor/disk_model.hpp"
 #include "schedulers/registry.hpp"
 
 namespace disksched {
@@ -15,6 +16,7 @@ HeadTracker::Options tracker_options(const DispatchCore::Options& o) {
   HeadTracker::Options t;
   t.delta_ms = o.fixed_delta.value_or(o.initial_delta_ms);
   t.refine_period = o.refine_period;
+  t.refine_track_phase = o.refine_track_phase;
   return t;
 }
 
@@ -104,6 +106,17 @@ bool DispatchCore::refit_lbn(const std::vector<TrackerSample>& samples) {
   if (!p) return false;
   lbn->set_params(*p);
   tracker_.set_delta_ms(0.0);
+  return true;
+}
+
+bool DispatchCore::sync_track_phases(DeviceModel& scratch) {
+  const std::uint64_t n = tracker_.track_phase_adjustments();
+  if (n == synced_adjustments_) return false;
+  auto* live = dynamic_cast<const DiskModel*>(model_.get());
+  auto* copy = dynamic_cast<DiskModel*>(&scratch);
+  if (live == nullptr || copy == nullptr) return false;
+  copy->copy_track_phases(*live);
+  synced_adjustments_ = n;
   return true;
 }
 

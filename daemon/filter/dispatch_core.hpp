@@ -58,6 +58,7 @@ class DispatchCore {
     std::size_t calibrate_first = 16;   // first calibration after this many samples
     std::size_t calibrate_every = 128;  // then after this many more
     bool refine_period = true;          // refine the rotation period from completions
+    bool refine_track_phase = true;     // ... and each track's phase
   };
 
   DispatchCore(std::unique_ptr<DeviceModel> model, std::unique_ptr<Scheduler> scheduler,
@@ -93,6 +94,15 @@ class DispatchCore {
   const RotationEstimator* period_estimator() const { return tracker_.period_estimator(); }
   void set_refine_period(bool on) { tracker_.set_refine_period(on); }
   bool refine_period() const { return tracker_.refine_period(); }
+  // Per-track phase refinement (HeadTracker): tracks turned so far, corrections in all.
+  void set_refine_track_phase(bool on) { tracker_.set_refine_track_phase(on); }
+  bool refine_track_phase() const { return tracker_.refine_track_phase(); }
+  std::size_t tracks_rephased() const { return tracker_.tracks_rephased(); }
+  std::uint64_t track_phase_adjustments() const { return tracker_.track_phase_adjustments(); }
+  // Gives `scratch` (another instance of the model, e.g. calibration's) the track
+  // phases learnt so far, when any changed since the last call. False when nothing
+  // was copied (nothing new, or not a disk model).
+  bool sync_track_phases(DeviceModel& scratch);
 
   const DeviceModel& model() const { return *model_; }
   unsigned depth() const { return options_.depth; }
@@ -118,6 +128,7 @@ class DispatchCore {
   std::unordered_map<std::uint64_t, Active> active_;
   DispatchStats stats_;
   std::uint64_t next_calibration_at_;
+  std::uint64_t synced_adjustments_ = 0;
 };
 
 }  // namespace disksched

@@ -154,6 +154,8 @@ void Dispatcher::calibration_loop() {
     calibration_cv_.wait(lock, [&] { return stopping_ || calibration_pending_; });
     if (stopping_) return;
     std::vector<TrackerSample> samples = std::move(pending_samples_);
+    // Replay the samples on the tracks as the live model now has them.
+    core_.sync_track_phases(*scratch);
     // Without a geometry: fit the LBN model's terms (cheap) instead of delta alone.
     if (core_.refit_lbn(samples)) {
       calibration_pending_ = false;
@@ -189,6 +191,11 @@ void Dispatcher::set_refine_period(bool on) {
   core_.set_refine_period(on);
 }
 
+void Dispatcher::set_refine_track_phase(bool on) {
+  std::lock_guard lock(mu_);
+  core_.set_refine_track_phase(on);
+}
+
 Dispatcher::Snapshot Dispatcher::snapshot() const {
   std::lock_guard lock(mu_);
   Snapshot s;
@@ -210,6 +217,9 @@ Dispatcher::Snapshot Dispatcher::snapshot() const {
     s.period_refined = e->period_refined();
     s.period_outliers = e->outliers();
   }
+  s.refine_track_phase = core_.model().rotational() && core_.refine_track_phase();
+  s.tracks_rephased = core_.tracks_rephased();
+  s.track_phase_adjustments = core_.track_phase_adjustments();
   s.stats = core_.stats();
   s.stats.sum_response_ms *= options_.timescale;
   s.stats.sum_service_ms *= options_.timescale;

@@ -70,6 +70,9 @@ class Dispatcher {
     bool refine_period = false;
     bool period_refined = false;      // an estimate was adopted (at some point)
     std::size_t period_outliers = 0;  // completions in the fit window it rejected
+    bool refine_track_phase = false;  // per-track phase refinement on (rotation only)
+    std::size_t tracks_rephased = 0;  // tracks whose phase was corrected from completions
+    std::uint64_t track_phase_adjustments = 0;  // corrections in all
     DispatchStats stats;          // times in real milliseconds
   };
 
@@ -95,6 +98,9 @@ class Dispatcher {
   Snapshot snapshot() const;
   // Use the rotation period refined from completions (true) or the profile's.
   void set_refine_period(bool on);
+  // Refine each track's phase from completions (true) or keep the profile's (tracks
+  // already corrected stay so).
+  void set_refine_track_phase(bool on);
 
   double timescale() const { return options_.timescale; }
   std::int64_t now_ns() const { return clock_(); }
