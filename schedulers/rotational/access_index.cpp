@@ -1,6 +1,7 @@
 #include "schedulers/rotational/access_index.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -39,8 +40,11 @@ AccessIndex::AccessIndex(const DeviceModel& model, bool track_age)
   near_seek_ = C_ > 1 ? seek_lb_[1] : 0.0;
   seek_u_.resize(C_);
   for (std::int64_t d = 0; d < C_; ++d) {
-    seek_u_[d].u = seek_lb_[d] * inv_unit_;
-    seek_u_[d].angle = rot_ ? to_fixed(seek_u_[d].u) : 0u;
+    const double u = seek_lb_[d] * inv_unit_;
+    float f = static_cast<float>(u);
+    if (static_cast<double>(f) > u) f = std::nextafter(f, 0.0f);
+    seek_u_[d].u = f;
+    seek_u_[d].angle = rot_ ? to_fixed(u) : 0u;
   }
   // The age gap at which walking the oldest first pays, against the spread of access
   // times: a rotation on a disk, the full-stroke seek on MEMS.

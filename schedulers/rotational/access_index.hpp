@@ -220,10 +220,13 @@ class AccessIndex {
     std::uint32_t gen;
   };
   bool stale(const AgeEntry& e) const { return slot_gen_[e.slot] != e.gen; }
-  // The seek lower bound for one distance, both ways a bound uses it (one cache line).
+  // The seek lower bound for one distance, both ways a bound uses it, in 8 bytes so
+  // the table of a whole disk stays small in the cache: the bound as a float rounded
+  // down (a little lower, still a bound), and its fraction of a rotation, taken from
+  // the exact value, in fixed point (disk).
   struct SeekBound {
-    double u;              // seek_lb_ in the bound unit
-    std::uint32_t angle;   // disk: u mod 1 rotation, fixed point
+    float u;
+    std::uint32_t angle;
   };
   void set_probe(Probe& p, const Location& l) const;
 
@@ -238,7 +241,7 @@ class AccessIndex {
   template <bool Rot>
   static double own_bound(const Head& h, const Probe& p) {
     const std::int32_t d = p.cylinder > h.c0 ? p.cylinder - h.c0 : h.c0 - p.cylinder;
-    const double s = h.seek[d].u;
+    const double s = static_cast<double>(h.seek[d].u);
     if constexpr (Rot) {
       std::uint32_t wait = p.phase - h.a0 - h.seek[d].angle;
       wait = wait > kPhiBackFixed ? 0u : wait;
