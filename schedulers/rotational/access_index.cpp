@@ -51,14 +51,7 @@ AccessIndex::AccessIndex(const DeviceModel& model, bool track_age)
   walk_gap_ = kWalkGapScale * (rot_ ? T_ : seek_lb_[C_ - 1]);
 }
 
-void AccessIndex::set_probe(Probe& p, const Location& l) const {
-  const double overhead = l.overhead_ms * inv_unit_;
-  p.phase = rot_ ? to_fixed(l.angle - overhead) : 0u;
-  p.cylinder = static_cast<std::int32_t>(clamp_cyl(l.cylinder));
-  p.overhead = rot_ ? overhead - kFixedSlack : overhead;
-}
-
-void AccessIndex::add_overhead(Millis o) {
+void AccessIndex::add_new_overhead(Millis o) {
   for (auto& [v, n] : overheads_)
     if (v == o) {
       ++n;
@@ -68,7 +61,7 @@ void AccessIndex::add_overhead(Millis o) {
   if (overheads_.size() == 1 || o < min_overhead_) min_overhead_ = o;
 }
 
-void AccessIndex::remove_overhead(Millis o) {
+void AccessIndex::remove_other_overhead(Millis o) {
   for (std::size_t i = 0; i < overheads_.size(); ++i) {
     if (overheads_[i].first != o) continue;
     if (--overheads_[i].second == 0) {

@@ -228,7 +228,12 @@ class AccessIndex {
     float u;
     std::uint32_t angle;
   };
-  void set_probe(Probe& p, const Location& l) const;
+  void set_probe(Probe& p, const Location& l) const {
+    const double overhead = l.overhead_ms * inv_unit_;
+    p.phase = rot_ ? to_fixed(l.angle - overhead) : 0u;
+    p.cylinder = static_cast<std::int32_t>(clamp_cyl(l.cylinder));
+    p.overhead = rot_ ? overhead - kFixedSlack : overhead;
+  }
 
   // The head at one query, as every own bound needs it.
   struct Head {
@@ -289,8 +294,22 @@ class AccessIndex {
   void refresh_cell_age(std::int32_t cell);
   void refresh_band_age(std::int32_t band);
   void refresh_group_age(std::int32_t group);
-  void add_overhead(Millis o);
-  void remove_overhead(Millis o);
+  // The distinct command overheads held, with counts (for min_overhead_); nearly
+  // always one or two, so the common case is the first entry.
+  void add_overhead(Millis o) {
+    if (!overheads_.empty() && overheads_.front().first == o)
+      ++overheads_.front().second;
+    else
+      add_new_overhead(o);
+  }
+  void remove_overhead(Millis o) {
+    if (overheads_.front().first == o && overheads_.front().second > 1)
+      --overheads_.front().second;
+    else
+      remove_other_overhead(o);
+  }
+  void add_new_overhead(Millis o);
+  void remove_other_overhead(Millis o);
 
   const DeviceModel& model_;
   bool track_age_;
