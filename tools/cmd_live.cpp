@@ -608,24 +608,31 @@ void add_live_commands(CLI::App& app) {
   auto ctl_json = std::make_shared<bool>(false);
   auto* ctl = app.add_subcommand(
       "ctl", "talk to a running filter's control socket (sched-control=PATH): "
-             "show | stats | switch SPEC | period refine|fixed");
+             "show | stats | switch SPEC | period refine|fixed | tracks refine|fixed");
   ctl->add_option("socket", *socket, "the control socket")->required();
-  ctl->add_option("command", *words, "show | stats | switch SPEC | period refine|fixed")
+  ctl->add_option("command", *words, "show | stats | switch SPEC | period refine|fixed | tracks refine|fixed")
       ->required()
       ->expected(1, 2);
   ctl->add_flag("--json", *ctl_json, "print the daemon's JSON reply");
   ctl->callback([socket, words, ctl_json] {
     const std::string& c = words->front();
-    if (c != "show" && c != "stats" && c != "switch" && c != "period")
+    if (c != "show" && c != "stats" && c != "switch" && c != "period" && c != "tracks")
       throw std::invalid_argument(fmt::format(
-          "unknown ctl command '{}'; valid: show, stats, switch SPEC, period refine|fixed", c));
+          "unknown ctl command '{}'; valid: show, stats, switch SPEC, period refine|fixed, "
+          "tracks refine|fixed",
+          c));
     if (c == "switch" && words->size() != 2)
       throw std::invalid_argument("ctl switch needs a scheduler spec, e.g. switch asatf:w=30");
-    if (c == "period" && (words->size() != 2 || ((*words)[1] != "refine" && (*words)[1] != "fixed")))
+    const bool refine_word = words->size() == 2 && ((*words)[1] == "refine" || (*words)[1] == "fixed");
+    if (c == "period" && !refine_word)
       throw std::invalid_argument(
           "ctl period needs 'refine' (estimate the rotation period from completions) or "
           "'fixed' (keep the geometry's)");
-    if (c != "switch" && c != "period" && words->size() != 1)
+    if (c == "tracks" && !refine_word)
+      throw std::invalid_argument(
+          "ctl tracks needs 'refine' (correct each track's phase from completions) or "
+          "'fixed' (keep the track angles as they are)");
+    if (c != "switch" && c != "period" && c != "tracks" && words->size() != 1)
       throw std::invalid_argument(fmt::format("ctl {} takes no argument", c));
     run_ctl(*socket, *words, *ctl_json);
   });

@@ -70,6 +70,7 @@ void create_device(std::unique_ptr<DeviceModel> model) {
   o.core.depth = config.depth;
   if (config.delta_ms) o.core.fixed_delta = *config.delta_ms / config.timescale;
   o.core.refine_period = config.refine;
+  o.core.refine_track_phase = config.refine;
   o.timescale = config.timescale;
   o.warn = [](const std::string& m) {
     fprintf(stderr, "nbdkit: disksched: warning: %s\n", m.c_str());

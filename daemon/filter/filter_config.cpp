@@ -29,11 +29,11 @@ const char* const kFilterConfigHelp =
     "                            op:read|write|trim|zero|default, CLASS critical|\n"
     "                            noncritical|limited:TIME.\n"
     "sched-control=PATH          Control socket for `disksched ctl PATH\n"
-    "                            show|switch SPEC|stats|period refine|fixed`.\n"
+    "                            show|switch SPEC|stats|period|tracks refine|fixed`.\n"
     "sched-delta=auto|TIME       Overhead from dispatch to device start (default\n"
     "                            auto: calibrated from completions), e.g. 150us.\n"
-    "sched-refine=on|off         Refine the geometry's rotation period from\n"
-    "                            completions while running (default on).";
+    "sched-refine=on|off         Refine the geometry's rotation period and each\n"
+    "                            track's phase from completions (default on).";
 
 namespace {
 

@@ -22,7 +22,7 @@ struct FilterConfig {
   ClassMap classes;
   std::string control_path;         // sched-control=PATH
   std::optional<Millis> delta_ms;   // sched-delta=TIME (real ms); nullopt: auto
-  bool refine = true;               // sched-refine=on|off: rotation refined from completions
+  bool refine = true;               // sched-refine=on|off: period and track phases refined
 
   static constexpr unsigned kMaxDepth = 1024;
 

@@ -55,8 +55,8 @@ if [ -n "${DISKSCHED:-}" ]; then
             sched-refine="$1" sched-control="$ctl" \
             --run "nbdinfo \"\$uri\" >/dev/null && '$DISKSCHED' ctl '$ctl' show --json" 2>&1) \
       || fail "sched-refine=$1 run failed: $out"
-    got=$(echo "$out" | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["rotation_refine"])')
-    [ "$got" = "$2" ] || fail "sched-refine=$1: rotation_refine is $got"
+    got=$(echo "$out" | /usr/bin/python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["rotation_refine"], j["track_refine"])')
+    [ "$got" = "$2 $2" ] || fail "sched-refine=$1: rotation_refine, track_refine are $got"
     echo "sched-refine=$1: rotation_refine $got"
   done
 fi

@@ -39,6 +39,9 @@ grep -q MEMS "$TMPDIR_TEST/refused"
 "\$D" ctl "$ctl" period fixed
 [ "\$("\$D" ctl "$ctl" show --json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["rotation_refine"])')" = False ]
 "\$D" ctl "$ctl" period refine
+"\$D" ctl "$ctl" tracks fixed
+[ "\$("\$D" ctl "$ctl" show --json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["track_refine"])')" = False ]
+"\$D" ctl "$ctl" tracks refine
 if "\$D" ctl "$ctl" period sometimes 2>"$TMPDIR_TEST/refused"; then echo "period sometimes accepted"; exit 1; fi
 grep -q "refine" "$TMPDIR_TEST/refused"
 "\$D" ctl "$ctl" switch sstf
