@@ -28,3 +28,20 @@ report_load() {
 fio_field() {
   /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
 }
+
+# bench_paths FILTER.so DISKEMU.so: absolute $filter and $diskemu, the $build they came
+# from and its $disksched; stops unless disksched is built and nbdkit is installed.
+bench_paths() {
+  filter=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+  diskemu=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
+  build=$(find_build "$filter")
+  disksched="$build/tools/disksched"
+  [ -x "$disksched" ] || { echo "bench: build $disksched first (ninja -C $build)" >&2; exit 1; }
+  require_tools nbdkit
+}
+
+# make_workdir: a scratch $work, removed on exit.
+make_workdir() {
+  work=$(mktemp -d /tmp/disksched-bench.XXXXXX)
+  trap 'rm -rf "$work"' EXIT
+}

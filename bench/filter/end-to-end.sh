@@ -11,18 +11,13 @@
 # default 100,200). nbdkit -t 64, sched-depth=1, one NBD connection.
 # Target: live gain / simulated gain >= 0.9.
 . "$(dirname "$0")/common.sh"
-filter=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-diskemu=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
+bench_paths "$1" "$2"
 out=${3:-$(mktemp -d /tmp/disksched-e2e.XXXXXX)}
 mkdir -p "$out"
 timescale=${TIMESCALE:-0.5}
 warmup=${WARMUP:-100}
 requests=${REQUESTS:-400}
 targets=${TARGETS:-100,200}
-build=$(find_build "$filter")
-disksched="$build/tools/disksched"
-[ -x "$disksched" ] || { echo "bench: build $disksched first (ninja -C $build)" >&2; exit 1; }
-require_tools nbdkit
 
 declare -A rates=([fcfs]="25 30 35 38 41 44" [asatf:w=30]="40 45 50 55 60 65 70")
 echo "settings: diskemu model=hp97560 timescale=$timescale; nbdkit -t 64 --filter=disksched"

@@ -8,15 +8,9 @@
 # Target: >= 95% within one sector time. "emu late p99" is how late the emulator's own
 # completions were (its stats): a busy host delays them, and no prediction can see that.
 . "$(dirname "$0")/common.sh"
-filter=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-diskemu=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
+bench_paths "$1" "$2"
 requests=${3:-500}
-build=$(find_build "$filter")
-disksched="$build/tools/disksched"
-[ -x "$disksched" ] || { echo "bench: build $disksched first (ninja -C $build)" >&2; exit 1; }
-require_tools nbdkit
-work=$(mktemp -d /tmp/disksched-bench.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+make_workdir
 
 echo "settings: nbdkit -t 64 --filter=disksched diskemu model=hp97560 (timescale 1),"
 echo "          sched-geometry=hp97560 sched-depth=1; disksched replay uniform 8 KiB reads,"

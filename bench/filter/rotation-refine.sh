@@ -10,17 +10,11 @@
 # measured requests (delta calibration, the period's first fit) are left out.
 #   bench/filter/rotation-refine.sh FILTER.so DISKEMU.so [REQUESTS] [RPM_ERROR] [RATE]
 . "$(dirname "$0")/common.sh"
-filter=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-diskemu=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
+bench_paths "$1" "$2"
 requests=${3:-600}
 rpm_error=${4:-0.2%}
 rate=${5:-20}
-build=$(find_build "$filter")
-disksched="$build/tools/disksched"
-[ -x "$disksched" ] || { echo "bench: build $disksched first (ninja -C $build)" >&2; exit 1; }
-require_tools nbdkit
-work=$(mktemp -d /tmp/disksched-bench.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+make_workdir
 
 echo "settings: nbdkit -t 64 --filter=disksched diskemu model=hp97560 rpm-error=$rpm_error"
 echo "          (timescale 1), sched-geometry=hp97560 sched=fcfs sched-depth=1;"
@@ -36,7 +30,7 @@ for mode in refine fixed; do
     sched=fcfs sched-geometry=hp97560 sched-log="$log" sched-control="$ctl" \
     --run "'$disksched' replay --nbd \"\$uri\" --workload uniform --rate $rate \
         --requests 20 --seed 2 --quiet --json >/dev/null &&
-      /usr/bin/python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b\"period $mode\\n\"); r=s.makefile().readline(); sys.exit(0 if \"\\\"ok\\\":true\" in r else r)' '$ctl' &&
+      '$disksched' ctl '$ctl' period $mode >/dev/null &&
       '$disksched' replay --nbd \"\$uri\" --workload uniform --rate $rate \
         --requests $requests --seed 1 --quiet --json >/dev/null &&
       '$disksched' ctl '$ctl' show --json > '$work/show.json'"

@@ -13,17 +13,11 @@
 # visits) are left out.
 #   bench/filter/track-refine.sh FILTER.so DISKEMU.so [REQUESTS] [WARMUP] [RATE]
 . "$(dirname "$0")/common.sh"
-filter=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-diskemu=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
+bench_paths "$1" "$2"
 requests=${3:-4000}
 warmup=${4:-2500}
 rate=${5:-25}
-build=$(find_build "$filter")
-disksched="$build/tools/disksched"
-[ -x "$disksched" ] || { echo "bench: build $disksched first (ninja -C $build)" >&2; exit 1; }
-require_tools nbdkit
-work=$(mktemp -d /tmp/disksched-bench.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+make_workdir
 /usr/bin/python3 "$bench_dir/track_phase_setup.py" "$work" "$requests" 300 40 "$rate" 1
 /usr/bin/python3 "$bench_dir/track_phase_setup.py" "$work/open" 20 300 40 "$rate" 2
 
@@ -42,7 +36,7 @@ for mode in refine fixed; do
     sched=fcfs sched-geometry="$work/profile.json" sched-log="$log" sched-control="$ctl" \
     --run "'$disksched' replay --nbd \"\$uri\" --workload trace:csv:$work/open/trace.csv \
         --requests 20 --seed 2 --quiet --json >/dev/null &&
-      /usr/bin/python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b\"tracks $mode\\n\"); r=s.makefile().readline(); sys.exit(0 if \"\\\"ok\\\":true\" in r else r)' '$ctl' &&
+      '$disksched' ctl '$ctl' tracks $mode >/dev/null &&
       '$disksched' replay --nbd \"\$uri\" --workload trace:csv:$work/trace.csv \
         --requests $requests --seed 1 --quiet --json >/dev/null &&
       '$disksched' ctl '$ctl' show --json > '$work/show.json'"
