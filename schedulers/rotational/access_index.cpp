@@ -17,8 +17,6 @@ AccessIndex::AccessIndex(const DeviceModel& model, bool track_age)
   rot_ = model.kind() == "disk" && model.rotational() && T_ > 0.0;
   cells_ = (rot_ || model.kind() == "mems") && model.cylinders() > 0;
   if (!cells_) return;
-  unit_ms_ = rot_ ? T_ : 1.0;
-  inv_unit_ = 1.0 / unit_ms_;
   C_ = model.cylinders();
   W_ = std::max<std::int64_t>(1, (C_ + kMaxBands - 1) / kMaxBands);
   B_ = static_cast<std::int32_t>((C_ + W_ - 1) / W_);
@@ -38,6 +36,13 @@ AccessIndex::AccessIndex(const DeviceModel& model, bool track_age)
     seek_lb_[d] = std::max<Millis>(0.0, running);
   }
   near_seek_ = C_ > 1 ? seek_lb_[1] : 0.0;
+  set_units(T_);
+}
+
+void AccessIndex::set_units(Millis period) const {
+  T_ = period;
+  unit_ms_ = rot_ ? T_ : 1.0;
+  inv_unit_ = 1.0 / unit_ms_;
   seek_u_.resize(C_);
   for (std::int64_t d = 0; d < C_; ++d) {
     const double u = seek_lb_[d] * inv_unit_;
@@ -49,6 +54,15 @@ AccessIndex::AccessIndex(const DeviceModel& model, bool track_age)
   // The age gap at which walking the oldest first pays, against the spread of access
   // times: a rotation on a disk, the full-stroke seek on MEMS.
   walk_gap_ = kWalkGapScale * (rot_ ? T_ : seek_lb_[C_ - 1]);
+}
+
+void AccessIndex::sync_rotation(Millis period) const {
+  set_units(period);
+  for (Hot& h : hot_) set_probe(h.p, slots_[h.slot].req.loc);
+  for (std::size_t i = order_head_; i < order_.size(); ++i) {
+    AgeEntry& e = order_[i];
+    if (!stale(e)) e.p = hot_[slots_[e.slot].hot].p;
+  }
 }
 
 void AccessIndex::add_new_overhead(Millis o) {

@@ -228,6 +228,9 @@ class AccessIndex {
     float u;
     std::uint32_t angle;
   };
+  // Converts the rotation-dependent state to a new period (see T_).
+  void sync_rotation(Millis period) const;
+  void set_units(Millis period) const;
   void set_probe(Probe& p, const Location& l) const {
     const double overhead = l.overhead_ms * inv_unit_;
     p.phase = rot_ ? to_fixed(l.angle - overhead) : 0u;
@@ -319,20 +322,24 @@ class AccessIndex {
   std::int64_t C_ = 1;       // cylinders
   std::int64_t W_ = 1;       // band width in cylinders
   std::int32_t B_ = 1;       // bands
-  Millis T_ = 0.0;           // rotation period
-  Millis unit_ms_ = 1.0;     // ms per bound unit: T_ on a disk, 1 on MEMS
-  double inv_unit_ = 1.0;
+  // The rotation period the bounds were computed for, and what depends on it. The
+  // model's period can be refined while requests are held (the daemon's head tracker,
+  // DeviceModel::anchor_rotation), so best() compares and, when it moved, converts
+  // everything again (sync_rotation); hence mutable.
+  mutable Millis T_ = 0.0;           // rotation period
+  mutable Millis unit_ms_ = 1.0;     // ms per bound unit: T_ on a disk, 1 on MEMS
+  mutable double inv_unit_ = 1.0;
 
   std::vector<Slot> slots_;
   // Per slot, bumped at every insert and erase: odd while live. Kept apart from the
   // slots so the oldest-first walk checks staleness in a small array.
   std::vector<std::uint32_t> slot_gen_;
-  std::vector<Hot> hot_;                    // every live request, densely
+  mutable std::vector<Hot> hot_;            // every live request, densely
   std::vector<std::int32_t> free_;
-  std::vector<AgeEntry> order_;             // track_age: arrival order, from order_head_
+  mutable std::vector<AgeEntry> order_;     // track_age: arrival order, from order_head_
   std::size_t order_head_ = 0;
   std::size_t order_stale_ = 0;
-  Millis walk_gap_ = 0.0;                   // kWalkGapScale * the access-time scale
+  mutable Millis walk_gap_ = 0.0;           // kWalkGapScale * the access-time scale
   Millis near_seek_ = 0.0;                  // seek_lb_[1]: the nearest other band
   IdMap slot_of_;
   std::size_t count_ = 0;
@@ -345,7 +352,7 @@ class AccessIndex {
   std::vector<double> band_oldest_;         // track_age: oldest arrival per band
   std::vector<double> group_oldest_;        // track_age: ... per kGroupBands bands
   std::vector<Millis> seek_lb_;             // C_ entries, non-decreasing, ms
-  std::vector<SeekBound> seek_u_;           // seek_lb_ for the bounds
+  mutable std::vector<SeekBound> seek_u_;   // seek_lb_ for the bounds
   std::vector<std::pair<Millis, std::size_t>> overheads_;  // distinct overheads, counts
   Millis min_overhead_ = 0.0;
   mutable Stats stats_;
@@ -372,6 +379,10 @@ template <class Accept>
 AccessIndex::Choice AccessIndex::best(const Query& q, Accept&& accept) const {
   // Without the per-cell ages an age term cannot be bounded: scan (not used so).
   if (!cells_ || (q.beta > 0.0 && !track_age_)) return best_scan(q, accept);
+  if (rot_) {
+    const Millis period = model_.rotation_ms();
+    if (period != T_) sync_rotation(period);
+  }
   if (q.beta > 0.0)
     return rot_ ? search<true, true>(q, accept) : search<false, true>(q, accept);
   return rot_ ? search<true, false>(q, accept) : search<false, false>(q, accept);

@@ -236,6 +236,33 @@ TEST_CASE("cell search costs few requests at long queues (JW sec. 4.2: sub-linea
   CHECK(cells < 64 * kPicks);
 }
 
+TEST_CASE("cell search stays exact when the rotation is re-anchored with a refined period",
+          "[rotational][satf][asatf]") {
+  // The daemon's head tracker refines the model's period while the scheduler holds its
+  // queue (DeviceModel::anchor_rotation); bounds kept in rotations of the old period
+  // would prune the wrong requests. Period changes of up to 0.5%, then searches.
+  auto model = load_model("hp97560");
+  DeviceModel& m = *model;
+  const Millis T0 = m.rotation_ms();
+  std::mt19937_64 rng(0xA11C);
+  std::uniform_real_distribution<double> u01(0.0, 1.0);
+  const double beta = asatf_beta(30, AgingForm::JacobsonWilkes, m);
+  for (int round = 0; round < 40; ++round) {
+    AccessIndex idx(m, true);
+    const std::size_t n = round % 2 == 0 ? 16 : 600;  // short-queue pass and grid
+    for (const auto& r : random_queue(m, rng, n, 2000.0)) idx.insert(r);
+    for (int step = 0; step < 20; ++step) {
+      m.anchor_rotation(1000.0 * step, u01(rng), T0 * (1.0 + 0.01 * (u01(rng) - 0.5)));
+      AccessIndex::Query q;
+      q.head = random_head(m, rng, 1e6);
+      q.now = 2000.0 + 500.0 * u01(rng);
+      q.beta = step % 2 == 0 ? 0.0 : beta;
+      require_same(idx.best(q), idx.best_scan(q));
+    }
+  }
+  m.anchor_rotation(0.0, 0.0, T0);
+}
+
 TEST_CASE("the x-column search costs few requests at long MEMS queues (Hong sec. 7)",
           "[rotational][satf][mems]") {
   // 1024 uniform requests on the MEMS sled: every x move pays the settle time, so the
