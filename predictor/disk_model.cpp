@@ -158,6 +158,23 @@ void DiskModel::adjust_track_phase(std::int64_t c, std::int32_t h, double delta_
   track_phase_[c * profile_.heads + h] = frac(track_angle(c, h) + delta_rotations);
 }
 
+DiskProfile DiskModel::current_profile() const {
+  DiskProfile p = profile_;
+  p.rotation_ms = rotation_ms_;
+  p.track_phase.clear();
+  for (const auto& [key, angle] : track_phase_) {
+    TrackPhase t;
+    t.cylinder = key / profile_.heads;
+    t.head = static_cast<std::int32_t>(key % profile_.heads);
+    t.phase = angle;
+    p.track_phase.push_back(t);
+  }
+  std::sort(p.track_phase.begin(), p.track_phase.end(), [](const TrackPhase& a, const TrackPhase& b) {
+    return a.cylinder != b.cylinder ? a.cylinder < b.cylinder : a.head < b.head;
+  });
+  return p;
+}
+
 void DiskModel::copy_track_phases(const DiskModel& other) {
   if (other.lbas_ != lbas_ || other.cylinders_ != cylinders_ ||
       other.profile_.heads != profile_.heads)

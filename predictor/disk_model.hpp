@@ -59,6 +59,10 @@ class DiskModel final : public DeviceModel {
   // scratch model that replays what the live one predicted). Throws ModelError when the
   // geometries differ.
   void copy_track_phases(const DiskModel& other);
+  // The profile as the model now stands: the rotation period in use (refined by
+  // anchor_rotation) and every track's measured or adjusted angle in track_phase.
+  // Saved, it starts the next run where this one left off.
+  DiskProfile current_profile() const;
 
   // Geometry, exposed for tests and tools.
   Chs lba_to_chs(std::uint64_t lba) const;

@@ -17,6 +17,7 @@
 #include <cstring>
 #include <ctime>
 #include <deque>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -608,19 +609,26 @@ void add_live_commands(CLI::App& app) {
   auto ctl_json = std::make_shared<bool>(false);
   auto* ctl = app.add_subcommand(
       "ctl", "talk to a running filter's control socket (sched-control=PATH): "
-             "show | stats | switch SPEC | period refine|fixed | tracks refine|fixed");
+             "show | stats | switch SPEC | period refine|fixed | tracks refine|fixed | save PROFILE.json");
   ctl->add_option("socket", *socket, "the control socket")->required();
-  ctl->add_option("command", *words, "show | stats | switch SPEC | period refine|fixed | tracks refine|fixed")
+  ctl->add_option("command", *words, "show | stats | switch SPEC | period refine|fixed | tracks refine|fixed | save PROFILE.json")
       ->required()
       ->expected(1, 2);
   ctl->add_flag("--json", *ctl_json, "print the daemon's JSON reply");
   ctl->callback([socket, words, ctl_json] {
     const std::string& c = words->front();
-    if (c != "show" && c != "stats" && c != "switch" && c != "period" && c != "tracks")
+    if (c != "show" && c != "stats" && c != "switch" && c != "period" && c != "tracks" &&
+        c != "save")
       throw std::invalid_argument(fmt::format(
           "unknown ctl command '{}'; valid: show, stats, switch SPEC, period refine|fixed, "
-          "tracks refine|fixed",
+          "tracks refine|fixed, save PROFILE.json",
           c));
+    if (c == "save") {
+      if (words->size() != 2)
+        throw std::invalid_argument("ctl save needs the file to write, e.g. save refined.json");
+      // The daemon resolves paths from its own directory: send an absolute one.
+      (*words)[1] = std::filesystem::absolute((*words)[1]).string();
+    }
     if (c == "switch" && words->size() != 2)
       throw std::invalid_argument("ctl switch needs a scheduler spec, e.g. switch asatf:w=30");
     const bool refine_word = words->size() == 2 && ((*words)[1] == "refine" || (*words)[1] == "fixed");
@@ -632,7 +640,7 @@ void add_live_commands(CLI::App& app) {
       throw std::invalid_argument(
           "ctl tracks needs 'refine' (correct each track's phase from completions) or "
           "'fixed' (keep the track angles as they are)");
-    if (c != "switch" && c != "period" && c != "tracks" && words->size() != 1)
+    if (c != "switch" && c != "period" && c != "tracks" && c != "save" && words->size() != 1)
       throw std::invalid_argument(fmt::format("ctl {} takes no argument", c));
     run_ctl(*socket, *words, *ctl_json);
   });

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "daemon/filter/lbn_model.hpp"
+#include "predictor/profile.hpp"
 #include "schedulers/registry.hpp"
 
 namespace disksched {
@@ -123,11 +124,27 @@ std::string handle_control_command(const std::string& line, Dispatcher* dispatch
         reply = snapshot_json(dispatcher->snapshot());
         reply["ok"] = true;
       }
+    } else if (cmd == "save") {
+      // The daemon's working directory is not the caller's (nbdkit daemonized runs in
+      // /), so only an absolute path says where the file goes.
+      if (arg.empty() || arg.front() != '/') {
+        reply = {{"ok", false},
+                 {"error", "save needs an absolute path for the profile, not '" + arg + "'"}};
+      } else if (dispatcher == nullptr) {
+        reply = {{"ok", false}, {"error", "save: no client has opened the device yet"}};
+      } else {
+        const DiskProfile p = dispatcher->current_profile();
+        save_profile(p, arg);
+        reply = {{"ok", true},
+                 {"saved", arg},
+                 {"rotation_ms", p.rotation_ms},
+                 {"track_phases", p.track_phase.size()}};
+      }
     } else {
       reply = {{"ok", false},
                {"error", "unknown command '" + cmd +
                              "'; valid: show, stats, switch SPEC, period refine|fixed, "
-                             "tracks refine|fixed"}};
+                             "tracks refine|fixed, save PATH"}};
     }
   } catch (const std::exception& e) {
     reply = {{"ok", false}, {"error", e.what()}};

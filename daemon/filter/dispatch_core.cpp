@@ -95,6 +95,14 @@ std::string DispatchCore::switch_scheduler(std::string_view spec) {
   return spec_;
 }
 
+DiskProfile DispatchCore::current_profile() const {
+  const auto* disk = dynamic_cast<const DiskModel*>(model_.get());
+  if (disk == nullptr)
+    throw std::invalid_argument("the device runs the '" + model_->name() +
+                                "' model, not a disk geometry: there is no profile to save");
+  return disk->current_profile();
+}
+
 bool DispatchCore::calibration_due() const {
   return calibrating() && tracker_.samples_recorded() >= next_calibration_at_;
 }

@@ -17,6 +17,7 @@
 
 #include "predictor/device_model.hpp"
 #include "predictor/head_tracker.hpp"
+#include "predictor/profile.hpp"
 #include "schedulers/queue.hpp"
 #include "schedulers/request.hpp"
 #include "schedulers/scheduler.hpp"
@@ -97,6 +98,10 @@ class DispatchCore {
   // Per-track phase refinement (HeadTracker): tracks turned so far, corrections in all.
   void set_refine_track_phase(bool on) { tracker_.set_refine_track_phase(on); }
   bool refine_track_phase() const { return tracker_.refine_track_phase(); }
+  // The geometry as refined so far (rotation period in use, every track's angle), to
+  // save for the next run. Throws std::invalid_argument when the model is not a disk
+  // geometry (no profile to write).
+  DiskProfile current_profile() const;
   std::size_t tracks_rephased() const { return tracker_.tracks_rephased(); }
   std::uint64_t track_phase_adjustments() const { return tracker_.track_phase_adjustments(); }
   // Gives `scratch` (another instance of the model, e.g. calibration's) the track

@@ -196,6 +196,11 @@ void Dispatcher::set_refine_track_phase(bool on) {
   core_.set_refine_track_phase(on);
 }
 
+DiskProfile Dispatcher::current_profile() const {
+  std::lock_guard lock(mu_);
+  return core_.current_profile();
+}
+
 Dispatcher::Snapshot Dispatcher::snapshot() const {
   std::lock_guard lock(mu_);
   Snapshot s;

@@ -101,6 +101,8 @@ class Dispatcher {
   // Refine each track's phase from completions (true) or keep the profile's (tracks
   // already corrected stay so).
   void set_refine_track_phase(bool on);
+  // DispatchCore::current_profile, under the lock.
+  DiskProfile current_profile() const;
 
   double timescale() const { return options_.timescale; }
   std::int64_t now_ns() const { return clock_(); }

@@ -47,6 +47,9 @@ grep -q "refine" "$TMPDIR_TEST/refused"
 "\$D" ctl "$ctl" switch sstf
 wait \$client
 "\$D" ctl "$ctl" stats --json > "$TMPDIR_TEST/stats.json"
+# The refined geometry, saved for the next run; a relative path is the caller's.
+(cd "$TMPDIR_TEST" && "\$D" ctl "$ctl" save refined.json)
+if "\$D" ctl "$ctl" save 2>/dev/null; then echo "save without a path accepted"; exit 1; fi
 SH
 timeout 90 nbdkit -U - -t 64 --filter="$DISKSCHED_FILTER" --filter=delay memory 1G rdelay=2ms \
   sched=fcfs sched-geometry=hp97560 sched-control="$ctl" sched-log="$lat" \
@@ -63,6 +66,17 @@ assert len(rows) == 200 and not any(r["error"] for r in rows)
 used = {r["scheduler"].split(":")[0] for r in rows}
 print("schedulers in the log:", sorted(used))
 assert "fcfs" in used and len(used) >= 3, used
+PY
+# The saved profile loads, with the period the filter used.
+"$DISKSCHED" model show "$TMPDIR_TEST/refined.json" | grep -q '^rotation_ms' \
+  || fail "the saved profile does not load"
+/usr/bin/python3 - "$TMPDIR_TEST/stats.json" "$TMPDIR_TEST/refined.json" <<'PY' || fail "saved profile wrong"
+import json, sys
+s, p = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert p["schema"] == "disksched-geometry" and p["heads"] == 19, p.keys()
+# timescale 1: the model's period is the real one the filter reported
+assert abs(p["rotation_ms"] - s["rotation_ms"]) < 1e-9 * s["rotation_ms"], (p["rotation_ms"], s["rotation_ms"])
+print("saved profile: rotation_ms", p["rotation_ms"], "track phases", len(p.get("track_phase", [])))
 PY
 [ ! -e "$ctl" ] || fail "the control socket was not removed at exit"
 

@@ -282,3 +282,12 @@ TEST_CASE("the LBN model refits its terms to observed service times", "[filter][
   REQUIRE(q->overhead_ms + 16 * q->transfer_ms_per_sector == Approx(2.0 + 16 * 0.01).margin(1e-6));
   REQUIRE_FALSE(guess.fit({samples.begin(), samples.begin() + 5}));
 }
+
+TEST_CASE("current_profile: a disk geometry's, refused without one", "[filter][dispatch][profile]") {
+  auto lbn = make_core("fcfs", std::make_unique<LbnModel>(64 * kMiB));
+  REQUIRE_THROWS_WITH(lbn.current_profile(), Catch::Matchers::Contains("not a disk geometry"));
+  auto disk = make_core("fcfs", load_model("hp97560"));
+  const DiskProfile p = disk.current_profile();
+  CHECK(p.heads == 19);
+  CHECK(p.rotation_ms == disk.model().rotation_ms());
+}

@@ -165,3 +165,37 @@ TEST_CASE("adjust_track_phase turns one track as a measured track_phase would",
   CHECK_THROWS_WITH(b.adjust_track_phase(5, 1, std::nan("")), Catch::Contains("finite"));
   CHECK(b.track_phase_overrides() == 2);
 }
+
+TEST_CASE("current_profile saves the refined period and track angles; loaded, it builds "
+          "the refined model",
+          "[profile][track_phase]") {
+  DiskProfile p = testing::zoned_profile(true);
+  p.track_phase = {{12, 1, 0.3}};
+  DiskModel live(p);
+  DeviceModel& lm = live;
+  const Millis refined = p.rotation_ms * 1.002;
+  lm.anchor_rotation(100.0, 0.25, refined);
+  lm.adjust_track_phase(60, 0, 0.125);
+  lm.adjust_track_phase(31, 2, -0.2);
+
+  const DiskProfile cur = live.current_profile();
+  CHECK(cur.rotation_ms == refined);
+  REQUIRE(cur.track_phase.size() == 3);  // the measured one and the two learnt
+  CHECK(cur.track_phase[0].cylinder == 12);
+  CHECK(cur.track_phase[1].cylinder == 31);
+  CHECK(cur.track_phase[2].cylinder == 60);
+  CHECK(live.profile().rotation_ms == p.rotation_ms);  // profile() stays as loaded
+
+  // Through a file, as `disksched ctl SOCKET save PATH` writes it.
+  const std::string path = "test_current_profile.json";
+  save_profile(cur, path);
+  const DiskModel next(load_profile(path));
+  std::remove(path.c_str());
+  CHECK(next.rotation_ms() == Approx(refined).epsilon(1e-15));
+  for (const auto& [c, h] : std::vector<std::pair<std::int64_t, std::int32_t>>{
+           {12, 1}, {31, 2}, {60, 0}, {31, 1}, {59, 3}})
+    CHECK(next.track_angle(c, h) == Approx(live.track_angle(c, h)).margin(1e-12));
+  // And the learnt tracks differ from what the skews alone give (the test can fail).
+  const DiskModel plain(testing::zoned_profile(true));
+  CHECK(std::abs(next.track_angle(60, 0) - plain.track_angle(60, 0)) > 0.1);
+}
