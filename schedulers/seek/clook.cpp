@@ -38,10 +38,7 @@ AlgorithmInfo clook_algorithm() {
       "one-way elevator: sweep toward higher positions, then return to the lowest request";
   a.source = "JW sec. 2 (one-way SCAN, 4.3BSD); Hong sec. 8 (C-SCAN by LBN)";
   a.params = {by_param("sweep order")};
-  a.factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
-    if (p.choice("by") == "lbn") return std::make_unique<CLook<ByLbn>>(m);
-    return std::make_unique<CLook<ByCylinder>>(m);
-  };
+  a.factory = by_position_factory<CLook>();
   return a;
 }
 

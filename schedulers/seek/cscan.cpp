@@ -52,10 +52,7 @@ AlgorithmInfo cscan_algorithm() {
       "one-way elevator edge to edge: sweep up, run on to the high edge, return to the low edge";
   a.source = "JW sec. 2 (one-way SCAN)";
   a.params = {by_param("sweep order")};
-  a.factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
-    if (p.choice("by") == "lbn") return std::make_unique<CScan<ByLbn>>(m);
-    return std::make_unique<CScan<ByCylinder>>(m);
-  };
+  a.factory = by_position_factory<CScan>();
   return a;
 }
 

@@ -43,10 +43,7 @@ AlgorithmInfo look_algorithm() {
       "elevator: sweep serving requests on the way, turn after the last one ahead";
   a.source = "JW sec. 2 (SCAN \"stopping at each cylinder with pending requests\")";
   a.params = {by_param("sweep order")};
-  a.factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
-    if (p.choice("by") == "lbn") return std::make_unique<Look<ByLbn>>(m);
-    return std::make_unique<Look<ByCylinder>>(m);
-  };
+  a.factory = by_position_factory<Look>();
   return a;
 }
 

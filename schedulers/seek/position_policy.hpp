@@ -4,10 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string_view>
 
 #include "predictor/device_model.hpp"
 #include "schedulers/request.hpp"
+#include "schedulers/registry.hpp"
 #include "schedulers/seek/edge.hpp"
 #include "schedulers/seek/lbn_head.hpp"
 
@@ -35,5 +37,15 @@ struct ByLbn {
   static Pos high_edge(const Edges& e) { return e.high_lba(); }
   LbnHead lbn;
 };
+
+// The factory of a scheduler templated on its position: S<ByLbn> for `by=lbn`, else
+// S<ByCylinder> (the `by` parameter of by_param()).
+template <template <typename> class S>
+SchedulerFactory by_position_factory() {
+  return [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
+    if (p.choice("by") == "lbn") return std::make_unique<S<ByLbn>>(m);
+    return std::make_unique<S<ByCylinder>>(m);
+  };
+}
 
 }  // namespace disksched::seek

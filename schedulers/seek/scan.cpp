@@ -48,10 +48,7 @@ AlgorithmInfo scan_algorithm() {
       "elevator edge to edge: serve requests on the way, run on to the edge, then turn";
   a.source = "JW sec. 1-2 (SCAN, Denning)";
   a.params = {by_param("sweep order")};
-  a.factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
-    if (p.choice("by") == "lbn") return std::make_unique<Scan<ByLbn>>(m);
-    return std::make_unique<Scan<ByCylinder>>(m);
-  };
+  a.factory = by_position_factory<Scan>();
   return a;
 }
 

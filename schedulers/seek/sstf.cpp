@@ -45,10 +45,7 @@ AlgorithmInfo sstf_algorithm() {
   a.description = "shortest seek first: the request nearest the head, in cylinders or blocks";
   a.source = "JW sec. 2; DN sec. 5 (by LBN)";
   a.params = {by_param("distance measure")};
-  a.factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
-    if (p.choice("by") == "lbn") return std::make_unique<Sstf<ByLbn>>(m);
-    return std::make_unique<Sstf<ByCylinder>>(m);
-  };
+  a.factory = by_position_factory<Sstf>();
   return a;
 }
 
