@@ -9,6 +9,7 @@
 // disk in reach. z is taken when nothing else fits (JW's Fig. 7 starts bestsofar at z
 // but leaves H(z) undefined; after z is served there is nothing left to reach). As JW
 // note, the heuristic needs the whole queue examined at each forced step.
+#include <algorithm>
 #include <memory>
 
 #include "schedulers/rotational/algorithms.hpp"
@@ -20,10 +21,17 @@
 namespace disksched::rotational {
 namespace {
 
+// What ranks the requests that fit before the forced one: JW's quadratic fit of the area
+// (their choice), the exact area it approximates, or no guidance at all (the request that
+// ends soonest: an ablation that shows what the guiding itself changes).
+enum class Guide { Area, Exact, End };
+
 class Satfgdf final : public DelayedForcingScheduler {
  public:
-  Satfgdf(const DeviceModel& model, std::string spec, Millis age_ms, std::size_t n, double d)
-      : DelayedForcingScheduler(model, std::move(spec), age_ms, n, d), area_(model) {}
+  Satfgdf(const DeviceModel& model, std::string spec, Millis age_ms, std::size_t n, double d,
+          Guide guide)
+      : DelayedForcingScheduler(model, std::move(spec), age_ms, n, d), area_(model),
+        guide_(guide) {}
 
   std::optional<Request> pick(Millis now, const HeadState& head) override {
     if (index_.empty()) return std::nullopt;
@@ -34,15 +42,28 @@ class Satfgdf final : public DelayedForcingScheduler {
       if (r.id == z.id) return;
       const Cost c = model_.service(head, r.op, r.offset, r.length);
       if (c.end.time_ms + model_.positioning_ms(c.end, z.loc) > deadline() + kFitSlackMs) return;
-      const double h = area_.value(c.end.cylinder - z.loc.cylinder, deadline() - c.end.time_ms);
-      const Rank rank = Rank::of(-h, r);  // largest H first
+      const Rank rank = Rank::of(key(c.end, z), r);
+
       if (before(rank, best)) best = rank;
     });
     return take(best.found ? best.id : z.id);
   }
 
  private:
+  // Smaller goes first: -H (largest area first), or the end time for Guide::End.
+  double key(const HeadState& end, const Request& z) const {
+    const std::int64_t dc = end.cylinder - z.loc.cylinder;
+    const Millis left = deadline() - end.time_ms;
+    switch (guide_) {
+      case Guide::Area: return -area_.value(dc, left);
+      case Guide::Exact: return -area_.area(dc, std::max(0.0, left / area_.sector_ms()));
+      case Guide::End: break;
+    }
+    return end.time_ms;
+  }
+
   AreaHeuristic area_;
+  Guide guide_;
 };
 
 }  // namespace
@@ -55,9 +76,18 @@ AlgorithmInfo satfgdf_algorithm() {
   a.source = "JW sec. 5.1, Fig. 7-9";
   a.needs_rotation = true;
   a.params = delayed_forcing_params();
+  a.params.push_back(choice_param(
+      "guide",
+      "what ranks the requests that fit before the forced one: area = JW's quadratic fit "
+      "of the area still in reach, exact = that area itself, end = the one that ends "
+      "soonest (no guidance; an ablation)",
+      {"area", "exact", "end"}, "area"));
   a.factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
+    const std::string g = p.choice("guide");
+    const Guide guide = g == "exact" ? Guide::Exact : g == "end" ? Guide::End : Guide::Area;
     return std::make_unique<Satfgdf>(m, format_spec(satfgdf_algorithm(), p), p.number("age"),
-                                     static_cast<std::size_t>(p.number("n")), p.number("d"));
+                                     static_cast<std::size_t>(p.number("n")), p.number("d"),
+                                     guide);
   };
   return a;
 }

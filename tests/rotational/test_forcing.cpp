@@ -151,6 +151,22 @@ TEST_CASE("SATFGDF picks the feasible request with the largest area heuristic (J
   CHECK(df->pick(200.0, sc.head)->id == sc.r4.id);
 }
 
+TEST_CASE("SATFGDF guide=exact ranks by the exact area, guide=end by the soonest end",
+          "[rotational][forcing][satfgdf]") {
+  // Same scene: r2 ends on z's cylinder at 8 ms, r4 fifty cylinders away at 7 ms. The
+  // exact area prefers r2 as the quadratic does; without guidance r4 (ends first) goes.
+  Scene sc;
+  AreaHeuristic area(sc.disk);
+  auto exact_of = [&](const Request& r) {
+    const HeadState e = sc.disk.service(sc.head, r.op, r.offset, r.length).end;
+    return area.area(e.cylinder - sc.z.loc.cylinder, (22.0 - e.time_ms) / area.sector_ms());
+  };
+  REQUIRE(exact_of(sc.r2) > exact_of(sc.r4));
+  CHECK(sc.make("satfgdf:age=100,d=1,guide=exact")->pick(200.0, sc.head)->id == sc.r2.id);
+  CHECK(sc.make("satfgdf:age=100,d=1,guide=end")->pick(200.0, sc.head)->id == sc.r4.id);
+  CHECK(sc.make("satfgdf:age=100,d=1,guide=end")->spec() == "satfgdf:n=1,age=100,d=1,guide=end");
+}
+
 TEST_CASE("SATFGDF serves the forced request when nothing else fits (JW Fig. 7)",
           "[rotational][forcing][satfgdf]") {
   Scene sc;

@@ -55,7 +55,7 @@ TEST_CASE("specs are canonical and round-trip", "[rotational][registry]") {
       {"ASPTF:form=hong,w=5", "asatf:w=5,form=hong,search=cells"},
       {"satfuf:n=3", "satfuf:n=3,age=500"},
       {"satfdf:d=4,age=1s", "satfdf:n=1,age=1000,d=4"},
-      {"satfgdf", "satfgdf:n=1,age=500,d=5"},
+      {"satfgdf", "satfgdf:n=1,age=500,d=5,guide=area"},
       {"bsatf:mode=on-starvation", "bsatf:mode=on-starvation,age=500"},
       {"lbsatf", "lbsatf:mode=continuous,age=500"},
       {"oat:mode=sliding", "oat:batch=6,mode=sliding"},
