@@ -88,13 +88,11 @@ ProbeResult BlockTarget::read(std::uint64_t lba, std::uint32_t count) {
   const std::size_t n = std::size_t{count} * sector_;
   if (n > buf_bytes_ || lba + count > sectors_)
     throw std::runtime_error(fmt::format("{}: read of {} sectors at {} is out of range", path_, count, lba));
-  ProbeResult r;
-  const long cs = involuntary_switches();
-  r.issue_ms = monotonic_ms();
-  const ssize_t got = pread(fd_, buf_, n, static_cast<off_t>(lba * sector_));
-  r.complete_ms = monotonic_ms();
-  r.disturbed = involuntary_switches() != cs;
-  if (got != static_cast<ssize_t>(n)) sys_fail(fmt::format("{}: read at sector {}", path_, lba));
+  bool ok = false;
+  const ProbeResult r = timed_probe(
+      [&] { return pread(fd_, buf_, n, static_cast<off_t>(lba * sector_)) == static_cast<ssize_t>(n); },
+      &ok);
+  if (!ok) sys_fail(fmt::format("{}: read at sector {}", path_, lba));
   return r;
 }
 
@@ -103,13 +101,11 @@ ProbeResult BlockTarget::write(std::uint64_t lba, std::uint32_t count) {
     throw std::logic_error(fmt::format("write probe at sector {} outside the allowed range", lba));
   const std::size_t n = std::size_t{count} * sector_;
   std::memcpy(buf_, saved_.data() + (lba - writable_->first) * sector_, n);
-  ProbeResult r;
-  const long cs = involuntary_switches();
-  r.issue_ms = monotonic_ms();
-  const ssize_t put = pwrite(fd_, buf_, n, static_cast<off_t>(lba * sector_));
-  r.complete_ms = monotonic_ms();
-  r.disturbed = involuntary_switches() != cs;
-  if (put != static_cast<ssize_t>(n)) sys_fail(fmt::format("{}: write at sector {}", path_, lba));
+  bool ok = false;
+  const ProbeResult r = timed_probe(
+      [&] { return pwrite(fd_, buf_, n, static_cast<off_t>(lba * sector_)) == static_cast<ssize_t>(n); },
+      &ok);
+  if (!ok) sys_fail(fmt::format("{}: write at sector {}", path_, lba));
   return r;
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "predictor/device_model.hpp"
+#include "tools/extract/probe_target.hpp"
 
 namespace disksched::extract {
 
@@ -10,5 +11,18 @@ Millis monotonic_ms();
 void wait_until_monotonic(Millis t_ms);
 // Involuntary context switches of the calling thread so far (preemptions).
 long involuntary_switches();
+
+// Runs one probe's I/O (`io` returns whether it succeeded, into *ok) with the clock read
+// just around it and preemptions counted across it.
+template <typename Io>
+ProbeResult timed_probe(Io&& io, bool* ok) {
+  ProbeResult r;
+  const long cs = involuntary_switches();
+  r.issue_ms = monotonic_ms();
+  *ok = io();
+  r.complete_ms = monotonic_ms();
+  r.disturbed = involuntary_switches() != cs;
+  return r;
+}
 
 }  // namespace disksched::extract

@@ -75,13 +75,10 @@ ProbeResult NbdTarget::read(std::uint64_t lba, std::uint32_t count) {
   const std::size_t n = std::size_t{count} * sector_;
   if (n > buf_.size() || lba + count > sectors_)
     throw std::runtime_error(fmt::format("{}: read of {} sectors at {} is out of range", uri_, count, lba));
-  ProbeResult r;
-  const long cs = involuntary_switches();
-  r.issue_ms = monotonic_ms();
-  const int rc = nbd_pread(h_, buf_.data(), n, lba * sector_, 0);
-  r.complete_ms = monotonic_ms();
-  r.disturbed = involuntary_switches() != cs;
-  if (rc == -1) nbd_fail(fmt::format("{}: read at sector {}", uri_, lba));
+  bool ok = false;
+  const ProbeResult r =
+      timed_probe([&] { return nbd_pread(h_, buf_.data(), n, lba * sector_, 0) != -1; }, &ok);
+  if (!ok) nbd_fail(fmt::format("{}: read at sector {}", uri_, lba));
   return r;
 }
 
@@ -90,15 +87,13 @@ ProbeResult NbdTarget::write(std::uint64_t lba, std::uint32_t count) {
     throw std::logic_error(fmt::format("write probe at sector {} outside the allowed range", lba));
   const std::size_t n = std::size_t{count} * sector_;
   const std::uint8_t* data = saved_.data() + (lba - writable_->first) * sector_;
-  ProbeResult r;
-  const long cs = involuntary_switches();
-  r.issue_ms = monotonic_ms();
-  // FUA: the write is complete when it is on the medium, not in a cache.
-  const bool fua = nbd_can_fua(h_) == 1;
-  const int rc = nbd_pwrite(h_, data, n, lba * sector_, fua ? LIBNBD_CMD_FLAG_FUA : 0);
-  r.complete_ms = monotonic_ms();
-  r.disturbed = involuntary_switches() != cs;
-  if (rc == -1) nbd_fail(fmt::format("{}: write at sector {}", uri_, lba));
+  // FUA: the write is complete when it is on the medium, not in a cache. Asked before
+  // the clock starts: it is not part of the probe.
+  const std::uint32_t flags = nbd_can_fua(h_) == 1 ? LIBNBD_CMD_FLAG_FUA : 0;
+  bool ok = false;
+  const ProbeResult r =
+      timed_probe([&] { return nbd_pwrite(h_, data, n, lba * sector_, flags) != -1; }, &ok);
+  if (!ok) nbd_fail(fmt::format("{}: write at sector {}", uri_, lba));
   return r;
 }
 
