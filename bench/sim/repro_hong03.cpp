@@ -135,6 +135,15 @@ double pick_ns_per_request(const DeviceModel& model, const std::string& sched, s
   return ns / picks / static_cast<double>(n);
 }
 
+// A claim that `x` (a ratio over a load range) stays above `above` everywhere; `suffix`
+// names the ratio when the text would be ambiguous.
+Claim ratio_claim(std::string id, std::string what, std::string paper, const Range& x,
+                  const std::string& suffix, double above) {
+  return {std::move(id), std::move(what), std::move(paper), x.x_text() + suffix,
+          fmt::format("> {:.1f}x", above),
+          !x.empty() && x.lo > above ? Verdict::Agree : Verdict::Disagree, ""};
+}
+
 }  // namespace
 
 std::vector<Claim> repro_hong03(const ReproOptions& o) {
@@ -291,48 +300,20 @@ std::vector<Claim> repro_hong03(const ReproOptions& o) {
                       "both > 1.0x", !x.empty() && !y.empty() && x.lo > 1.0 && y.lo > 1.0 ? Verdict::Agree : Verdict::Disagree,
                       ""});
   }
-  {
-    Range x = ratio_range(rs, kServer, server_heavy, "ASPTF(5)", "ZSPTF(120,1200)", false);
-    claims.push_back({"8-zsptf-asptf-heavy", "ZSPTF outperforms ASPTF(5) under heavy server load",
-                      "1.2x-2.6x", x.x_text() + " (ASPTF/ZSPTF)", "> 1.1x",
-                      !x.empty() && x.lo > 1.1 ? Verdict::Agree : Verdict::Disagree, ""});
-  }
-  {
-    Range x = ratio_range(rs, kServer, server_modheavy, "SPTF", "ZSPTF(120,1200)", true);
-    claims.push_back({"8-sptf-sqcv-server", "SPTF squared CV above ZSPTF's, moderate and heavy server load",
-                      "1.16x..1.45x", x.x_text(), "> 1.0x",
-                      !x.empty() && x.lo > 1.0 ? Verdict::Agree : Verdict::Disagree, ""});
-  }
-  {
-    Range x = ratio_range(ru, kUser, user_modheavy, "SPTF", "ZSPTF(120,1200)", true);
-    claims.push_back({"8-sptf-sqcv-user", "SPTF squared CV above ZSPTF's, moderate and heavy user load",
-                      "1.83x..8x", x.x_text(), "> 1.0x",
-                      !x.empty() && x.lo > 1.0 ? Verdict::Agree : Verdict::Disagree, ""});
-  }
-  {
-    Range x = ratio_range(ru, kUser, user_heavy, "ZSPTF(120,1200)", "SPTF", false);
-    claims.push_back({"8-user-heavy", "SPTF better than ZSPTF under heavy user (sequential) load",
-                      "1.30x..1.76x", x.x_text() + " (ZSPTF/SPTF)", "> 1.1x",
-                      !x.empty() && x.lo > 1.1 ? Verdict::Agree : Verdict::Disagree, ""});
-  }
-  {
-    Range x = ratio_range(rs, kServer, server_heavy, "ZSPTF(60,600)", "ZSPTF(120,1200)", false);
-    claims.push_back({"7.3-zone-60", "ZSPTF(60,600) response above ZSPTF(120,1200), heavy server",
-                      "1.12x..1.21x", x.x_text(), "> 1.0x",
-                      !x.empty() && x.lo > 1.0 ? Verdict::Agree : Verdict::Disagree, ""});
-  }
-  {
-    Range x = ratio_range(ru, kUser, user_modheavy, "ZSPTF(120,1200)", "ZSPTF(240,2400)", false);
-    claims.push_back({"7.3-zone-240", "ZSPTF(240,2400) faster than ZSPTF(120,1200), moderate-heavy user",
-                      "1.18x..1.42x", x.x_text() + " (120/240)", "> 1.0x",
-                      !x.empty() && x.lo > 1.0 ? Verdict::Agree : Verdict::Disagree, ""});
-  }
-  {
-    Range x = ratio_range(ru, kUser, user_modheavy, "ZTSPTF(120,1200)", "ZSPTF(120,1200)", false);
-    claims.push_back({"7.1-ztsptf", "ZSPTF outperforms ZTSPTF under moderate-heavy user load",
-                      "1.31x..2.22x", x.x_text() + " (ZTSPTF/ZSPTF)", "> 1.0x",
-                      !x.empty() && x.lo > 1.0 ? Verdict::Agree : Verdict::Disagree, ""});
-  }
+  claims.push_back(ratio_claim("8-zsptf-asptf-heavy", "ZSPTF outperforms ASPTF(5) under heavy server load", "1.2x-2.6x",
+                              ratio_range(rs, kServer, server_heavy, "ASPTF(5)", "ZSPTF(120,1200)", false), " (ASPTF/ZSPTF)", 1.1));
+  claims.push_back(ratio_claim("8-sptf-sqcv-server", "SPTF squared CV above ZSPTF's, moderate and heavy server load", "1.16x..1.45x",
+                              ratio_range(rs, kServer, server_modheavy, "SPTF", "ZSPTF(120,1200)", true), "", 1.0));
+  claims.push_back(ratio_claim("8-sptf-sqcv-user", "SPTF squared CV above ZSPTF's, moderate and heavy user load", "1.83x..8x",
+                              ratio_range(ru, kUser, user_modheavy, "SPTF", "ZSPTF(120,1200)", true), "", 1.0));
+  claims.push_back(ratio_claim("8-user-heavy", "SPTF better than ZSPTF under heavy user (sequential) load", "1.30x..1.76x",
+                              ratio_range(ru, kUser, user_heavy, "ZSPTF(120,1200)", "SPTF", false), " (ZSPTF/SPTF)", 1.1));
+  claims.push_back(ratio_claim("7.3-zone-60", "ZSPTF(60,600) response above ZSPTF(120,1200), heavy server", "1.12x..1.21x",
+                              ratio_range(rs, kServer, server_heavy, "ZSPTF(60,600)", "ZSPTF(120,1200)", false), "", 1.0));
+  claims.push_back(ratio_claim("7.3-zone-240", "ZSPTF(240,2400) faster than ZSPTF(120,1200), moderate-heavy user", "1.18x..1.42x",
+                              ratio_range(ru, kUser, user_modheavy, "ZSPTF(120,1200)", "ZSPTF(240,2400)", false), " (120/240)", 1.0));
+  claims.push_back(ratio_claim("7.1-ztsptf", "ZSPTF outperforms ZTSPTF under moderate-heavy user load", "1.31x..2.22x",
+                              ratio_range(ru, kUser, user_modheavy, "ZTSPTF(120,1200)", "ZSPTF(120,1200)", false), " (ZTSPTF/ZSPTF)", 1.0));
   return claims;
 }
 
