@@ -21,7 +21,7 @@
 #include "emulator/diskemu/device_stats.hpp"
 #include "emulator/diskemu/realtime_device.hpp"
 #include "emulator/diskemu/store.hpp"
-#include "emulator/diskemu/virtual_device.hpp"
+#include "emulator/device/virtual_device.hpp"
 
 // -D diskemu.trace=1 logs every request's modelled timing (with -v).
 extern "C" NBDKIT_DLL_PUBLIC int diskemu_debug_trace;
