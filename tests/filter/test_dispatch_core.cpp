@@ -25,6 +25,7 @@ constexpr std::uint64_t kMiB = 1 << 20;
 struct Granted {
   std::uint64_t id = 0;
   std::size_t queue_len = 0;
+  Millis dispatch_ms = 0.0;
   Prediction prediction;
 };
 
@@ -55,7 +56,7 @@ struct Core : LiveCore {
   void emit(const std::vector<std::uint64_t>& d, std::vector<Granted>& out) {
     for (const std::uint64_t id : d) {
       const RequestRecord& rec = record(id);
-      out.push_back({test_id.at(id), rec.queue_len, rec.prediction});
+      out.push_back({test_id.at(id), rec.queue_len, rec.dispatch_ms, rec.prediction});
     }
   }
 };
@@ -261,7 +262,7 @@ TEST_CASE("predictions: fixed model plus delta; calibration comes due", "[filter
   LiveCore::Options o;
   o.calibrate_first = 4;
   o.calibrate_every = 8;
-  LiveCore core(std::move(model), std::move(s), o);
+  Core core(std::move(model), std::move(s), o);
   REQUIRE(core.calibrating());
   std::vector<Granted> out;
   Millis t = 0;

@@ -9,7 +9,6 @@
 #include "predictor/disk_model.hpp"
 
 using namespace disksched;
-using namespace disksched::diskemu;
 
 namespace {
 
