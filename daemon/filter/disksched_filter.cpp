@@ -351,8 +351,18 @@ int disksched_trim(nbdkit_next* next, void* handle, std::uint32_t count, std::ui
                    [&] { return next->trim(next, count, offset, flags, err); });
 }
 
+// Advertised whatever the plugin says, and refused in disksched_zero when the plugin
+// cannot: nbdkit 1.32 passes a client's FAST_ZERO on without checking it against what
+// was advertised, and a layer that did not advertise it aborts the server
+// (backend_zero's assertion). Refusing at once is what the flag asks for.
+int disksched_can_fast_zero(nbdkit_next* /*next*/, void* /*handle*/) { return 1; }
+
 int disksched_zero(nbdkit_next* next, void* handle, std::uint32_t count, std::uint64_t offset,
                    std::uint32_t flags, int* err) {
+  if ((flags & NBDKIT_FLAG_FAST_ZERO) && next->can_fast_zero(next) != 1) {
+    *err = ENOTSUP;
+    return -1;
+  }
   return scheduled(next, handle, Op::Zero, count, offset, flags, err,
                    [&] { return next->zero(next, count, offset, flags, err); });
 }
@@ -380,6 +390,7 @@ nbdkit_filter make_filter() {
   f.close = disksched_close;
   f.prepare = disksched_prepare;
   f.is_rotational = disksched_is_rotational;
+  f.can_fast_zero = disksched_can_fast_zero;
   f.pread = disksched_pread;
   f.pwrite = disksched_pwrite;
   f.flush = disksched_flush;
