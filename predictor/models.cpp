@@ -18,6 +18,8 @@ std::unique_ptr<DeviceModel> load_model(std::string_view spec) {
   if (s == "mems") return make_mems_model();
   if (s == "mems-table1") return make_mems_model(MemsParams::table1());
   if (s.size() > 5 && s.substr(s.size() - 5) == ".json") return std::make_unique<DiskModel>(load_profile(s));
+  // A path is a profile whatever it ends with: "no such file" says more than "unknown model".
+  if (s.find('/') != std::string::npos) return std::make_unique<DiskModel>(load_profile(s));
   if (s.rfind("fixed", 0) == 0) {
     // fixed:ms=X[,capacity=BYTES]
     Millis ms = -1;
