@@ -29,6 +29,7 @@
 #include "daemon/filter/control_commands.hpp"
 #include "daemon/filter/dispatcher.hpp"
 #include "daemon/filter/filter_config.hpp"
+#include "daemon/filter/graceful_stop.hpp"
 #include "daemon/filter/latency_log.hpp"
 #include "schedulers/registry.hpp"
 
@@ -46,6 +47,17 @@ using namespace disksched;
 FilterConfig config;
 LatencyLogWriter* latency_log = nullptr;
 ControlServer* control = nullptr;
+GracefulStop* graceful_stop = nullptr;
+
+// Requests inside the filter (queued, at the plugin, or a flush): none, for a while,
+// means the clients' queues are empty and a signalled server may stop.
+std::atomic<int> requests_inside{0};
+struct Inside {
+  Inside() { requests_inside.fetch_add(1, std::memory_order_relaxed); }
+  ~Inside() { requests_inside.fetch_sub(1, std::memory_order_release); }
+  Inside(const Inside&) = delete;
+  Inside& operator=(const Inside&) = delete;
+};
 
 // The device: created in .get_ready when a geometry is given, else when the first
 // connection learns the export's size (the LBN-only model needs it).
@@ -169,11 +181,21 @@ int disksched_after_fork(nbdkit_backend* /*nxdata*/) {
   if (device_owner) device_owner->start();
   if (latency_log) latency_log->start();
   if (control) control->start();
+  try {
+    graceful_stop = new GracefulStop({}, [] {
+      return requests_inside.load(std::memory_order_acquire) == 0;
+    });
+    graceful_stop->start();
+  } catch (const std::exception& e) {
+    nbdkit_error("disksched: %s", e.what());
+    return -1;
+  }
   return 0;
 }
 
 void disksched_cleanup(nbdkit_backend* /*nxdata*/) {
   // All connections are closed: nothing is queued any more.
+  if (graceful_stop) graceful_stop->stop();
   if (control) control->stop();
   {
     std::lock_guard lock(device_mu);
@@ -183,6 +205,8 @@ void disksched_cleanup(nbdkit_backend* /*nxdata*/) {
 }
 
 void disksched_unload() {
+  delete graceful_stop;
+  graceful_stop = nullptr;
   delete control;
   control = nullptr;
   device.store(nullptr);
@@ -208,6 +232,10 @@ IoprioClass peer_ioprio() {
 
 void* disksched_open(nbdkit_next_open* next, nbdkit_context* nxdata, int readonly,
                      const char* exportname, int /*is_tls*/) {
+  if (graceful_stop && graceful_stop->stopping()) {
+    nbdkit_error("disksched: the server is stopping: no new connections");
+    return nullptr;
+  }
   auto h = std::make_unique<Handle>();
   h->export_name = exportname;
   h->connection_class = config.classes.for_connection(exportname, peer_ioprio());
@@ -283,6 +311,7 @@ void travel(nbdkit_next* next, const Dispatcher& d, const Travel& stops) {
 template <class Io>
 int scheduled(nbdkit_next* next, void* handle, Op op, std::uint32_t count, std::uint64_t offset,
               std::uint32_t flags, int* err, Io&& io) {
+  const Inside inside;
   Dispatcher* d = device.load(std::memory_order_acquire);
   if (d == nullptr) {
     // Unreachable: .prepare opens the device before any I/O.
@@ -372,6 +401,7 @@ int disksched_zero(nbdkit_next* next, void* handle, std::uint32_t count, std::ui
 // completed it, so passing the flush straight on covers them all. Queued writes need
 // not be waited for.
 int disksched_flush(nbdkit_next* next, void* /*handle*/, std::uint32_t flags, int* err) {
+  const Inside inside;
   return next->flush(next, flags, err);
 }
 
