@@ -269,8 +269,15 @@ TEST_CASE("profile values that cannot be meant are refused with the field", "[pr
                                    Catch::Contains("1e400"));
 }
 
-TEST_CASE("a geometry that is a path to no file says so", "[profile]") {
+TEST_CASE("a geometry that is a path to no file says so; a capacity that cannot be meant is refused",
+          "[profile]") {
   CHECK_THROWS_WITH(load_model("/nonexistent"),
                     Catch::Contains("'/nonexistent'") && Catch::Contains("No such file"));
   CHECK_THROWS_WITH(load_model("./no-such-profile"), Catch::Contains("No such file"));
+  // The same for the fixed model's capacity: no wrap-around past what an export holds.
+  CHECK_THROWS_WITH(load_model("fixed:ms=1,capacity=-1"), Catch::Contains("[1, 2^63 - 1]"));
+  CHECK_THROWS_WITH(load_model("fixed:ms=1,capacity=9223372036854775808"),
+                    Catch::Contains("[1, 2^63 - 1]"));
+  CHECK(load_model("fixed:ms=1,capacity=9223372036854775807")->capacity_bytes() ==
+        9223372036854775807ull);
 }
