@@ -98,10 +98,44 @@ double to_double(const Where& w, std::string_view field, std::string_view text) 
 
 std::uint32_t byte_length(const Where& w, std::string_view field, std::string_view text,
                           std::uint64_t units, std::uint64_t unit_bytes) {
-  const std::uint64_t bytes = units * unit_bytes;
   if (units == 0) fail(w, field, text, "a length > 0");
-  if (bytes > 0xffffffffull) fail(w, field, text, "a length below 4 GiB");
-  return static_cast<std::uint32_t>(bytes);
+  if (units > 0xffffffffull / unit_bytes) fail(w, field, text, "a length below 4 GiB");
+  return static_cast<std::uint32_t>(units * unit_bytes);
+}
+
+// A block number times the sector size, refused when the byte offset would pass 2^64
+// (a block of 2^55 x 512 B wraps to 0 and would be replayed at the start of the disk).
+std::uint64_t byte_offset(const Where& w, std::string_view field, std::string_view text,
+                          std::uint64_t units, std::uint64_t unit_bytes) {
+  std::uint64_t bytes = 0;
+  if (__builtin_mul_overflow(units, unit_bytes, &bytes))
+    fail(w, field, text,
+         fmt::format("a block whose byte offset (x {} bytes) lies below 2^64", unit_bytes));
+  return bytes;
+}
+
+// The request's end, offset + length, must be a byte address too.
+void check_end(const Where& w, std::string_view field, std::string_view text,
+               std::uint64_t offset, std::uint32_t length) {
+  if (length > UINT64_MAX - offset)
+    fail(w, field, text,
+         fmt::format("an offset whose end (+ {} bytes) lies below 2^64 bytes", length));
+}
+
+// Times longer than this cannot be meant: the longest public block traces span a week.
+constexpr double kWeekMs = 7 * 86400 * 1000.0;
+constexpr double kCenturyMs = 100 * 365.25 * 86400 * 1000.0;
+
+// An arrival time in ms, at or after the trace's start and within a century of it.
+void check_arrival(const Where& w, std::string_view field, std::string_view text, Millis ms) {
+  if (ms < 0) fail(w, field, text, "a time >= 0");
+  if (ms > kCenturyMs) fail(w, field, text, "a time within 100 years of the trace's start");
+}
+
+// A recorded duration in microseconds: >= 0 and at most a week.
+void check_duration_us(const Where& w, std::string_view field, std::string_view text, double us) {
+  if (us < 0) fail(w, field, text, "a time >= 0");
+  if (us > kWeekMs * 1000.0) fail(w, field, text, "a time of at most a week (6.048e11 us)");
 }
 
 // Reads lines; calls `f(Where, line)` for each that is not blank.
@@ -125,14 +159,15 @@ void read_ascii(std::istream& in, const std::string& name, std::uint32_t sector,
       fail(w, "line", line, "5 fields 'time device block size flags' (or 6 with a batch number)");
     TraceRecord r;
     r.time_ms = to_double(w, "time", f[0]);
-    if (r.time_ms < 0) fail(w, "time", f[0], "a time >= 0");
+    check_arrival(w, "time", f[0], r.time_ms);
     r.device = to_uint<std::uint32_t>(w, "device", f[1]);
     const auto block = to_uint<std::uint64_t>(w, "block", f[2]);
     const auto size = to_uint<std::uint64_t>(w, "size", f[3]);
     const auto flags = to_uint<std::uint32_t>(w, "flags", f[4], 16);
     if (f.size() == 6) to_uint<std::uint64_t>(w, "batch", f[5]);
-    r.offset = block * sector;
+    r.offset = byte_offset(w, "block", f[2], block, sector);
     r.length = byte_length(w, "size", f[3], size, sector);
+    check_end(w, "block", f[2], r.offset, r.length);
     r.op = (flags & 1u) ? Op::Read : Op::Write;
     t.records.push_back(r);
   });
@@ -158,10 +193,11 @@ void read_validate(std::istream& in, const std::string& name, std::uint32_t sect
     const auto size = to_uint<std::uint64_t>(w, "size", f[3]);
     const double access_us = to_double(w, "access_us", f[4]);
     const double think_us = to_double(w, "think_us", f[5]);
-    if (access_us < 0) fail(w, "access_us", f[4], "a time >= 0");
-    if (think_us < 0) fail(w, "think_us", f[5], "a time >= 0");
-    r.offset = block * sector;
+    check_duration_us(w, "access_us", f[4], access_us);
+    check_duration_us(w, "think_us", f[5], think_us);
+    r.offset = byte_offset(w, "block", f[2], block, sector);
     r.length = byte_length(w, "size", f[3], size, sector);
+    check_end(w, "block", f[2], r.offset, r.length);
     r.think_ms = think_us / 1000.0;
     // The recorded schedule: issue, access, think, next issue.
     r.time_ms = clock;
@@ -173,8 +209,13 @@ void read_validate(std::istream& in, const std::string& name, std::uint32_t sect
 // ---- MSR Cambridge: Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime
 void read_msr(std::istream& in, const std::string& name, TraceData& t) {
   std::optional<std::uint64_t> first_tick;  // subtract in integers: FILETIMEs are ~1e17
+  bool first = true;
   for_each_line(in, name, [&](const Where& w, std::string_view line) {
     auto f = split_csv(line);
+    // Some copies carry the field names as a header line: skip it.
+    const bool header_allowed = first;
+    first = false;
+    if (header_allowed && !f.empty() && (f[0] == "Timestamp" || f[0] == "timestamp")) return;
     if (f.size() != 7)
       fail(w, "line", line, "7 fields 'Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime'");
     TraceRecord r;
@@ -195,6 +236,7 @@ void read_msr(std::istream& in, const std::string& name, TraceData& t) {
       fail(w, "Type", f[3], "Read or Write");
     r.offset = to_uint<std::uint64_t>(w, "Offset", f[4]);
     r.length = byte_length(w, "Size", f[5], to_uint<std::uint64_t>(w, "Size", f[5]), 1);
+    check_end(w, "Offset", f[4], r.offset, r.length);
     to_uint<std::uint64_t>(w, "ResponseTime", f[6]);
     t.records.push_back(r);
   });
@@ -207,17 +249,17 @@ void read_spc(std::istream& in, const std::string& name, std::uint32_t sector, T
     if (f.size() < 5) fail(w, "line", line, "at least 5 fields 'ASU,LBA,Size,Opcode,Timestamp'");
     TraceRecord r;
     r.device = to_uint<std::uint32_t>(w, "ASU", f[0]);
-    r.offset = to_uint<std::uint64_t>(w, "LBA", f[1]) * sector;
+    r.offset = byte_offset(w, "LBA", f[1], to_uint<std::uint64_t>(w, "LBA", f[1]), sector);
     r.length = byte_length(w, "Size", f[2], to_uint<std::uint64_t>(w, "Size", f[2]), 1);
+    check_end(w, "LBA", f[1], r.offset, r.length);
     if (f[3] == "r" || f[3] == "R")
       r.op = Op::Read;
     else if (f[3] == "w" || f[3] == "W")
       r.op = Op::Write;
     else
       fail(w, "Opcode", f[3], "r or w");
-    const double s = to_double(w, "Timestamp", f[4]);
-    if (s < 0) fail(w, "Timestamp", f[4], "seconds >= 0");
-    r.time_ms = s * 1000.0;
+    r.time_ms = to_double(w, "Timestamp", f[4]) * 1000.0;
+    check_arrival(w, "Timestamp", f[4], r.time_ms);
     t.records.push_back(r);
   });
 }
@@ -232,6 +274,40 @@ bool is_dev_field(std::string_view s) {
   for (std::size_t i = 0; i < s.size(); ++i)
     if (i != c && !std::isdigit(static_cast<unsigned char>(s[i]))) return false;
   return true;
+}
+
+// The RWBS field as kernels from 2.6 on have printed it: an optional F (preflush),
+// one of W, D (discard; DE secure erase), R or N (none), or F alone (a flush), then
+// any of F (FUA), A (readahead), B (barrier, kernels before 2.6.37), S (sync), M (meta).
+struct Rwbs {
+  std::optional<Op> op;  // nullopt: no data (N, a flush)
+  bool sync = false, meta = false, readahead = false, fua = false;
+};
+
+Rwbs parse_rwbs(const Where& w, std::string_view text) {
+  Rwbs r;
+  int kinds = 0;
+  bool flush = false;
+  for (char c : text) {
+    switch (c) {
+      case 'R': r.op = Op::Read; ++kinds; break;
+      case 'W': r.op = Op::Write; ++kinds; break;
+      case 'D': r.op = Op::Trim; ++kinds; break;
+      case 'N': ++kinds; break;
+      case 'F': (kinds == 0 ? flush : r.fua) = true; break;
+      case 'E': break;
+      case 'A': r.readahead = true; break;
+      case 'B': break;
+      case 'S': r.sync = true; break;
+      case 'M': r.meta = true; break;
+      default: kinds = 2;
+    }
+  }
+  if (kinds > 1 || (kinds == 0 && !flush))
+    fail(w, "rwbs", text,
+         "one of R, W, D or N (or F alone, a flush), optionally after F and followed by any of "
+         "F, A, B, S, M, E");
+  return r;
 }
 
 void read_blkparse(std::istream& in, const std::string& name, std::uint32_t sector, TraceData& t) {
@@ -250,17 +326,10 @@ void read_blkparse(std::istream& in, const std::string& name, std::uint32_t sect
     to_uint<std::uint32_t>(w, "cpu", f[1]);
     to_uint<std::uint64_t>(w, "seq", f[2]);
     const double secs = to_double(w, "time", f[3]);
-    if (secs < 0) fail(w, "time", f[3], "seconds >= 0");
+    check_arrival(w, "time", f[3], secs * 1000.0);
     to_uint<std::uint64_t>(w, "pid", f[4]);
-    const std::string_view rwbs = f[6];
-    std::optional<Op> op;
-    for (char c : rwbs) {
-      if (c == 'R') op = Op::Read;
-      else if (c == 'W') op = Op::Write;
-      else if (c == 'D') op = Op::Trim;
-      else if (std::string_view("NSMFAEU").find(c) == std::string_view::npos)
-        fail(w, "rwbs", rwbs, "R, W, D or N with optional S, M, F, A, E");
-    }
+    const Rwbs rwbs = parse_rwbs(w, f[6]);
+    const std::optional<Op> op = rwbs.op;
     auto& sink = action == "Q" ? queued : issued;
     auto& skipped = action == "Q" ? skipped_q : skipped_d;
     // No extent (a flush, or a line whose tail is only "[comm]"): not replayed.
@@ -273,13 +342,14 @@ void read_blkparse(std::istream& in, const std::string& name, std::uint32_t sect
     r.op = *op;
     r.device = (major << 20) | minor;
     r.time_ms = secs * 1000.0;
-    r.offset = to_uint<std::uint64_t>(w, "sector", f[7]) * sector;
+    r.offset = byte_offset(w, "sector", f[7], to_uint<std::uint64_t>(w, "sector", f[7]), sector);
     const auto n = to_uint<std::uint64_t>(w, "nsectors", f[9]);
     if (n == 0) {
       ++skipped;
       return;
     }
     r.length = byte_length(w, "nsectors", f[9], n, sector);
+    check_end(w, "sector", f[7], r.offset, r.length);
     sink.push_back(r);
   });
   const bool use_q = !queued.empty() || skipped_q > 0;
@@ -300,7 +370,7 @@ void read_csv(std::istream& in, const std::string& name, TraceData& t) {
       fail(w, "line", line, "4 or 5 fields 'time_ms,op,offset,length[,device]'");
     TraceRecord r;
     r.time_ms = to_double(w, "time_ms", f[0]);
-    if (r.time_ms < 0) fail(w, "time_ms", f[0], "a time >= 0");
+    check_arrival(w, "time_ms", f[0], r.time_ms);
     std::string op(f[1]);
     for (auto& c : op) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     if (op == "r" || op == "read")
@@ -321,6 +391,7 @@ void read_csv(std::istream& in, const std::string& name, TraceData& t) {
     } else {
       r.length = byte_length(w, "length", f[3], len, 1);
     }
+    check_end(w, "offset", f[2], r.offset, r.length);
     if (f.size() == 5) r.device = to_uint<std::uint32_t>(w, "device", f[4]);
     if (r.op == Op::Flush && r.length == 0) {
       ++t.skipped;
@@ -331,6 +402,8 @@ void read_csv(std::istream& in, const std::string& name, TraceData& t) {
 }
 
 // ---- HP SRT 1.3: text header ended by 0x0C, then big-endian uint32 records.
+constexpr std::uint64_t kMaxSectorBytes = 1 << 20;
+
 std::uint32_t be32(const unsigned char* p) {
   return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) |
          std::uint32_t{p[3]};
@@ -359,8 +432,14 @@ void read_srt(std::istream& in, const std::string& name, std::uint32_t sector_ov
       while (j < header.size() && std::isdigit(static_cast<unsigned char>(header[j]))) ++j;
       if (j == i)
         throw TraceError(fmt::format("{}: SRT header: field 'sectorsize' has no number", name));
-      sector = static_cast<std::uint32_t>(std::stoul(header.substr(i, j - i)));
-      if (sector == 0) throw TraceError(fmt::format("{}: SRT header: field 'sectorsize' = 0", name));
+      const std::string_view digits(header.data() + i, j - i);
+      std::uint64_t v = 0;
+      const auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+      if (ec != std::errc() || v == 0 || v > kMaxSectorBytes)
+        throw TraceError(fmt::format(
+            "{}: SRT header: field 'sectorsize' = '{}': expected a sector size in bytes from 1 to "
+            "{} (or give the trace's sector size with sector=B)", name, digits, kMaxSectorBytes));
+      sector = static_cast<std::uint32_t>(v);
     }
   }
   const auto* data = reinterpret_cast<const unsigned char*>(bytes.data());
@@ -390,6 +469,9 @@ void read_srt(std::istream& in, const std::string& name, std::uint32_t sector_ov
       const std::uint32_t sectno = be32(b + 12);
       const std::uint32_t devno = be32(b + 16);
       const std::uint32_t ioflags = be32(b + 28);
+      if (nbytes % sector != 0)
+        bad("bytes", nbytes, fmt::format("a whole number of {}-byte sectors (the header's "
+                                          "sectorsize, or sector=B)", sector));
       TraceRecord r;
       r.time_ms = static_cast<double>(sec) * 1000.0 + static_cast<double>(usec) / 1000.0;
       r.op = (ioflags & 1u) ? Op::Read : Op::Write;

@@ -199,6 +199,16 @@ TEST_CASE("HP SRT 1.3 binary", "[sim][trace]") {
   CHECK_THROWS_WITH(read_trace("srt", bad),
                     Contains(bad) && Contains("record 3") && Contains("field 'size'"));
   CHECK_THROWS_WITH(read_trace("srt", d.write("nohdr.srt", "hello")), Contains("not an HP SRT"));
+  // Issue 15, item 10: a sector size no disk has is a clear message, not a bare stoul.
+  std::string huge = f;
+  huge.replace(huge.find("sectorsize = 256"), 16, "sectorsize = 99999999999999999999");
+  CHECK_THROWS_WITH(read_trace("srt", d.write("huge.srt", huge)),
+                    Contains("huge.srt") &&
+                        Contains("field 'sectorsize' = '99999999999999999999'") &&
+                        Contains("sector=B"));
+  // Byte counts that are not whole 256-byte sectors cannot be meant.
+  CHECK_THROWS_WITH(read_trace("srt", d.write("odd.srt", f + shortio(4, 12, 0, 1000, 3000, 0x1))),
+                    Contains("record 4") && Contains("field 'bytes' = 1000"));
 }
 
 TEST_CASE("our CSV", "[sim][trace]") {
@@ -223,4 +233,62 @@ TEST_CASE("our CSV", "[sim][trace]") {
 TEST_CASE("unknown format and missing file", "[sim][trace]") {
   CHECK_THROWS_WITH(read_trace("bogus", std::string("/nonexistent")), Contains("unknown trace format"));
   CHECK_THROWS_WITH(read_trace("csv", std::string("/nonexistent/x.csv")), Contains("cannot open"));
+}
+
+// Issue 15, item 10: an offset near 2^64 overflows offset + length; a block number
+// times the sector size overflows the byte offset. Both name the file and the line.
+TEST_CASE("offsets whose end passes 2^64 are refused with the file and line", "[sim][trace]") {
+  TempDir d;
+  check_error("csv", d.write("o.csv", "0,R,0,4096\n4,R,18446744073709551615,4096\n"), 2, "offset");
+  check_error("msr", d.write("o.msr", "1,hm,0,Read,18446744073709551615,4096,1\n"), 1, "Offset");
+  // Block 2^55 of 512 bytes is byte 2^64: it must not wrap to byte 0.
+  check_error("ascii", d.write("o.ascii", "0 0 36028797018963968 8 1\n"), 1, "block");
+  check_error("spc", d.write("o.spc", "0,36028797018963968,512,r,0.0\n"), 1, "LBA");
+  check_error("blkparse", d.write("o.blk", "  8,0 3 1 0.0 4162 D R 36028797018963968 + 8 [x]\n"),
+              1, "sector");
+  check_error("validate", d.write("o.val", "R Hit 36028797018963967 8 1 1\n"), 1, "block");
+}
+
+TEST_CASE("values that cannot be meant are refused with the field named", "[sim][trace]") {
+  TempDir d;
+  check_error("validate", d.write("t.val", "R Hit 100 8 12000 1e308\n"), 1, "think_us");
+  check_error("validate", d.write("a.val", "R Hit 100 8 1e300 1\n"), 1, "access_us");
+  check_error("ascii", d.write("t.ascii", "1e300 0 1000 16 1\n"), 1, "time");
+  check_error("csv", d.write("t.csv", "1e300,R,0,4096\n"), 1, "time_ms");
+}
+
+TEST_CASE("MSR Cambridge: a header line is skipped", "[sim][trace]") {
+  TempDir d;
+  auto t = read_trace("msr", d.write("hm_0.csv",
+                                     "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n"
+                                     "128166372003061629,hm,0,Read,383496192,32768,7123\n"));
+  REQUIRE(t.records.size() == 1);
+  CHECK(t.records[0].length == 32768);
+  // Only as the first line: elsewhere it is a malformed line.
+  check_error("msr", d.write("late.csv", "1,hm,0,Read,0,4096,1\nTimestamp,Hostname,DiskNumber,Type,"
+                                         "Offset,Size,ResponseTime\n"),
+              2, "Timestamp");
+}
+
+TEST_CASE("blkparse: every RWBS flag the kernel has printed", "[sim][trace]") {
+  TempDir d;
+  auto t = read_trace("blkparse",
+                      d.write("old.txt",
+                              "  8,0 0 1 0.0 1 Q WBS 100 + 8 [a]\n"     // barrier, 2.6.3x
+                              "  8,0 0 2 0.1 1 Q FWFS 200 + 8 [a]\n"    // preflush + FUA
+                              "  8,0 0 3 0.2 1 Q RA 300 + 8 [a]\n"      // readahead
+                              "  8,0 0 4 0.3 1 Q RM 400 + 8 [a]\n"      // metadata
+                              "  8,0 0 5 0.4 1 Q DE 500 + 8 [a]\n"      // secure erase
+                              "  8,0 0 6 0.5 1 Q FN [a]\n"              // preflush only
+                              "  8,0 0 7 0.6 1 Q F [a]\n"               // a flush
+                              "  8,0 0 8 0.0 1 D WBS 100 + 8 [a]\n"));
+  REQUIRE(t.records.size() == 5);
+  CHECK(t.records[0].op == Op::Write);
+  CHECK(t.records[1].op == Op::Write);
+  CHECK(t.records[2].op == Op::Read);
+  CHECK(t.records[4].op == Op::Trim);
+  CHECK(t.skipped == 2);
+  check_error("blkparse", d.write("rw", "  8,0 0 1 0.0 1 Q RW 100 + 8 [a]\n"), 1, "rwbs");
+  check_error("blkparse", d.write("u", "  8,0 0 1 0.0 1 Q WU 100 + 8 [a]\n"), 1, "rwbs");
+  check_error("blkparse", d.write("s", "  8,0 0 1 0.0 1 Q S 100 + 8 [a]\n"), 1, "rwbs");
 }
