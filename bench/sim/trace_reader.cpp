@@ -6,6 +6,7 @@
 #include <cmath>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <optional>
 #include <sstream>
 
@@ -310,15 +311,52 @@ Rwbs parse_rwbs(const Where& w, std::string_view text) {
   return r;
 }
 
-void read_blkparse(std::istream& in, const std::string& name, std::uint32_t sector, TraceData& t) {
+// Requests are the D (issued) events by default, with the sizes the kernel's merges
+// gave them; events=Q takes the Q (queued) events and applies the M (back) and F
+// (front) merges that follow them, so both count what reached the device.
+void read_blkparse(std::istream& in, const std::string& name, const TraceOptions& o,
+                   TraceData& t) {
+  const std::uint32_t sector = o.sector_bytes ? o.sector_bytes : 512;
   std::vector<TraceRecord> queued, issued;
-  std::uint64_t skipped_q = 0, skipped_d = 0;
+  std::vector<bool> merged_away;  // per queued record: it joined an earlier one
+  // Queued requests by (device, first byte) and (device, end byte), for the merges.
+  using Key = std::pair<std::uint32_t, std::uint64_t>;
+  std::map<Key, std::size_t> by_start, by_end;
+  std::uint64_t skipped_q = 0, skipped_d = 0, merges = 0, merges_applied = 0;
+  // Applies the merge of bio [start, start + len) of `dev`, queued just before, into
+  // the request it extends (back: it ends at `start`; front: it begins at the bio's end).
+  auto merge = [&](std::uint32_t dev, std::uint64_t start, std::uint32_t len, bool back) {
+    auto bio = by_start.find({dev, start});
+    if (bio == by_start.end()) return;
+    const std::size_t j = bio->second;
+    if (merged_away[j] || queued[j].length != len) return;
+    const auto into = back ? by_end.find({dev, start}) : by_start.find({dev, start + len});
+    if (into == (back ? by_end.end() : by_start.end())) return;
+    const std::size_t i = into->second;
+    if (i == j || merged_away[i] || queued[i].length > 0xffffffffull - len) return;
+    merged_away[j] = true;
+    if (auto e = by_end.find({dev, start + len}); e != by_end.end() && e->second == j)
+      by_end.erase(e);
+    by_start.erase(bio);
+    TraceRecord& r = queued[i];
+    r.length += len;
+    if (back) {
+      by_end.erase(into);
+      by_end[{dev, r.offset + r.length}] = i;
+    } else {
+      by_start.erase(into);
+      r.offset = start;
+      by_start[{dev, start}] = i;
+    }
+    ++merges_applied;
+  };
   for_each_line(in, name, [&](const Where& w, std::string_view line) {
     auto f = split_ws(line);
     if (f.empty() || !is_dev_field(f[0])) return;  // summary and other non-event lines
     if (f.size() < 6) fail(w, "line", line, "'dev cpu seq time pid action ...'");
     const std::string_view action = f[5];
-    if (action != "Q" && action != "D") return;
+    const bool is_merge = action == "M" || action == "F";
+    if (action != "Q" && action != "D" && !is_merge) return;
     if (f.size() < 7) fail(w, "rwbs", "", "an RWBS field after the action");
     const auto comma = f[0].find(',');
     const auto major = to_uint<std::uint32_t>(w, "dev", f[0].substr(0, comma));
@@ -330,11 +368,11 @@ void read_blkparse(std::istream& in, const std::string& name, std::uint32_t sect
     to_uint<std::uint64_t>(w, "pid", f[4]);
     const Rwbs rwbs = parse_rwbs(w, f[6]);
     const std::optional<Op> op = rwbs.op;
-    auto& sink = action == "Q" ? queued : issued;
-    auto& skipped = action == "Q" ? skipped_q : skipped_d;
+    auto& sink = action == "D" ? issued : queued;
+    auto& skipped = action == "D" ? skipped_d : skipped_q;
     // No extent (a flush, or a line whose tail is only "[comm]"): not replayed.
     if (f.size() < 8 || f[7].front() == '[' || !op) {
-      ++skipped;
+      if (!is_merge) ++skipped;
       return;
     }
     if (f.size() < 10 || f[8] != "+") fail(w, "sector", f[7], "'sector + nsectors'");
@@ -345,16 +383,48 @@ void read_blkparse(std::istream& in, const std::string& name, std::uint32_t sect
     r.offset = byte_offset(w, "sector", f[7], to_uint<std::uint64_t>(w, "sector", f[7]), sector);
     const auto n = to_uint<std::uint64_t>(w, "nsectors", f[9]);
     if (n == 0) {
-      ++skipped;
+      if (!is_merge) ++skipped;
       return;
     }
     r.length = byte_length(w, "nsectors", f[9], n, sector);
     check_end(w, "sector", f[7], r.offset, r.length);
+    if (is_merge) {
+      ++merges;
+      if (o.events == BlkEvents::Queued) merge(r.device, r.offset, r.length, action == "M");
+      return;
+    }
+    if (action == "Q") {
+      by_start[{r.device, r.offset}] = queued.size();
+      by_end[{r.device, r.offset + r.length}] = queued.size();
+      merged_away.push_back(false);
+    }
     sink.push_back(r);
   });
-  const bool use_q = !queued.empty() || skipped_q > 0;
-  t.records = use_q ? std::move(queued) : std::move(issued);
-  t.skipped = use_q ? skipped_q : skipped_d;
+  const std::size_t q_events = queued.size();
+  if (o.events == BlkEvents::Issued) {
+    if (issued.empty() && q_events > 0)
+      throw TraceError(fmt::format(
+          "{}: holds {} Q (queued) events but no D (issued) events, the default; replay the "
+          "queued stream (merges applied) with events=Q", name, q_events));
+    t.records = std::move(issued);
+    t.skipped = skipped_d;
+    t.notes.push_back(fmt::format(
+        "blkparse: replaying the {} D (issued) events, requests as they reached the device; "
+        "the trace also has {} Q (queued) events and {} merges (events=Q replays the queued "
+        "stream with the merges applied)", t.records.size(), q_events, merges));
+    return;
+  }
+  if (queued.empty() && !issued.empty())
+    throw TraceError(fmt::format(
+        "{}: holds {} D (issued) events but no Q (queued) events; replay them with events=D",
+        name, issued.size()));
+  for (std::size_t i = 0; i < queued.size(); ++i)
+    if (!merged_away[i]) t.records.push_back(queued[i]);
+  t.skipped = skipped_q;
+  t.notes.push_back(fmt::format(
+      "blkparse: replaying the {} Q (queued) events as {} requests, {} of the trace's {} merges "
+      "applied (events=D replays the {} D events, what reached the device)", q_events,
+      t.records.size(), merges_applied, merges, issued.size()));
 }
 
 // ---- our CSV: time_ms,op,offset,length[,device]
@@ -492,7 +562,8 @@ void read_srt(std::istream& in, const std::string& name, std::uint32_t sector_ov
 }  // namespace
 
 TraceData read_trace(std::string_view format, std::istream& in, const std::string& name,
-                     std::uint32_t sector_bytes) {
+                     const TraceOptions& o) {
+  const std::uint32_t sector_bytes = o.sector_bytes;
   TraceData t;
   t.format = std::string(format);
   t.path = name;
@@ -506,7 +577,7 @@ TraceData read_trace(std::string_view format, std::istream& in, const std::strin
   else if (format == "spc")
     read_spc(in, name, sector, t);
   else if (format == "blkparse")
-    read_blkparse(in, name, sector, t);
+    read_blkparse(in, name, o, t);
   else if (format == "srt")
     read_srt(in, name, sector_bytes, t);
   else if (format == "csv")
@@ -527,13 +598,13 @@ TraceData read_trace(std::string_view format, std::istream& in, const std::strin
   return t;
 }
 
-TraceData read_trace(std::string_view format, const std::string& path, std::uint32_t sector_bytes) {
+TraceData read_trace(std::string_view format, const std::string& path, const TraceOptions& o) {
   const auto& f = trace_formats();
   if (std::find(f.begin(), f.end(), format) == f.end())
     throw TraceError(fmt::format("unknown trace format '{}'; valid: {}", format, fmt::join(f, ", ")));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw TraceError(fmt::format("{}: cannot open trace file", path));
-  return read_trace(format, in, path, sector_bytes);
+  return read_trace(format, in, path, o);
 }
 
 }  // namespace disksched

@@ -44,6 +44,9 @@ struct TraceData {
   std::string path;
   std::vector<TraceRecord> records; // in arrival order
   std::uint64_t skipped = 0;        // records of kinds we do not replay (see reader)
+  // What the reader chose or noticed that the user should hear (which blkparse events
+  // became requests, ...), one sentence each, for stderr.
+  std::vector<std::string> notes;
   // Mean arrival rate over the trace, requests per second (0 for validate).
   double rate_per_s() const;
   double mean_bytes() const;
@@ -52,14 +55,24 @@ struct TraceData {
 // The formats read_trace knows, for messages and `--help`.
 const std::vector<std::string>& trace_formats();
 
-// Reads `path` in `format`. `sector_bytes` overrides the format's sector size (0:
-// the format's own, e.g. 512 for DiskSim and blkparse, the header's for SRT).
-// Throws TraceError.
+// Which blkparse events become requests.
+enum class BlkEvents : std::uint8_t {
+  Issued,  // D: what reached the device, each with the size the kernel's merges gave it
+  Queued,  // Q: what was submitted, with the kernel's back (M) and front (F) merges applied
+};
+
+struct TraceOptions {
+  std::uint32_t sector_bytes = 0;  // the trace's sector (0: the format's own, e.g. 512
+                                   // for DiskSim and blkparse, the header's for SRT)
+  BlkEvents events = BlkEvents::Issued;
+};
+
+// Reads `path` in `format`. Throws TraceError.
 TraceData read_trace(std::string_view format, const std::string& path,
-                     std::uint32_t sector_bytes = 0);
+                     const TraceOptions& options = {});
 
 // The same from a stream; `name` stands for the file in error messages.
 TraceData read_trace(std::string_view format, std::istream& in, const std::string& name,
-                     std::uint32_t sector_bytes = 0);
+                     const TraceOptions& options = {});
 
 }  // namespace disksched

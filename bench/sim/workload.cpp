@@ -123,6 +123,8 @@ const std::vector<ParamDef>& params_of(const std::string& kind) {
       {"dev", Unit::Number, -1, -1, 4294967295.0, "keep only this device/volume/ASU (-1: all)"},
       {"fold", Unit::Count, 1, 0, 1, "fold offsets onto the device's capacity (1) or refuse (0)"},
       {"sector", Unit::Size, 0, 0, 1 << 20, "sector size of the trace's block numbers (0: format's)"},
+      {"events", Unit::Choice, 0, 0, 1, "blkparse: replay the D (issued) or Q (queued, merges "
+       "applied) events", {"d", "q"}},
   };
   static const std::vector<ParamDef> none;
   if (kind == "uniform") return uniform;
@@ -308,8 +310,17 @@ Workload Workload::parse(std::string_view spec_text) {
   w.trace_path_ = path_and_opts;
   if (w.trace_path_.empty()) throw WorkloadError("workload 'trace': empty path");
   parse_items("trace", opts, w.params_);
-  auto data = std::make_shared<TraceData>(read_trace(
-      w.trace_format_, w.trace_path_, static_cast<std::uint32_t>(w.number("sector"))));
+  auto given = [&](std::string_view key) {
+    return std::any_of(opts.begin(), opts.end(),
+                       [&](const std::string& o) { return lower(o).rfind(std::string(key) + "=", 0) == 0; });
+  };
+  if (given("events") && w.trace_format_ != "blkparse")
+    throw WorkloadError(fmt::format("workload 'trace': events= chooses blkparse events; a '{}' "
+                                    "trace has none", w.trace_format_));
+  TraceOptions read_opts;
+  read_opts.sector_bytes = static_cast<std::uint32_t>(w.number("sector"));
+  read_opts.events = w.number("events") == 0 ? BlkEvents::Issued : BlkEvents::Queued;
+  auto data = std::make_shared<TraceData>(read_trace(w.trace_format_, w.trace_path_, read_opts));
   const double dev = w.number("dev");
   if (dev >= 0) {
     auto& r = data->records;
@@ -342,6 +353,7 @@ std::string Workload::spec() const {
     for (std::size_t i = 0; i < defs.size(); ++i) {
       if (defs[i].name == std::string("dev") && params_[i].second < 0) continue;
       if (defs[i].name == std::string("sector") && params_[i].second == 0) continue;
+      if (defs[i].name == std::string("events") && trace_format_ != "blkparse") continue;
       out += fmt::format(",{}={}", defs[i].name, format_value(defs[i], params_[i].second));
     }
     return out;

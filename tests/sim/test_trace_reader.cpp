@@ -120,7 +120,7 @@ TEST_CASE("SPC / UMass CSV", "[sim][trace]") {
   check_error("spc", d.write("e", "0,1,512\n"), 1, "line");
 }
 
-TEST_CASE("blkparse text: Q events become requests", "[sim][trace]") {
+TEST_CASE("blkparse text: Q events become requests with events=Q", "[sim][trace]") {
   TempDir d;
   auto p = d.write("sda.txt",
                    "  8,0    3        1     0.000000000  4162  Q  WS 3417048 + 8 [jbd2/sda3-8]\n"
@@ -132,7 +132,7 @@ TEST_CASE("blkparse text: Q events become requests", "[sim][trace]") {
                    "  8,0    3        4     0.001000000     0  C  WS 3417048 + 8 [0]\n"
                    "CPU0 (sda):\n"
                    " Reads Queued:           1,        8KiB\n");
-  auto t = read_trace("blkparse", p);
+  auto t = read_trace("blkparse", p, TraceOptions{.events = BlkEvents::Queued});
   REQUIRE(t.records.size() == 2);
   CHECK(t.records[0].op == Op::Write);
   CHECK(t.records[0].offset == 3417048ull * 512);
@@ -141,6 +141,11 @@ TEST_CASE("blkparse text: Q events become requests", "[sim][trace]") {
   CHECK(t.records[1].time_ms == Approx(0.5));
   CHECK(t.records[1].device == ((8u << 20) | 0u));
   CHECK(t.skipped == 1);  // the flush
+  // By default the D events, what reached the device.
+  auto issued = read_trace("blkparse", p);
+  REQUIRE(issued.records.size() == 1);
+  CHECK(issued.records[0].time_ms == Approx(0.0));
+  CHECK_THAT(issued.notes.at(0), Contains("D (issued)") && Contains("events=Q"));
   check_error("blkparse", d.write("b", "  8,0 3 1 0.0 4162 Q WS 3417048 + 8 [x]\n  8,0 3 2 0.1 4162 Q WS 5 + x [x]\n"),
               2, "nsectors");
   check_error("blkparse", d.write("c", "  8,0 3 1 zero 4162 Q WS 3417048 + 8 [x]\n"), 1, "time");
@@ -281,7 +286,8 @@ TEST_CASE("blkparse: every RWBS flag the kernel has printed", "[sim][trace]") {
                               "  8,0 0 5 0.4 1 Q DE 500 + 8 [a]\n"      // secure erase
                               "  8,0 0 6 0.5 1 Q FN [a]\n"              // preflush only
                               "  8,0 0 7 0.6 1 Q F [a]\n"               // a flush
-                              "  8,0 0 8 0.0 1 D WBS 100 + 8 [a]\n"));
+                              "  8,0 0 8 0.0 1 D WBS 100 + 8 [a]\n"),
+                      TraceOptions{.events = BlkEvents::Queued});
   REQUIRE(t.records.size() == 5);
   CHECK(t.records[0].op == Op::Write);
   CHECK(t.records[1].op == Op::Write);
@@ -291,4 +297,36 @@ TEST_CASE("blkparse: every RWBS flag the kernel has printed", "[sim][trace]") {
   check_error("blkparse", d.write("rw", "  8,0 0 1 0.0 1 Q RW 100 + 8 [a]\n"), 1, "rwbs");
   check_error("blkparse", d.write("u", "  8,0 0 1 0.0 1 Q WU 100 + 8 [a]\n"), 1, "rwbs");
   check_error("blkparse", d.write("s", "  8,0 0 1 0.0 1 Q S 100 + 8 [a]\n"), 1, "rwbs");
+}
+
+// Issue 15: replaying every Q event overstates the load by the kernel's merges.
+TEST_CASE("blkparse: D events with their merged sizes, or Q with the merges applied", "[sim][trace]") {
+  TempDir d;
+  auto p = d.write("merges.txt",
+                   "  8,0 0 1 0.000 1 Q W 100 + 8 [a]\n"
+                   "  8,0 0 2 0.001 1 G W 100 + 8 [a]\n"
+                   "  8,0 0 3 0.002 1 Q W 108 + 8 [a]\n"
+                   "  8,0 0 4 0.002 1 M W 108 + 8 [a]\n"   // back merge: 100 + 16
+                   "  8,0 0 5 0.003 1 Q W 92 + 8 [a]\n"
+                   "  8,0 0 6 0.003 1 F W 92 + 8 [a]\n"    // front merge: 92 + 24
+                   "  8,0 0 7 0.004 1 Q R 5000 + 8 [b]\n"
+                   "  8,0 0 8 0.005 1 D W 92 + 24 [a]\n"
+                   "  8,0 0 9 0.006 1 D R 5000 + 8 [b]\n");
+  auto issued = read_trace("blkparse", p);
+  REQUIRE(issued.records.size() == 2);
+  CHECK(issued.records[0].offset == 92 * 512);
+  CHECK(issued.records[0].length == 24 * 512);
+  auto queued = read_trace("blkparse", p, TraceOptions{.events = BlkEvents::Queued});
+  REQUIRE(queued.records.size() == 2);
+  CHECK(queued.records[0].offset == 92 * 512);
+  CHECK(queued.records[0].length == 24 * 512);
+  CHECK(queued.records[0].time_ms == Approx(0.0));  // the request's first bio
+  CHECK(queued.records[1].offset == 5000 * 512);
+  CHECK_THAT(queued.notes.at(0), Contains("2 of the trace's 2 merges applied"));
+  // A Q-only capture: refused by default with the option that reads it.
+  auto qonly = d.write("qonly.txt", "  8,0 0 1 0.000 1 Q W 100 + 8 [a]\n");
+  CHECK_THROWS_WITH(read_trace("blkparse", qonly), Contains("no D (issued) events") && Contains("events=Q"));
+  // The workload option.
+  CHECK(Workload::parse("trace:blkparse:" + p + ",events=Q").trace()->records.size() == 2);
+  CHECK_THROWS_WITH(Workload::parse("trace:csv:" + p + ",events=Q"), Contains("events="));
 }
