@@ -46,7 +46,7 @@ void add_run_options(CLI::App* c, SimOptions& o) {
       ->capture_default_str();
   c->add_option("--workload", o.workload,
                 "uniform[:size=8k,reads=1.0] | seq[:p=0.829] | burst[:len=32,span=4m] | "
-                "closed:n=16[,think=5ms] | trace:FORMAT:PATH[,scale=F]")
+                "closed:n=16[,think=5ms] | trace:FORMAT:PATH[,scale=F,dev=N|all,fold=1,events=D|Q,time=ns]")
       ->capture_default_str();
   o.requests_opt = c->add_option("--requests", o.requests,
                                  "measured requests per replication (a trace: 0 = all, the default)")
@@ -147,9 +147,17 @@ double effective_rate(const SimOptions& o, const Workload& w, bool rate_given) {
   return o.rate;
 }
 
+// A trace's notes (which events were replayed, implausible timing, folded requests)
+// go to stderr, so a reader of the results hears them without parsing them.
+void print_trace_notes(const Workload& w, const DeviceModel& model) {
+  for (const auto& note : w.trace_notes(DeviceExtent::of(model)))
+    std::cerr << "disksched: note: " << note << "\n";
+}
+
 void run_sim(const SimOptions& o, bool rate_given) {
   auto model = load_model(o.model);
   const Workload w = Workload::parse(o.workload);
+  print_trace_notes(w, *model);
   make_scheduler(o.sched, *model);  // a bad spec fails before any work
   PointSpec spec;
   spec.sched = o.sched;
@@ -204,6 +212,7 @@ void run_sweep_command(const SweepOptions& o, bool rate_given) {
   spec.cfg = config_of(o.run, w);
   {
     auto model = load_model(spec.model);
+    print_trace_notes(w, *model);
     for (const auto& s : spec.scheds) {
       const std::string probe = spec.values.empty() ? s : substitute_value(s, spec.values.front());
       make_scheduler(probe, *model);  // bad specs fail before any work

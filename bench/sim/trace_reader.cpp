@@ -153,13 +153,14 @@ void for_each_line(std::istream& in, const std::string& name, F&& f) {
 }
 
 // ---- DiskSim ascii: time_ms dev block size flags_hex [batch]
-void read_ascii(std::istream& in, const std::string& name, std::uint32_t sector, TraceData& t) {
+void read_ascii(std::istream& in, const std::string& name, std::uint32_t sector,
+                double ms_per_unit, TraceData& t) {
   for_each_line(in, name, [&](const Where& w, std::string_view line) {
     auto f = split_ws(line);
     if (f.size() != 5 && f.size() != 6)
       fail(w, "line", line, "5 fields 'time device block size flags' (or 6 with a batch number)");
     TraceRecord r;
-    r.time_ms = to_double(w, "time", f[0]);
+    r.time_ms = to_double(w, "time", f[0]) * ms_per_unit;
     check_arrival(w, "time", f[0], r.time_ms);
     r.device = to_uint<std::uint32_t>(w, "device", f[1]);
     const auto block = to_uint<std::uint64_t>(w, "block", f[2]);
@@ -428,7 +429,7 @@ void read_blkparse(std::istream& in, const std::string& name, const TraceOptions
 }
 
 // ---- our CSV: time_ms,op,offset,length[,device]
-void read_csv(std::istream& in, const std::string& name, TraceData& t) {
+void read_csv(std::istream& in, const std::string& name, double ms_per_unit, TraceData& t) {
   bool first = true;
   for_each_line(in, name, [&](const Where& w, std::string_view line) {
     const bool header_allowed = first;
@@ -439,7 +440,7 @@ void read_csv(std::istream& in, const std::string& name, TraceData& t) {
     if (f.size() != 4 && f.size() != 5)
       fail(w, "line", line, "4 or 5 fields 'time_ms,op,offset,length[,device]'");
     TraceRecord r;
-    r.time_ms = to_double(w, "time_ms", f[0]);
+    r.time_ms = to_double(w, "time_ms", f[0]) * ms_per_unit;
     check_arrival(w, "time_ms", f[0], r.time_ms);
     std::string op(f[1]);
     for (auto& c : op) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -559,7 +560,72 @@ void read_srt(std::istream& in, const std::string& name, std::uint32_t sector_ov
   }
 }
 
+// Block traces run at about 1 to 100,000 requests per second. A mean rate far outside
+// that usually means the times were read in the wrong unit (nanoseconds as ms gives a
+// millionth of the rate): say what the numbers look like, and how each unit reads them.
+void check_plausible(TraceData& t) {
+  if (t.records.size() < 10) return;
+  const double rate = t.rate_per_s();
+  const Millis span = t.records.back().time_ms - t.records.front().time_ms;
+  if (rate <= 0 || (rate >= 0.1 && rate <= 1e6)) return;
+  std::string how;
+  if (t.format == "ascii" || t.format == "csv") {
+    const std::vector<std::pair<const char*, double>> units = {
+        {"s", 1000.0}, {"ms", 1.0}, {"us", 1e-3}, {"ns", 1e-6}};
+    std::vector<std::string> alt;
+    for (const auto& [unit, factor] : units)
+      alt.push_back(fmt::format("time={}: {:.3g} requests/s over {:.3g} s", unit, rate / factor,
+                                span * factor / 1000.0));
+    how = fmt::format(" If the times are not in ms, say their unit ({}; read now as time=ms)",
+                      fmt::join(alt, ", "));
+  } else {
+    how = " Check that the file is in this format (its time unit is fixed)";
+  }
+  t.notes.push_back(fmt::format(
+      "{}: {} requests over {:.3g} s ({:.3g} days) is {:.3g} requests/s, {} for a block trace.{}",
+      t.path, t.records.size(), span / 1000.0, span / 86400e3, rate,
+      rate < 0.1 ? "very sparse" : "very dense", how));
+}
+
 }  // namespace
+
+namespace {
+
+// The first 20 non-blank lines of `path`.
+std::string head_of(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string head, line;
+  for (int n = 0; in && n < 20 && std::getline(in, line);) {
+    if (trim(line).empty()) continue;
+    head += line + "\n";
+    ++n;
+  }
+  return head;
+}
+
+// Whether `head` reads as at least one request in `format`.
+bool head_reads_as(const std::string& head, const std::string& name, std::string_view format) {
+  std::vector<TraceOptions> tries(1);
+  if (format == "blkparse") tries.push_back(TraceOptions{.events = BlkEvents::Queued});
+  for (const auto& o : tries) {
+    try {
+      std::istringstream is(head);
+      if (!read_trace(format, is, name, o).records.empty()) return true;
+    } catch (const TraceError&) {
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string guess_trace_format(const std::string& path, std::string_view except) {
+  const std::string head = head_of(path);
+  if (except != "srt" && head.rfind("$$TR_IOREC", 0) == 0) return "srt";
+  for (const auto& f : trace_formats())
+    if (f != except && head_reads_as(head, path, f)) return f;
+  return "";
+}
 
 TraceData read_trace(std::string_view format, std::istream& in, const std::string& name,
                      const TraceOptions& o) {
@@ -569,7 +635,7 @@ TraceData read_trace(std::string_view format, std::istream& in, const std::strin
   t.path = name;
   const std::uint32_t sector = sector_bytes ? sector_bytes : 512;
   if (format == "ascii")
-    read_ascii(in, name, sector, t);
+    read_ascii(in, name, sector, o.ms_per_time_unit, t);
   else if (format == "validate")
     read_validate(in, name, sector, t);
   else if (format == "msr")
@@ -581,7 +647,7 @@ TraceData read_trace(std::string_view format, std::istream& in, const std::strin
   else if (format == "srt")
     read_srt(in, name, sector_bytes, t);
   else if (format == "csv")
-    read_csv(in, name, t);
+    read_csv(in, name, o.ms_per_time_unit, t);
   else
     throw TraceError(fmt::format("unknown trace format '{}'; valid: {}", format,
                                  fmt::join(trace_formats(), ", ")));
@@ -594,6 +660,7 @@ TraceData read_trace(std::string_view format, std::istream& in, const std::strin
       const Millis t0 = t.records.front().time_ms;
       for (auto& r : t.records) r.time_ms -= t0;
     }
+    check_plausible(t);
   }
   return t;
 }
@@ -604,7 +671,16 @@ TraceData read_trace(std::string_view format, const std::string& path, const Tra
     throw TraceError(fmt::format("unknown trace format '{}'; valid: {}", format, fmt::join(f, ", ")));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw TraceError(fmt::format("{}: cannot open trace file", path));
-  return read_trace(format, in, path, o);
+  try {
+    return read_trace(format, in, path, o);
+  } catch (const TraceError& e) {
+    // Read with the wrong format? Say what the file looks like.
+    if (head_reads_as(head_of(path), path, format)) throw;  // a bad line further on
+    const std::string other = guess_trace_format(path, format);
+    if (other.empty()) throw;
+    throw TraceError(fmt::format("{}; the file looks like a '{}' trace: try trace:{}:{}", e.what(),
+                                 other, other, path));
+  }
 }
 
 }  // namespace disksched

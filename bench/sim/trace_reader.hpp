@@ -65,11 +65,18 @@ struct TraceOptions {
   std::uint32_t sector_bytes = 0;  // the trace's sector (0: the format's own, e.g. 512
                                    // for DiskSim and blkparse, the header's for SRT)
   BlkEvents events = BlkEvents::Issued;
+  // ascii and csv: the unit of the time field in ms (1: ms as the formats say; 1e-6:
+  // nanoseconds, as MQSim's ASCII traces, DiskSim ascii's columns, are written).
+  double ms_per_time_unit = 1.0;
 };
 
 // Reads `path` in `format`. Throws TraceError.
 TraceData read_trace(std::string_view format, const std::string& path,
                      const TraceOptions& options = {});
+
+// The format other than `except` that reads the first lines of `path` into requests,
+// or "" if none does: for messages when a file is read with the wrong format.
+std::string guess_trace_format(const std::string& path, std::string_view except);
 
 // The same from a stream; `name` stands for the file in error messages.
 TraceData read_trace(std::string_view format, std::istream& in, const std::string& name,

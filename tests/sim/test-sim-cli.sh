@@ -32,8 +32,16 @@ PY
   echo "time_ms,op,offset,length"
   for i in $(seq 0 199); do echo "$((i * 40)),R,$((i * 7919 * 4096)),4096"; done
 } > "$d/t.csv"
-"$DISKSCHED" sim --model hp97560 --sched sstf --workload "trace:csv:$d/t.csv" --warmup 0 \
-  --requests 0 --log "$d/log.csv" --json > "$d/t.json"
+# Its offsets reach 6.5 GB, beyond the 1.3 GB disk: refused unless folding is asked for,
+# and then the folded share is said on stderr.
+if "$DISKSCHED" sim --model hp97560 --workload "trace:csv:$d/t.csv" 2> "$d/err" > /dev/null; then
+  fail "a trace beyond the device was folded silently"
+fi
+grep -q "lie beyond the device.*fold=1" "$d/err" || fail "fold refusal: $(cat "$d/err")"
+"$DISKSCHED" sim --model hp97560 --sched sstf --workload "trace:csv:$d/t.csv,fold=1" --warmup 0 \
+  --requests 0 --log "$d/log.csv" --json > "$d/t.json" 2> "$d/err"
+grep -q "note: trace '$d/t.csv': folded 157 of 200 requests (78.5%)" "$d/err" ||
+  fail "fold note: $(cat "$d/err")"
 $py - "$d/t.json" "$d/log.csv" <<'PY' || fail "trace replay"
 import csv, json, sys
 j = json.load(open(sys.argv[1]))
