@@ -27,6 +27,25 @@ double TraceData::mean_bytes() const {
   return sum / static_cast<double>(records.size());
 }
 
+bool TraceData::has_origins() const {
+  return std::any_of(records.begin(), records.end(),
+                     [](const TraceRecord& r) { return r.origin != Origin::None; });
+}
+
+std::string_view origin_name(Origin o) {
+  switch (o) {
+    case Origin::None: return "none";
+    case Origin::Sync: return "sync";
+    case Origin::Async: return "async";
+    case Origin::Meta: return "meta";
+    case Origin::Readahead: return "readahead";
+    case Origin::Critical: return "critical";
+    case Origin::Limited: return "limited";
+    case Origin::Noncritical: return "noncritical";
+  }
+  return "?";
+}
+
 const std::vector<std::string>& trace_formats() {
   static const std::vector<std::string> f = {"ascii", "validate", "msr", "spc",
                                              "blkparse", "srt", "csv"};
@@ -171,8 +190,18 @@ void read_ascii(std::istream& in, const std::string& name, std::uint32_t sector,
     r.length = byte_length(w, "size", f[3], size, sector);
     check_end(w, "block", f[2], r.offset, r.length);
     r.op = (flags & 1u) ? Op::Read : Op::Write;
+    r.origin = (flags & 0x2u)     ? Origin::Critical
+               : (flags & 0x4u)   ? Origin::Limited
+               : (flags & 0x80u)  ? Origin::Sync
+               : (flags & 0x100u) ? Origin::Async
+                                  : Origin::None;
     t.records.push_back(r);
   });
+  // DiskSim: a request with neither the time-critical nor the time-limited bit is
+  // time-noncritical, once the trace says anything about classes at all.
+  if (t.has_origins())
+    for (auto& r : t.records)
+      if (r.origin == Origin::None) r.origin = Origin::Noncritical;
 }
 
 // ---- DiskSim validate: R|W buffer-token block size access_us think_us
@@ -379,6 +408,10 @@ void read_blkparse(std::istream& in, const std::string& name, const TraceOptions
     if (f.size() < 10 || f[8] != "+") fail(w, "sector", f[7], "'sector + nsectors'");
     TraceRecord r;
     r.op = *op;
+    r.origin = rwbs.meta ? Origin::Meta
+               : rwbs.readahead ? Origin::Readahead
+               : (rwbs.sync || rwbs.fua || r.op == Op::Read) ? Origin::Sync
+                                                             : Origin::Async;
     r.device = (major << 20) | minor;
     r.time_ms = secs * 1000.0;
     r.offset = byte_offset(w, "sector", f[7], to_uint<std::uint64_t>(w, "sector", f[7]), sector);
@@ -546,6 +579,11 @@ void read_srt(std::istream& in, const std::string& name, std::uint32_t sector_ov
       TraceRecord r;
       r.time_ms = static_cast<double>(sec) * 1000.0 + static_cast<double>(usec) / 1000.0;
       r.op = (ioflags & 1u) ? Op::Read : Op::Write;
+      // GP: a synchronous request blocks its process; HP-UX's asynchronous reads are
+      // read-aheads, its asynchronous writes delayed writes.
+      r.origin = !(ioflags & 0x100u) ? Origin::Sync
+                 : r.op == Op::Read  ? Origin::Readahead
+                                     : Origin::Async;
       r.offset = std::uint64_t{sectno} * sector;
       r.length = nbytes;
       r.device = (devno >> 8) & 0xffff;

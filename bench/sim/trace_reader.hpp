@@ -30,6 +30,18 @@ class TraceError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// What a trace says about who waits for a request, in the format's own terms (a
+// TraceClassMap, trace_classes.hpp, turns it into a request class):
+//   ascii     flag bits 0x2 critical, 0x4 limited, 0x80 sync, 0x100 async; none of
+//             them noncritical (DiskSim's rule), in a trace where any record has one
+//   srt       ASYNC (0x100) clear: sync; set: readahead for a read, async for a write
+//   blkparse  M meta, A readahead, S or F (FUA) sync, other reads sync (the kernel
+//             counts every read as synchronous), other writes and discards async
+// Other formats carry none (Origin::None).
+enum class Origin : std::uint8_t { None, Sync, Async, Meta, Readahead, Critical, Limited, Noncritical };
+
+std::string_view origin_name(Origin o);
+
 struct TraceRecord {
   Millis time_ms = 0.0;     // arrival, from the trace's first record
   Op op = Op::Read;
@@ -37,6 +49,7 @@ struct TraceRecord {
   std::uint32_t length = 0; // bytes
   std::uint32_t device = 0; // device / volume / ASU number as the trace names it
   Millis think_ms = 0.0;    // validate: think time after this request completes
+  Origin origin = Origin::None;
 };
 
 struct TraceData {
@@ -50,6 +63,8 @@ struct TraceData {
   // Mean arrival rate over the trace, requests per second (0 for validate).
   double rate_per_s() const;
   double mean_bytes() const;
+  // Whether any record says who waits for it (an origin other than None).
+  bool has_origins() const;
 };
 
 // The formats read_trace knows, for messages and `--help`.

@@ -317,6 +317,18 @@ Workload Workload::parse(std::string_view spec_text) {
     auto eq = tail.find('=');
     if (eq == std::string::npos) break;
     std::string key = lower(trim(tail.substr(0, eq)));
+    if (key == "classes") {  // a text option: ORIGIN:CLASS items joined by '/'
+      if (!w.classes_text_.empty()) throw WorkloadError("workload 'trace': classes= given twice");
+      w.classes_text_ = trim(tail.substr(eq + 1));
+      try {
+        w.classes_ = TraceClassMap::parse(w.classes_text_);
+      } catch (const std::invalid_argument& e) {
+        throw WorkloadError(fmt::format("workload 'trace': {}", e.what()));
+      }
+      if (w.classes_text_.empty()) w.classes_text_ = "default";
+      path_and_opts = path_and_opts.substr(0, comma);
+      continue;
+    }
     if (key == "dev" && lower(trim(tail.substr(eq + 1))) == "all") {
       w.all_devices_ = true;  // merge every device onto the model, on purpose
       path_and_opts = path_and_opts.substr(0, comma);
@@ -347,6 +359,10 @@ Workload Workload::parse(std::string_view spec_text) {
   if (given("time") && w.trace_format_ != "ascii" && w.trace_format_ != "csv")
     throw WorkloadError(fmt::format("workload 'trace': time= sets the unit of ascii and csv "
                                     "times; a '{}' trace's time unit is fixed", w.trace_format_));
+  if (!w.classes_text_.empty() && w.trace_format_ != "ascii" && w.trace_format_ != "srt" &&
+      w.trace_format_ != "blkparse")
+    throw WorkloadError(fmt::format("workload 'trace': classes= maps the flags of ascii, srt and "
+                                    "blkparse traces; a '{}' trace has none", w.trace_format_));
   if (given("dev") && w.all_devices_)
     throw WorkloadError("workload 'trace': dev= given twice");
   TraceOptions read_opts;
@@ -402,12 +418,17 @@ std::string Workload::spec() const {
       if (defs[i].name == std::string("events") && trace_format_ != "blkparse") continue;
       out += fmt::format(",{}={}", defs[i].name, format_value(defs[i], params_[i].second));
     }
+    if (!classes_text_.empty() && classes_text_ != "default") out += ",classes=" + classes_text_;
     return out;
   }
   for (std::size_t i = 0; i < defs.size(); ++i)
     out += fmt::format("{}{}={}", i == 0 ? ":" : ",", defs[i].name,
                        format_value(defs[i], params_[i].second));
   return out;
+}
+
+bool Workload::has_classes() const {
+  return kind_ == "trace" && classes_.enabled() && trace_->has_origins();
 }
 
 bool Workload::is_closed() const {
@@ -635,10 +656,16 @@ void check_fits(const TraceData& t, const DeviceExtent& dev, bool fold) {
       usable(dev), b.farthest_end));
 }
 
+// The class a trace record's origin maps to (the default class if it maps to none).
+TraceClass class_of(const TraceClassMap& m, const TraceRecord& r) {
+  return m.of(r.origin).value_or(TraceClass{});
+}
+
 class TraceStream final : public ArrivalStream {
  public:
-  TraceStream(std::shared_ptr<const TraceData> t, Folder folder, double time_factor)
-      : t_(std::move(t)), folder_(folder), factor_(time_factor) {}
+  TraceStream(std::shared_ptr<const TraceData> t, Folder folder, double time_factor,
+              TraceClassMap classes)
+      : t_(std::move(t)), folder_(folder), factor_(time_factor), classes_(classes) {}
 
   std::optional<Arrival> next() override {
     while (i_ < t_->records.size()) {
@@ -649,6 +676,9 @@ class TraceStream final : public ArrivalStream {
       a.op = r.op;
       a.offset = r.offset;
       a.length = r.length;
+      const TraceClass c = class_of(classes_, r);
+      a.cls = c.cls;
+      a.limit_ms = c.limit_ms;
       folder_.apply(a.offset, a.length, i_ - 1);
       return a;
     }
@@ -659,6 +689,7 @@ class TraceStream final : public ArrivalStream {
   std::shared_ptr<const TraceData> t_;
   Folder folder_;
   double factor_;
+  TraceClassMap classes_;
   std::size_t i_ = 0;
 };
 
@@ -713,7 +744,7 @@ std::unique_ptr<ArrivalStream> Workload::open_stream(const DeviceExtent& dev, do
     }
     check_fits(*trace_, dev, number("fold") != 0);
     Folder f{usable(dev), dev.sector_bytes, number("fold") != 0, trace_path_};
-    return std::make_unique<TraceStream>(trace_, f, factor);
+    return std::make_unique<TraceStream>(trace_, f, factor, classes_);
   }
   if (!(rate_per_s > 0) || !std::isfinite(rate_per_s))
     throw WorkloadError(fmt::format("workload '{}': needs an arrival rate > 0 requests/s (got {})",

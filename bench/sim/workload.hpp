@@ -22,7 +22,8 @@
 //       N clients, each with one request outstanding; after a completion the client
 //       thinks, then issues its next request (addresses as `seq` with probability p,
 //       so p=0 is uniform).
-//   trace:FORMAT:PATH[,scale=F,dev=N|all,fold=0|1,sector=B,events=D|Q,time=ms|us|ns|s]
+//   trace:FORMAT:PATH[,scale=F,dev=N|all,fold=0|1,sector=B,events=D|Q,time=ms|us|ns|s,
+//                     classes=none|ORIGIN:CLASS/...]
 //       replay a trace file. FORMAT: ascii (DiskSim), validate (DiskSim, closed loop
 //       depth 1 with the recorded think time), msr (MSR Cambridge CSV), spc (UMass /
 //       SPC CSV), blkparse (blkparse text), srt (HP SRT 1.3 binary), csv (ours; see
@@ -31,7 +32,9 @@
 //       several is refused without it; dev=all merges them); a request beyond the
 //       device is an error unless fold=1 folds offsets onto the device's capacity;
 //       sector=B overrides the trace's sector size; events= chooses blkparse's D
-//       (default) or Q events; time= is the unit of ascii and csv times (default ms).
+//       (default) or Q events; time= is the unit of ascii and csv times (default ms);
+//       classes= maps what the trace says about a request to its class (ascii, srt,
+//       blkparse; see trace_classes.hpp).
 //       The options are taken from the end of the spec, so a path may hold ',' and ':'
 //       as long as its last ','-separated part is not `key=value` with a known key.
 //
@@ -54,6 +57,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bench/sim/trace_classes.hpp"
 #include "emulator/sim/arrivals.hpp"
 #include "predictor/device_model.hpp"
 
@@ -110,6 +114,10 @@ class Workload {
   const std::string& trace_format() const { return trace_format_; }
   const std::string& trace_path() const { return trace_path_; }
   std::shared_ptr<const TraceData> trace() const { return trace_; }
+  // A trace whose requests carry classes (its format has them and classes= is not
+  // none): its streams set each request's class; results can be split by class.
+  bool has_classes() const;
+  const TraceClassMap& class_map() const { return classes_; }
 
  private:
   std::string kind_;
@@ -117,6 +125,8 @@ class Workload {
   std::string trace_format_, trace_path_;
   std::shared_ptr<const TraceData> trace_;
   bool all_devices_ = false;  // dev=all
+  std::string classes_text_;  // classes= as given
+  TraceClassMap classes_;
 };
 
 // A small, portable, seedable generator (xoshiro256**, seeded through splitmix64):

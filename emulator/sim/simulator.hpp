@@ -43,6 +43,8 @@ struct RequestRecord {
   std::uint64_t offset = 0;     // bytes
   std::uint32_t queue_len = 0;  // requests the scheduler chose among at dispatch (incl. this)
   std::uint32_t client = 0;     // closed workloads: the client that issued it
+  IoClass cls = IoClass::TimeNoncritical;  // the workload's class for it (GP)
+  Millis limit_ms = 0.0;                   // time-limited: its limit
   Millis arrival_ms = 0.0;
   Millis dispatch_ms = 0.0;     // when the scheduler chose it
   Millis start_ms = 0.0;        // when the device began serving it (>= dispatch)

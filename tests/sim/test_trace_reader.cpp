@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "bench/sim/trace_classes.hpp"
 #include "bench/sim/trace_reader.hpp"
 #include "bench/sim/workload.hpp"
 
@@ -329,4 +330,93 @@ TEST_CASE("blkparse: D events with their merged sizes, or Q with the merges appl
   // The workload option.
   CHECK(Workload::parse("trace:blkparse:" + p + ",events=Q").trace()->records.size() == 2);
   CHECK_THROWS_WITH(Workload::parse("trace:csv:" + p + ",events=Q"), Contains("events="));
+}
+
+// Issue 14, "Classes everywhere": the readers keep what the format says about who waits.
+TEST_CASE("trace readers keep the formats' sync/async, meta and class flags", "[sim][trace]") {
+  TempDir d;
+  auto ascii = read_trace("ascii", d.write("c.ascii",
+                                           "0 0 100 8 3\n"       // read, TIME_CRITICAL
+                                           "1 0 200 8 4\n"       // write, TIME_LIMITED
+                                           "2 0 300 8 0x81\n"    // read, SYNC
+                                           "3 0 400 8 0x100\n"   // write, ASYNC
+                                           "4 0 500 8 0\n"));    // neither: noncritical
+  REQUIRE(ascii.records.size() == 5);
+  CHECK(ascii.records[0].origin == Origin::Critical);
+  CHECK(ascii.records[1].origin == Origin::Limited);
+  CHECK(ascii.records[2].origin == Origin::Sync);
+  CHECK(ascii.records[3].origin == Origin::Async);
+  CHECK(ascii.records[4].origin == Origin::Noncritical);
+  // A trace of plain read/write flags says nothing about classes.
+  CHECK_FALSE(read_trace("ascii", d.write("p.ascii", "0 0 100 8 1\n1 0 200 8 0\n")).has_origins());
+  auto blk = read_trace("blkparse", d.write("c.blk",
+                                            "  8,0 0 1 0.0 1 D WS 100 + 8 [a]\n"
+                                            "  8,0 0 2 0.1 1 D W 200 + 8 [a]\n"
+                                            "  8,0 0 3 0.2 1 D WM 300 + 8 [a]\n"
+                                            "  8,0 0 4 0.3 1 D RA 400 + 8 [a]\n"
+                                            "  8,0 0 5 0.4 1 D R 500 + 8 [a]\n"
+                                            "  8,0 0 6 0.5 1 D WFS 600 + 8 [a]\n"));
+  REQUIRE(blk.records.size() == 6);
+  CHECK(blk.records[0].origin == Origin::Sync);
+  CHECK(blk.records[1].origin == Origin::Async);
+  CHECK(blk.records[2].origin == Origin::Meta);
+  CHECK(blk.records[3].origin == Origin::Readahead);
+  CHECK(blk.records[4].origin == Origin::Sync);
+  CHECK(blk.records[5].origin == Origin::Sync);
+  // Other formats carry none.
+  CHECK_FALSE(read_trace("csv", d.write("c.csv", "0,R,0,4096\n")).has_origins());
+}
+
+TEST_CASE("trace classes: the default mapping and classes=", "[sim][trace]") {
+  const TraceClassMap def;
+  CHECK(def.of(Origin::Sync) == TraceClass{IoClass::TimeCritical, 0.0});
+  CHECK(def.of(Origin::Meta) == TraceClass{IoClass::TimeCritical, 0.0});
+  CHECK(def.of(Origin::Readahead) == TraceClass{IoClass::TimeLimited, 100.0});
+  CHECK(def.of(Origin::Async) == TraceClass{IoClass::TimeNoncritical, 0.0});
+  CHECK_FALSE(def.of(Origin::None).has_value());
+  const auto m = TraceClassMap::parse("readahead:limited:50ms/meta:tnc/async:tl:0.2s");
+  CHECK(m.of(Origin::Readahead) == TraceClass{IoClass::TimeLimited, 50.0});
+  CHECK(m.of(Origin::Meta) == TraceClass{IoClass::TimeNoncritical, 0.0});
+  CHECK(m.of(Origin::Async) == TraceClass{IoClass::TimeLimited, 200.0});
+  CHECK(m.of(Origin::Sync) == TraceClass{IoClass::TimeCritical, 0.0});  // unchanged
+  CHECK(TraceClassMap::parse(m.spec()).spec() == m.spec());
+  CHECK_FALSE(TraceClassMap::parse("none").of(Origin::Sync).has_value());
+  CHECK_THROWS_WITH(TraceClassMap::parse("lazy:tc"),
+                    Contains("unknown origin 'lazy'") && Contains("readahead"));
+  CHECK_THROWS_WITH(TraceClassMap::parse("sync:urgent"), Contains("critical (tc)"));
+  CHECK_THROWS_WITH(TraceClassMap::parse("sync:limited:soon"), Contains("limit 'soon'"));
+  CHECK_THROWS_WITH(TraceClassMap::parse("sync"), Contains("ORIGIN:CLASS"));
+}
+
+TEST_CASE("trace workloads carry the classes into the arrivals", "[sim][trace]") {
+  TempDir d;
+  auto p = d.write("c.blk",
+                   "  8,0 0 1 0.000 1 D WS 100 + 8 [a]\n"
+                   "  8,0 0 2 0.001 1 D W 200 + 8 [a]\n"
+                   "  8,0 0 3 0.002 1 D RA 300 + 8 [a]\n");
+  const DeviceExtent dev{1ull << 30, 512};
+  auto w = Workload::parse("trace:blkparse:" + p);
+  CHECK(w.has_classes());
+  auto s = w.open_stream(dev, 0, 1);
+  CHECK(s->next()->cls == IoClass::TimeCritical);
+  CHECK(s->next()->cls == IoClass::TimeNoncritical);
+  auto ra = *s->next();
+  CHECK(ra.cls == IoClass::TimeLimited);
+  CHECK(ra.limit_ms == 100.0);
+  // classes= changes the mapping and survives the canonical spec.
+  auto w2 = Workload::parse("trace:blkparse:" + p + ",classes=async:tc/readahead:tl:20ms");
+  CHECK_THAT(w2.spec(), Contains("classes=async:tc/readahead:tl:20ms"));
+  auto s2 = Workload::parse(w2.spec()).open_stream(dev, 0, 1);
+  s2->next();
+  CHECK(s2->next()->cls == IoClass::TimeCritical);
+  CHECK(s2->next()->limit_ms == 20.0);
+  // classes=none: the default class, and no per-class results.
+  auto none = Workload::parse("trace:blkparse:" + p + ",classes=none");
+  CHECK_FALSE(none.has_classes());
+  CHECK(none.open_stream(dev, 0, 1)->next()->cls == IoClass::TimeNoncritical);
+  CHECK_THROWS_WITH(Workload::parse("trace:blkparse:" + p + ",classes=sync:soon"),
+                    Contains("workload 'trace': classes:"));
+  auto csv = d.write("c.csv", "0,R,0,4096\n");
+  CHECK_THROWS_WITH(Workload::parse("trace:csv:" + csv + ",classes=sync:tc"),
+                    Contains("a 'csv' trace has none"));
 }
