@@ -266,10 +266,11 @@ void refuse_several_devices(const TraceData& t) {
       list.push_back(fmt::format("and {} more", per_dev.size() - 8));
       break;
     }
-    list.push_back(fmt::format("{}: {} requests", d, n));
+    list.push_back(fmt::format("{}: {}", d, n));
   }
   throw WorkloadError(fmt::format(
-      "trace '{}' holds requests for {} devices ({}); the model is one disk: replay one with "
+      "trace '{}' holds requests for {} devices (device: requests {}); the model is one disk: "
+      "replay one with "
       "dev=N, or merge them all onto it with dev=all", t.path, per_dev.size(),
       fmt::join(list, ", ")));
 }

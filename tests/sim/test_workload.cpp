@@ -170,7 +170,7 @@ TEST_CASE("trace workloads: several devices need dev=N or dev=all", "[sim][workl
   const auto path = (dir / "multi.ascii").string();
   std::ofstream(path) << "0 0 100 8 1\n1 3 200 8 1\n2 0 300 8 0\n3 7 400 8 1\n";
   CHECK_THROWS_WITH(Workload::parse("trace:ascii:" + path),
-                    Contains("3 devices") && Contains("0: 2 requests") && Contains("dev=N") &&
+                    Contains("3 devices") && Contains("device: requests 0: 2, 3: 1, 7: 1") && Contains("dev=N") &&
                         Contains("dev=all"));
   CHECK(Workload::parse("trace:ascii:" + path + ",dev=3").trace()->records.size() == 1);
   const auto all = Workload::parse("trace:ascii:" + path + ",dev=all");
