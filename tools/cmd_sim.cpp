@@ -1,5 +1,6 @@
 // `disksched sim`, `disksched sweep`, `disksched repro`: the simulator from the
 // command line.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -46,7 +47,7 @@ void add_run_options(CLI::App* c, SimOptions& o) {
       ->capture_default_str();
   c->add_option("--workload", o.workload,
                 "uniform[:size=8k,reads=1.0] | seq[:p=0.829] | burst[:len=32,span=4m] | "
-                "closed:n=16[,think=5ms] | trace:FORMAT:PATH[,scale=F]")
+                "closed:n=16[,think=5ms] | trace:FORMAT:PATH[,scale=F,dev=N|all,fold=1,events=D|Q,time=ns]")
       ->capture_default_str();
   o.requests_opt = c->add_option("--requests", o.requests,
                                  "measured requests per replication (a trace: 0 = all, the default)")
@@ -121,17 +122,76 @@ void print_point(const PointResult& p, const std::string& model, const Workload&
   row("utilization", ms(s.utilization));
 }
 
+// Results split by request class, for a trace whose requests carry classes (GP's
+// view: who waits matters more than the mean over everyone).
+struct ClassResult {
+  std::string name;
+  std::size_t count = 0;
+  double mean_ms = 0, p95_ms = 0, max_ms = 0;
+  std::size_t limited = 0, within_limit = 0;  // time-limited requests, and those in time
+};
+
+std::vector<ClassResult> per_class(const SimResult& r) {
+  std::vector<ClassResult> out;
+  for (IoClass c : {IoClass::TimeCritical, IoClass::TimeLimited, IoClass::TimeNoncritical}) {
+    std::vector<double> resp;
+    ClassResult x;
+    x.name = std::string(class_name(c));
+    for (const auto& rec : r.measured) {
+      if (rec.cls != c) continue;
+      resp.push_back(rec.response_ms());
+      if (c == IoClass::TimeLimited) {
+        ++x.limited;
+        if (rec.response_ms() <= rec.limit_ms) ++x.within_limit;
+      }
+    }
+    if (resp.empty()) continue;
+    std::sort(resp.begin(), resp.end());
+    x.count = resp.size();
+    for (double v : resp) x.mean_ms += v / static_cast<double>(resp.size());
+    x.p95_ms = resp[std::min(resp.size() - 1, static_cast<std::size_t>(std::ceil(0.95 * static_cast<double>(resp.size()))) - 1)];
+    x.max_ms = resp.back();
+    out.push_back(x);
+  }
+  return out;
+}
+
+void print_classes(const std::vector<ClassResult>& classes, const Workload& w) {
+  std::cout << fmt::format("per class (replication 0; classes from the trace: {})\n",
+                           w.class_map().spec());
+  std::cout << fmt::format("  {:<12} {:>8} {:>10} {:>10} {:>10} {:>14}\n", "class", "count",
+                           "mean ms", "p95 ms", "max ms", "within limit");
+  for (const auto& c : classes)
+    std::cout << fmt::format("  {:<12} {:>8} {:>10.2f} {:>10.2f} {:>10.2f} {:>14}\n", c.name,
+                             c.count, c.mean_ms, c.p95_ms, c.max_ms,
+                             c.limited ? fmt::format("{:.1f}%", 100.0 * static_cast<double>(c.within_limit) /
+                                                                     static_cast<double>(c.limited))
+                                       : "-");
+}
+
+nlohmann::json classes_json(const std::vector<ClassResult>& classes, const Workload& w) {
+  nlohmann::json j = nlohmann::json::object();
+  j["map"] = w.class_map().spec();
+  for (const auto& c : classes) {
+    nlohmann::json x = {{"count", c.count}, {"mean_ms", c.mean_ms}, {"p95_ms", c.p95_ms},
+                        {"max_ms", c.max_ms}};
+    if (c.limited) x["within_limit"] = static_cast<double>(c.within_limit) / static_cast<double>(c.limited);
+    j[c.name] = x;
+  }
+  return j;
+}
+
 void write_log(const std::string& path, const SimResult& r) {
   std::ofstream f(path);
   if (!f) throw std::runtime_error(fmt::format("--log: cannot write '{}'", path));
   f << "seq,op,offset,length,arrival_ms,dispatch_ms,start_ms,completion_ms,response_ms,queue_len,"
-       "overhead_ms,seek_ms,rotation_ms,transfer_ms,travel_ms\n";
+       "overhead_ms,seek_ms,rotation_ms,transfer_ms,travel_ms,class\n";
   for (const auto& x : r.measured)
-    f << fmt::format("{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f}\n",
+    f << fmt::format("{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{}\n",
                      x.seq, op_name(x.op), x.offset, x.length, x.arrival_ms, x.dispatch_ms,
                      x.start_ms, x.completion_ms, x.response_ms(), x.queue_len,
                      x.overhead_ms + x.report_ms, x.seek_ms, x.rotation_ms, x.transfer_ms,
-                     x.travel_ms);
+                     x.travel_ms, class_name(x.cls));
 }
 
 // The rate a run uses: a trace keeps its own timing unless --rate was given.
@@ -147,9 +207,17 @@ double effective_rate(const SimOptions& o, const Workload& w, bool rate_given) {
   return o.rate;
 }
 
+// A trace's notes (which events were replayed, implausible timing, folded requests)
+// go to stderr, so a reader of the results hears them without parsing them.
+void print_trace_notes(const Workload& w, const DeviceModel& model) {
+  for (const auto& note : w.trace_notes(DeviceExtent::of(model)))
+    std::cerr << "disksched: note: " << note << "\n";
+}
+
 void run_sim(const SimOptions& o, bool rate_given) {
   auto model = load_model(o.model);
   const Workload w = Workload::parse(o.workload);
+  print_trace_notes(w, *model);
   make_scheduler(o.sched, *model);  // a bad spec fails before any work
   PointSpec spec;
   spec.sched = o.sched;
@@ -158,15 +226,21 @@ void run_sim(const SimOptions& o, bool rate_given) {
   spec.seed = o.seed;
   spec.cfg = config_of(o, w);
   PointResult p = run_point(*model, w, spec);
-  if (!o.log.empty()) {
+  std::vector<ClassResult> classes;
+  if (!o.log.empty() || w.has_classes()) {
     SimResult r;
     run_once(*model, w, o.sched, spec.rate, replication_seed(o.seed, 0), spec.cfg, &r);
-    write_log(o.log, r);
+    if (!o.log.empty()) write_log(o.log, r);
+    if (w.has_classes()) classes = per_class(r);
   }
-  if (o.json)
-    std::cout << to_json(p, o.model, w).dump(2) << "\n";
-  else
+  if (o.json) {
+    auto j = to_json(p, o.model, w);
+    if (w.has_classes()) j["classes"] = classes_json(classes, w);
+    std::cout << j.dump(2) << "\n";
+  } else {
     print_point(p, o.model, w);
+    if (w.has_classes()) print_classes(classes, w);
+  }
 }
 
 struct SweepOptions {
@@ -204,6 +278,7 @@ void run_sweep_command(const SweepOptions& o, bool rate_given) {
   spec.cfg = config_of(o.run, w);
   {
     auto model = load_model(spec.model);
+    print_trace_notes(w, *model);
     for (const auto& s : spec.scheds) {
       const std::string probe = spec.values.empty() ? s : substitute_value(s, spec.values.front());
       make_scheduler(probe, *model);  // bad specs fail before any work

@@ -75,11 +75,14 @@ struct Simulator::Impl {
   }
 
   // A request enters the queue at `now`.
-  void arrive(Millis now, Op op, std::uint64_t offset, std::uint32_t length, std::size_t client) {
+  void arrive(Millis now, Op op, std::uint64_t offset, std::uint32_t length, std::size_t client,
+              IoClass cls, Millis limit_ms) {
     Request r;
     r.op = op;
     r.offset = offset;
     r.length = length;
+    r.cls = cls;
+    r.limit_ms = limit_ms;
     const std::uint64_t seq = core.admit(r, now);
     RequestRecord& rec = core.record(seq);
     rec.phase = phase_of(seq);
@@ -171,7 +174,7 @@ SimResult Simulator::run(ArrivalStream& arrivals) {
         throw std::invalid_argument(fmt::format(
             "arrival stream went back in time: {} ms after {} ms", t_arr, now));
       now = t_arr;
-      s.arrive(now, next->op, next->offset, next->length, 0);
+      s.arrive(now, next->op, next->offset, next->length, 0, next->cls, next->limit_ms);
       if (s.arrival_limit > 0 && s.arrivals() >= s.arrival_limit && !s.done()) {
         // Measured requests still wait after every keep-warm arrival allowed: past the knee.
         s.result.saturated = true;
@@ -231,7 +234,7 @@ SimResult Simulator::run(ClosedStream& clients) {
       issues.pop();
       now = is.time;
       const ClosedStep& step = *pending[is.client];
-      s.arrive(now, step.op, step.offset, step.length, is.client);
+      s.arrive(now, step.op, step.offset, step.length, is.client, step.cls, step.limit_ms);
     }
     const Millis t_next = std::min(s.next_completion(),
                                    issues.empty() ? kNever : issues.top().time);
