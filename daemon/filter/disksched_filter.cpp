@@ -30,6 +30,8 @@
 #include "daemon/filter/dispatcher.hpp"
 #include "daemon/filter/filter_config.hpp"
 #include "daemon/filter/latency_log.hpp"
+#include "daemon/filter/metrics.hpp"
+#include "daemon/filter/metrics_file.hpp"
 #include "schedulers/registry.hpp"
 
 // -D disksched.dispatch=1 logs every dispatch and completion (with -v).
@@ -46,6 +48,8 @@ using namespace disksched;
 FilterConfig config;
 LatencyLogWriter* latency_log = nullptr;
 ControlServer* control = nullptr;
+Metrics* metrics = nullptr;           // with sched-metrics= or sched-control=
+MetricsFile* metrics_file = nullptr;  // with sched-metrics=
 
 // The device: created in .get_ready when a geometry is given, else when the first
 // connection learns the export's size (the LBN-only model needs it).
@@ -87,10 +91,18 @@ void create_device(std::unique_ptr<DeviceModel> model) {
   device.store(device_owner, std::memory_order_release);
 }
 
+// No device_mu: the dispatcher is only deleted in .unload, after the writers stopped.
+std::string metrics_text() {
+  std::optional<Dispatcher::Snapshot> snap;
+  if (const Dispatcher* d = device.load(std::memory_order_acquire)) snap = d->snapshot();
+  return metrics->render(snap ? &*snap : nullptr,
+                         latency_log ? std::optional(latency_log->written()) : std::nullopt);
+}
+
 std::string control_reply(const std::string& line) {
   std::lock_guard lock(device_mu);
   return handle_control_command(line, device.load(), pending_scheduler,
-                                config.classes.describe());
+                                config.classes.describe(), metrics_text);
 }
 
 int disksched_config(nbdkit_next_config* next, nbdkit_backend* nxdata, const char* key,
@@ -98,7 +110,7 @@ int disksched_config(nbdkit_next_config* next, nbdkit_backend* nxdata, const cha
   try {
     std::string v = value;
     const std::string k = key;
-    if (k == "sched-log" || k == "sched-control") {
+    if (k == "sched-log" || k == "sched-control" || k == "sched-metrics") {
       char* abs = nbdkit_absolute_path(value);
       if (abs == nullptr) return -1;
       v = abs;
@@ -122,6 +134,15 @@ int disksched_config_complete(nbdkit_next_config_complete* next, nbdkit_backend*
         latency_log = new LatencyLogWriter(config.log_path);
       } catch (const std::exception& e) {
         throw std::runtime_error("sched-log=" + config.log_path + ": " + e.what());
+      }
+    }
+    if (!config.metrics_path.empty() || !config.control_path.empty())
+      metrics = new Metrics(config.disk_label());
+    if (!config.metrics_path.empty()) {
+      try {
+        metrics_file = new MetricsFile(config.metrics_path, config.metrics_interval_ms, metrics_text);
+      } catch (const std::exception& e) {
+        throw std::runtime_error("sched-metrics=" + config.metrics_path + ": " + e.what());
       }
     }
   } catch (const std::exception& e) {
@@ -169,6 +190,7 @@ int disksched_after_fork(nbdkit_backend* /*nxdata*/) {
   if (device_owner) device_owner->start();
   if (latency_log) latency_log->start();
   if (control) control->start();
+  if (metrics_file) metrics_file->start();
   return 0;
 }
 
@@ -180,6 +202,7 @@ void disksched_cleanup(nbdkit_backend* /*nxdata*/) {
     if (device_owner) device_owner->stop();
   }
   if (latency_log) latency_log->stop();
+  if (metrics_file) metrics_file->stop();
 }
 
 void disksched_unload() {
@@ -188,6 +211,10 @@ void disksched_unload() {
   device.store(nullptr);
   delete device_owner;
   device_owner = nullptr;
+  delete metrics_file;
+  metrics_file = nullptr;
+  delete metrics;
+  metrics = nullptr;
   delete latency_log;
   latency_log = nullptr;
 }
@@ -306,6 +333,10 @@ int scheduled(nbdkit_next* next, void* handle, Op op, std::uint32_t count, std::
   const std::int64_t issue_ns = d->now_ns();
   const int r = io();
   const std::int64_t complete_ns = d->leave(t, r == 0);
+  if (metrics)
+    metrics->observe({op, cls.cls, r == 0, (complete_ns - t.arrive_ns) / 1e9,
+                      (complete_ns - t.dispatch_ns) / 1e9, t.queue_len,
+                      d->real_us(t.prediction.observed_service_ms()) / 1e6});
   if (disksched_debug_dispatch)
     nbdkit_debug("disksched: %s %llu+%u queue=%zu predicted=%.1fus actual=%.1fus r=%d",
                  std::string(op_name(op)).c_str(), static_cast<unsigned long long>(offset), count,
