@@ -333,7 +333,7 @@ void add_sim_commands(CLI::App& app) {
     auto* run = c->add_subcommand("run", "run points of a planned sweep, each to DIR/points/ID.json; "
                                          "points already done are skipped");
     run->add_option("dir", ro->dir, "the directory written by `sweep --plan`")->required();
-    run->add_option("--shard", ro->shard, "run shard I of N (0 <= I < N): the points whose id % N == I");
+    run->add_option("--shard", ro->shard, "run shard I of N (0 <= I < N): the points whose id % N == I (neither this nor --point: every point)");
     run->add_option("--point", ro->ids, "run the point with this id (the manifest's first column); repeatable");
     run->add_option("--threads", ro->threads, "worker threads (0: every core)")->capture_default_str();
     run->add_flag("-q,--quiet", ro->quiet, "no progress bar or summary");

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "daemon/filter/control_commands.hpp"
+#include "daemon/filter/filter_config.hpp"
 #include "daemon/filter/metrics.hpp"
 #include "daemon/filter/metrics_file.hpp"
 
@@ -107,4 +108,19 @@ TEST_CASE("metrics: the control command and the file", "[filter][metrics]") {
   CHECK_THROWS_WITH(MetricsFile((dir / "no" / "x.prom").string(), 1000, [] { return ""; }),
                     Contains("cannot write"));
   fs::remove_all(dir);
+}
+
+TEST_CASE("metrics: configuration keys and the disk label", "[filter][metrics]") {
+  FilterConfig c;
+  CHECK(c.disk_label() == "disksched");
+  REQUIRE(c.set("sched-metrics", "/var/lib/prometheus/node-exporter/disksched-sdb.prom"));
+  CHECK(c.disk_label() == "disksched-sdb");
+  REQUIRE(c.set("sched-disk", "sdb"));
+  CHECK(c.disk_label() == "sdb");
+  REQUIRE(c.set("sched-metrics-interval", "15s"));
+  CHECK(c.metrics_interval_ms == 15000);
+  CHECK_THROWS_WITH(c.set("sched-metrics-interval", "10ms"),
+                    Contains("sched-metrics-interval=10ms: expected a duration of at least 100ms"));
+  CHECK_THROWS_WITH(c.set("sched-disk", "a\"b"), Contains("sched-disk=a\"b: needs a name without quotes"));
+  CHECK_THROWS_WITH(c.set("sched-metrics", ""), Contains("sched-metrics=: needs a file path"));
 }

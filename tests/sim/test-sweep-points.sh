@@ -34,6 +34,15 @@ cmp "$d/one/sweep.csv" "$d/sharded/sweep.csv" || fail "sharded+merged sweep.csv 
 cmp "$d/one/sustained.csv" "$d/sharded/sustained.csv" || fail "sustained.csv differs"
 cmp "$d/one/sustained.txt" "$d/sharded/sustained.txt" || fail "sustained.txt differs"
 
+# One process in id order: the points above FCFS's saturated rate are not run at all.
+"$DISKSCHED" sweep "${grid[@]}" -o "$d/inorder" --plan > /dev/null
+"$DISKSCHED" sweep run "$d/inorder" --threads 1 2> /dev/null > "$d/inorder.out"
+ran=$(( $(awk -F, 'NR > 1 && $5 == 1' "$d/one/sweep.csv" | wc -l) * 3 ))
+grep -q "^$ran of 18 point(s) run" "$d/inorder.out" || fail "in-order run: $(cat "$d/inorder.out"), expected $ran run"
+[ ! -e "$d/inorder/points/6.json" ] || fail "FCFS at 70/s ran after 50/s saturated"
+"$DISKSCHED" sweep merge "$d/inorder" --no-plot > /dev/null
+cmp "$d/one/sweep.csv" "$d/inorder/sweep.csv" || fail "in-order merged sweep.csv differs"
+
 # A parameter sweep, one point at a time by id.
 pgrid=(--model hp97560 --sched 'asatf:w={}' --values 0,30 --rate 50 --reps 2 --requests 300 --warmup 100)
 "$DISKSCHED" sweep "${pgrid[@]}" -o "$d/p1" --no-plot -q --threads 1 > /dev/null
