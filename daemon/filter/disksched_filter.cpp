@@ -206,13 +206,14 @@ void disksched_cleanup(nbdkit_backend* /*nxdata*/) {
 }
 
 void disksched_unload() {
+  // First: its thread reads the dispatcher and the log.
+  delete metrics_file;
+  metrics_file = nullptr;
   delete control;
   control = nullptr;
   device.store(nullptr);
   delete device_owner;
   device_owner = nullptr;
-  delete metrics_file;
-  metrics_file = nullptr;
   delete metrics;
   metrics = nullptr;
   delete latency_log;
