@@ -14,6 +14,7 @@
 #include "bench/sim/experiment.hpp"
 #include "bench/sim/repro.hpp"
 #include "bench/sim/sweep.hpp"
+#include "bench/sim/sweep_points.hpp"
 #include "bench/sim/workload.hpp"
 #include "emulator/sim/simulator.hpp"
 #include "schedulers/registry.hpp"
@@ -255,9 +256,12 @@ struct SweepOptions {
   std::string p95_targets = "200,400,600,1000";
   bool no_plot = false;
   bool quiet = false;
+  bool plan = false;
 };
 
-void run_sweep_command(const SweepOptions& o, bool rate_given) {
+SweepSpec sweep_spec_of(const SweepOptions& o, bool rate_given) {
+  if (o.scheds.empty())
+    throw std::invalid_argument("sweep: give at least one --sched SPEC (repeatable)");
   SweepSpec spec;
   spec.model = o.run.model;
   spec.scheds = o.scheds;
@@ -284,23 +288,28 @@ void run_sweep_command(const SweepOptions& o, bool rate_given) {
       make_scheduler(probe, *model);  // bad specs fail before any work
     }
   }
-  std::filesystem::create_directories(o.out_dir);
-  SweepResult r = run_sweep(spec, o.threads, !o.quiet);
-  const std::string csv = o.out_dir + "/sweep.csv";
+  return spec;
+}
+
+// The files and text of a finished sweep, the same from one process or merged points.
+void report_sweep(const SweepResult& r, const std::string& out_dir,
+                  const std::string& mean_targets, const std::string& p95_targets, bool no_plot) {
+  const SweepSpec& spec = r.spec;
+  const std::string csv = out_dir + "/sweep.csv";
   write_csv(r, csv);
   std::cout << "wrote " << csv << "\n";
   if (!r.param_sweep) {
-    const std::string table = sustained_table(r, parse_range(o.mean_targets, "--mean-targets"),
-                                              parse_range(o.p95_targets, "--p95-targets"),
-                                              o.out_dir + "/sustained.csv");
-    std::ofstream(o.out_dir + "/sustained.txt") << table;
+    const std::string table = sustained_table(r, parse_range(mean_targets, "--mean-targets"),
+                                              parse_range(p95_targets, "--p95-targets"),
+                                              out_dir + "/sustained.csv");
+    std::ofstream(out_dir + "/sustained.txt") << table;
     std::cout << "\nArrival rate (requests/s) sustained at each response-time target "
                  "(interpolated; JW footnote 7):\n"
-              << table << "wrote " << o.out_dir << "/sustained.csv\n";
+              << table << "wrote " << out_dir << "/sustained.csv\n";
   } else {
     for (const auto& s : r.series) {
       std::cout << "\n" << s << " at " << spec.rates[0] << " requests/s:\n";
-      std::cout << fmt::format("  {:>10} {:>12} {:>12} {:>12}\n", o.param, "mean ms", "std ms", "p95 ms");
+      std::cout << fmt::format("  {:>10} {:>12} {:>12} {:>12}\n", spec.param, "mean ms", "std ms", "p95 ms");
       for (const auto* p : r.of(s)) {
         if (p->saturated()) {
           std::cout << fmt::format("  {:>10g} {:>12}\n", p->x, "saturated");
@@ -312,11 +321,48 @@ void run_sweep_command(const SweepOptions& o, bool rate_given) {
       }
     }
   }
-  if (!o.no_plot) {
-    for (const auto& png : plot_sweep(r, csv, o.out_dir + "/sweep",
+  if (!no_plot) {
+    for (const auto& png : plot_sweep(r, csv, out_dir + "/sweep",
                                       fmt::format("{} on {}", r.workload, spec.model)))
       std::cout << "wrote " << png << "\n";
   }
+}
+
+void run_sweep_command(const SweepOptions& o, bool rate_given) {
+  if (o.out_dir.empty()) throw std::invalid_argument("sweep: give the output directory with -o DIR");
+  const SweepSpec spec = sweep_spec_of(o, rate_given);
+  if (o.plan) {
+    const SweepPlan plan = plan_sweep(spec);
+    write_plan(plan, o.out_dir);
+    std::cout << fmt::format(
+        "wrote {0}/manifest.tsv: {1} points (ids 0 to {2}); run them with `disksched sweep run "
+        "{0} --shard I/N` or `--point ID`, then `disksched sweep merge {0}`\n",
+        o.out_dir, plan.points.size(), plan.points.size() - 1);
+    return;
+  }
+  std::filesystem::create_directories(o.out_dir);
+  SweepResult r = run_sweep(spec, o.threads, !o.quiet);
+  report_sweep(r, o.out_dir, o.mean_targets, o.p95_targets, o.no_plot);
+}
+
+struct SweepRunOptions {
+  std::string dir;
+  std::string shard;
+  std::vector<std::size_t> ids;
+  std::size_t threads = 0;
+  bool quiet = false;
+};
+
+void run_sweep_points_command(const SweepRunOptions& o) {
+  const SweepPlan plan = read_plan(o.dir);
+  if (!o.shard.empty() && !o.ids.empty())
+    throw std::invalid_argument("sweep run: give --shard I/N or --point ID, not both");
+  std::vector<std::size_t> ids = o.ids;
+  if (ids.empty()) ids = shard_ids(plan, o.shard.empty() ? Shard{} : parse_shard(o.shard));
+  const std::size_t ran = run_points(plan, o.dir, ids, o.threads, !o.quiet);
+  if (!o.quiet)
+    std::cout << fmt::format("{} of {} point(s) run, the rest already done or not needed\n", ran,
+                             ids.size());
 }
 
 }  // namespace
@@ -339,22 +385,53 @@ void add_sim_commands(CLI::App& app) {
     auto* o = new SweepOptions;
     auto* c = app.add_subcommand(
         "sweep", "run schedulers over arrival rates (or a parameter) in parallel; CSV, plots, "
-                 "sustained-rate table");
+                 "sustained-rate table; or plan it as independent points (--plan, run, merge)");
     c->add_option("--sched", o->scheds,
-                  "scheduler spec, repeatable; with --values, '{}' in it takes each value")
-        ->required();
+                  "scheduler spec, repeatable (required); with --values, '{}' in it takes each value");
     c->add_option("--rates", o->rates, "arrival rates LO:HI:STEP or A,B,C")->capture_default_str();
     auto* rate = c->add_option("--rate", o->run.rate, "the one rate of a parameter sweep");
     c->add_option("--values", o->values, "parameter values LO:HI:STEP or A,B,C (a parameter sweep)");
     c->add_option("--param", o->param, "the parameter's name, for the plot")->capture_default_str();
     add_run_options(c, o->run);
-    c->add_option("-o,--out", o->out_dir, "output directory")->required();
+    c->add_option("-o,--out", o->out_dir, "output directory (required)");
     c->add_option("--threads", o->threads, "worker threads (0: every core)")->capture_default_str();
     c->add_option("--mean-targets", o->mean_targets, "mean response targets, ms")->capture_default_str();
     c->add_option("--p95-targets", o->p95_targets, "p95 response targets, ms")->capture_default_str();
     c->add_flag("--no-plot", o->no_plot, "skip the PNG plots");
     c->add_flag("-q,--quiet", o->quiet, "no progress bar");
-    c->callback([o, rate] { run_sweep_command(*o, rate->count() > 0); });
+    c->add_flag("--plan", o->plan,
+                "write the grid as independent points (DIR/sweep.json, DIR/manifest.tsv) and stop; "
+                "run them with `sweep run`, combine with `sweep merge`");
+    c->require_subcommand(0, 1);
+
+    auto* ro = new SweepRunOptions;
+    auto* run = c->add_subcommand("run", "run points of a planned sweep, each to DIR/points/ID.json; "
+                                         "points already done are skipped");
+    run->add_option("dir", ro->dir, "the directory written by `sweep --plan`")->required();
+    run->add_option("--shard", ro->shard, "run shard I of N (0 <= I < N): the points whose id % N == I (neither this nor --point: every point)");
+    run->add_option("--point", ro->ids, "run the point with this id (the manifest's first column); repeatable");
+    run->add_option("--threads", ro->threads, "worker threads (0: every core)")->capture_default_str();
+    run->add_flag("-q,--quiet", ro->quiet, "no progress bar or summary");
+    run->callback([ro] { run_sweep_points_command(*ro); });
+
+    auto* mo = new SweepOptions;
+    auto* merge = c->add_subcommand(
+        "merge", "combine a planned sweep's point results into sweep.csv, the sustained-rate "
+                 "table and plots, as a single-process sweep writes them");
+    merge->add_option("dir", mo->out_dir, "the directory written by `sweep --plan`")->required();
+    merge->add_option("--mean-targets", mo->mean_targets, "mean response targets, ms")->capture_default_str();
+    merge->add_option("--p95-targets", mo->p95_targets, "p95 response targets, ms")->capture_default_str();
+    merge->add_flag("--no-plot", mo->no_plot, "skip the PNG plots");
+    merge->callback([mo] {
+      const SweepPlan plan = read_plan(mo->out_dir);
+      report_sweep(merge_points(plan, mo->out_dir), mo->out_dir, mo->mean_targets,
+                   mo->p95_targets, mo->no_plot);
+    });
+
+    c->callback([o, rate, run, merge] {
+      if (run->parsed() || merge->parsed()) return;
+      run_sweep_command(*o, rate->count() > 0);
+    });
   }
   {
     auto* o = new ReproOptions;

@@ -32,6 +32,8 @@
 #include "daemon/filter/filter_config.hpp"
 #include "daemon/filter/graceful_stop.hpp"
 #include "daemon/filter/latency_log.hpp"
+#include "daemon/filter/metrics.hpp"
+#include "daemon/filter/metrics_file.hpp"
 #include "schedulers/registry.hpp"
 
 // -D disksched.dispatch=1 logs every dispatch and completion (with -v).
@@ -49,6 +51,8 @@ FilterConfig config;
 LatencyLogWriter* latency_log = nullptr;
 ControlServer* control = nullptr;
 GracefulStop* graceful_stop = nullptr;
+Metrics* metrics = nullptr;           // with sched-metrics= or sched-control=
+MetricsFile* metrics_file = nullptr;  // with sched-metrics=
 
 // Requests inside the filter (queued, at the plugin, or a flush): none, for a while,
 // means the clients' queues are empty and a signalled server may stop.
@@ -109,10 +113,18 @@ Dispatcher* create_device(std::unique_ptr<DeviceModel> model) {
   return d;
 }
 
+// No device_mu: the dispatcher is only deleted in .unload, after the writers stopped.
+std::string metrics_text() {
+  std::optional<Dispatcher::Snapshot> snap;
+  if (const Dispatcher* d = device.load(std::memory_order_acquire)) snap = d->snapshot();
+  return metrics->render(snap ? &*snap : nullptr,
+                         latency_log ? std::optional(latency_log->written()) : std::nullopt);
+}
+
 std::string control_reply(const std::string& line) {
   std::lock_guard lock(device_mu);
   std::string reply = handle_control_command(line, device.load(), pending_scheduler,
-                                             config.classes.describe());
+                                             config.classes.describe(), metrics_text);
   // The other exports' devices follow the first one's scheduler.
   if (Dispatcher* first = device.load(); first != nullptr && devices.size() > 1) {
     pending_scheduler = first->snapshot().scheduler;
@@ -133,7 +145,7 @@ int disksched_config(nbdkit_next_config* next, nbdkit_backend* nxdata, const cha
   try {
     std::string v = value;
     const std::string k = key;
-    if (k == "sched-log" || k == "sched-control") {
+    if (k == "sched-log" || k == "sched-control" || k == "sched-metrics") {
       char* abs = nbdkit_absolute_path(value);
       if (abs == nullptr) return -1;
       v = abs;
@@ -157,6 +169,15 @@ int disksched_config_complete(nbdkit_next_config_complete* next, nbdkit_backend*
         latency_log = new LatencyLogWriter(config.log_path);
       } catch (const std::exception& e) {
         throw std::runtime_error("sched-log=" + config.log_path + ": " + e.what());
+      }
+    }
+    if (!config.metrics_path.empty() || !config.control_path.empty())
+      metrics = new Metrics(config.disk_label());
+    if (!config.metrics_path.empty()) {
+      try {
+        metrics_file = new MetricsFile(config.metrics_path, config.metrics_interval_ms, metrics_text);
+      } catch (const std::exception& e) {
+        throw std::runtime_error("sched-metrics=" + config.metrics_path + ": " + e.what());
       }
     }
   } catch (const std::exception& e) {
@@ -204,6 +225,7 @@ int disksched_after_fork(nbdkit_backend* /*nxdata*/) {
   for (Dispatcher* d : devices) d->start();
   if (latency_log) latency_log->start();
   if (control) control->start();
+  if (metrics_file) metrics_file->start();
   try {
     graceful_stop = new GracefulStop({}, [] {
       return requests_inside.load(std::memory_order_acquire) == 0;
@@ -225,9 +247,13 @@ void disksched_cleanup(nbdkit_backend* /*nxdata*/) {
     for (Dispatcher* d : devices) d->stop();
   }
   if (latency_log) latency_log->stop();
+  if (metrics_file) metrics_file->stop();
 }
 
 void disksched_unload() {
+  // First: its thread reads the dispatcher and the log.
+  delete metrics_file;
+  metrics_file = nullptr;
   delete graceful_stop;
   graceful_stop = nullptr;
   delete control;
@@ -236,6 +262,8 @@ void disksched_unload() {
   export_device.clear();
   for (Dispatcher* d : devices) delete d;
   devices.clear();
+  delete metrics;
+  metrics = nullptr;
   delete latency_log;
   latency_log = nullptr;
 }
@@ -370,6 +398,10 @@ int scheduled(nbdkit_next* next, void* handle, Op op, std::uint32_t count, std::
   const std::int64_t issue_ns = d->now_ns();
   const int r = io();
   const std::int64_t complete_ns = d->leave(t, r == 0);
+  if (metrics)
+    metrics->observe({op, cls.cls, r == 0, (complete_ns - t.arrive_ns) / 1e9,
+                      (complete_ns - t.dispatch_ns) / 1e9, t.queue_len,
+                      d->real_us(t.prediction.observed_service_ms()) / 1e6});
   if (disksched_debug_dispatch)
     nbdkit_debug("disksched: %s %llu+%u queue=%zu predicted=%.1fus actual=%.1fus r=%d",
                  std::string(op_name(op)).c_str(), static_cast<unsigned long long>(offset), count,
