@@ -36,6 +36,7 @@ struct Simulator::Impl {
   std::function<void(const RequestRecord&)> observer;
   SimResult result;
   std::vector<std::uint64_t> dispatched;  // scratch for the core
+  std::vector<unsigned char> placed;      // measured records in place, by seq - warmup
   std::uint64_t measured_target = 0;  // 0: until the source ends
   std::uint64_t arrival_limit = 0;    // stop pulling arrivals after this many (0: none)
   bool window_open = false;
@@ -71,7 +72,11 @@ struct Simulator::Impl {
   void begin() {
     if (used) throw std::logic_error("simulator: run() may be called once per Simulator");
     used = true;
-    if (cfg.keep_records && cfg.measured > 0) result.measured.reserve(cfg.measured);
+    // A known number of measured requests: each record goes straight to its place.
+    if (cfg.keep_records && cfg.measured > 0) {
+      result.measured.resize(cfg.measured);
+      placed.assign(cfg.measured, 0);
+    }
   }
 
   // A request enters the queue at `now`.
@@ -129,7 +134,14 @@ struct Simulator::Impl {
     if (rec.phase == Phase::Measured) {
       ++result.measured_completed;
       result.window_end_ms = end;
-      if (cfg.keep_records) result.measured.push_back(rec);
+      if (cfg.keep_records) {
+        if (cfg.measured > 0) {
+          result.measured[rec.seq - cfg.warmup] = rec;
+          placed[rec.seq - cfg.warmup] = 1;
+        } else {
+          result.measured.push_back(rec);
+        }
+      }
     }
     if (observer) observer(rec);
     return rec;
@@ -143,8 +155,17 @@ struct Simulator::Impl {
       result.saturated = true;
       result.saturation = "the workload ended before every measured request arrived";
     }
-    std::sort(result.measured.begin(), result.measured.end(),
-              [](const RequestRecord& a, const RequestRecord& b) { return a.seq < b.seq; });
+    if (cfg.keep_records && cfg.measured > 0) {
+      if (result.measured_completed < cfg.measured) {  // a saturated run: only those done
+        std::size_t n = 0;
+        for (std::size_t i = 0; i < placed.size(); ++i)
+          if (placed[i]) result.measured[n++] = result.measured[i];
+        result.measured.resize(n);
+      }
+    } else {
+      std::sort(result.measured.begin(), result.measured.end(),
+                [](const RequestRecord& a, const RequestRecord& b) { return a.seq < b.seq; });
+    }
   }
 };
 
