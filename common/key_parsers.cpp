@@ -18,18 +18,11 @@ bool portable_bool(std::string_view text, bool& out) {
   return false;
 }
 
-bool portable_size(std::string_view text, std::uint64_t& out) {
+// A common/units.hpp parser that reports failure instead of throwing.
+template <std::uint64_t (*Parse)(std::string_view)>
+bool without_throwing(std::string_view text, std::uint64_t& out) {
   try {
-    out = parse_size(text);
-    return true;
-  } catch (const UnitError&) {
-    return false;
-  }
-}
-
-bool portable_uint64(std::string_view text, std::uint64_t& out) {
-  try {
-    out = parse_count(text);
+    out = Parse(text);
     return true;
   } catch (const UnitError&) {
     return false;
@@ -39,7 +32,8 @@ bool portable_uint64(std::string_view text, std::uint64_t& out) {
 }  // namespace
 
 const KeyParsers& portable_key_parsers() {
-  static const KeyParsers p{portable_bool, portable_size, portable_uint64};
+  static const KeyParsers p{portable_bool, without_throwing<parse_size>,
+                           without_throwing<parse_count>};
   return p;
 }
 

@@ -76,6 +76,36 @@ std::pair<double, double> parse_pair(std::string_view owner, const SpecParam& p,
 
 }  // namespace
 
+SpecParam number_param(std::string name, std::string unit, std::string description,
+                       double default_value, double min, double max) {
+  SpecParam p;
+  p.name = std::move(name);
+  p.unit = std::move(unit);
+  p.description = std::move(description);
+  p.default_value = default_value;
+  p.min = min;
+  p.max = max;
+  return p;
+}
+
+SpecParam count_param(std::string name, std::string unit, std::string description,
+                      double default_value, double min, double max) {
+  SpecParam p = number_param(std::move(name), std::move(unit), std::move(description),
+                             default_value, min, max);
+  p.integer = true;
+  return p;
+}
+
+SpecParam choice_param(std::string name, std::string description,
+                       std::vector<std::string> choices, std::string default_choice) {
+  SpecParam p;
+  p.name = std::move(name);
+  p.description = std::move(description);
+  p.choices = std::move(choices);
+  p.default_choice = std::move(default_choice);
+  return p;
+}
+
 std::pair<std::string, std::string> split_spec_name(std::string_view spec) {
   spec = trim(spec);
   const auto colon = spec.find(':');

@@ -41,6 +41,15 @@ struct SpecParam {
   bool hidden = false;
 };
 
+// Declaring parameters by field name (so declarations stay valid as SpecParam grows).
+SpecParam number_param(std::string name, std::string unit, std::string description,
+                       double default_value, double min, double max);
+// A whole number (requests, cylinders).
+SpecParam count_param(std::string name, std::string unit, std::string description,
+                      double default_value, double min, double max);
+SpecParam choice_param(std::string name, std::string description,
+                       std::vector<std::string> choices, std::string default_choice);
+
 // Parsed, validated values, every parameter present (defaults filled in).
 class SpecValues {
  public:

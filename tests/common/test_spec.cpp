@@ -7,36 +7,17 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-SpecParam number(const char* name, const char* unit, double def, double min, double max) {
-  SpecParam p;
-  p.name = name;
-  p.unit = unit;
-  p.description = name;
-  p.default_value = def;
-  p.min = min;
-  p.max = max;
-  return p;
-}
-
-SpecParam choice(const char* name, std::vector<std::string> choices) {
-  SpecParam p;
-  p.name = name;
-  p.description = name;
-  p.default_choice = choices.front();
-  p.choices = std::move(choices);
-  return p;
-}
-
 std::vector<SpecParam> params() {
-  SpecParam n = number("n", "requests", 4, 1, 100);
-  n.integer = true;
-  SpecParam zone = number("zone", "bits", 10, 1, 100);
+  SpecParam zone = number_param("zone", "bits", "zone", 10, 1, 100);
   zone.pair = true;
   zone.default_value2 = 20;
-  SpecParam oracle = choice("search", {"fast", "scan"});
+  SpecParam oracle = choice_param("search", "test oracle", {"fast", "scan"}, "fast");
   oracle.hidden = true;
-  return {number("age", "ms", 500, 0, 1e6), number("size", "bytes", 8192, 1, 1 << 30),
-          number("reads", "fraction", 1, 0, 1), n, choice("mode", {"on", "off"}), zone, oracle};
+  return {number_param("age", "ms", "wait", 500, 0, 1e6),
+          number_param("size", "bytes", "request size", 8192, 1, 1 << 30),
+          number_param("reads", "fraction", "reads", 1, 0, 1),
+          count_param("n", "requests", "clients", 4, 1, 100),
+          choice_param("mode", "mode", {"on", "off"}, "on"), zone, oracle};
 }
 
 std::string error_of(std::string_view args) {
