@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "emulator/diskemu/duration.hpp"
+#include "common/units.hpp"
 
 namespace disksched::diskemu {
 
