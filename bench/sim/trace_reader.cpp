@@ -11,6 +11,9 @@
 
 #include <fmt/format.h>
 
+#include "common/csv.hpp"
+#include "common/text.hpp"
+
 namespace disksched {
 
 double TraceData::rate_per_s() const {
@@ -46,12 +49,6 @@ struct Where {
                                value, expected));
 }
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
 std::vector<std::string_view> split_ws(std::string_view s) {
   std::vector<std::string_view> out;
   std::size_t i = 0;
@@ -61,18 +58,6 @@ std::vector<std::string_view> split_ws(std::string_view s) {
     while (j < s.size() && !std::isspace(static_cast<unsigned char>(s[j]))) ++j;
     if (j > i) out.push_back(s.substr(i, j - i));
     i = j;
-  }
-  return out;
-}
-
-std::vector<std::string_view> split_csv(std::string_view s) {
-  std::vector<std::string_view> out;
-  std::size_t pos = 0;
-  while (true) {
-    auto c = s.find(',', pos);
-    out.push_back(trim(s.substr(pos, c == std::string_view::npos ? std::string_view::npos : c - pos)));
-    if (c == std::string_view::npos) break;
-    pos = c + 1;
   }
   return out;
 }
@@ -174,7 +159,7 @@ void read_validate(std::istream& in, const std::string& name, std::uint32_t sect
 void read_msr(std::istream& in, const std::string& name, TraceData& t) {
   std::optional<std::uint64_t> first_tick;  // subtract in integers: FILETIMEs are ~1e17
   for_each_line(in, name, [&](const Where& w, std::string_view line) {
-    auto f = split_csv(line);
+    auto f = csv_fields(line);
     if (f.size() != 7)
       fail(w, "line", line, "7 fields 'Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime'");
     TraceRecord r;
@@ -203,7 +188,7 @@ void read_msr(std::istream& in, const std::string& name, TraceData& t) {
 // ---- SPC / UMass: ASU,LBA,Size,Opcode,Timestamp[,ignored...]
 void read_spc(std::istream& in, const std::string& name, std::uint32_t sector, TraceData& t) {
   for_each_line(in, name, [&](const Where& w, std::string_view line) {
-    auto f = split_csv(line);
+    auto f = csv_fields(line);
     if (f.size() < 5) fail(w, "line", line, "at least 5 fields 'ASU,LBA,Size,Opcode,Timestamp'");
     TraceRecord r;
     r.device = to_uint<std::uint32_t>(w, "ASU", f[0]);
@@ -294,7 +279,7 @@ void read_csv(std::istream& in, const std::string& name, TraceData& t) {
     const bool header_allowed = first;
     first = false;
     if (trim(line).front() == '#') return;
-    auto f = split_csv(line);
+    auto f = csv_fields(line);
     if (header_allowed && !f.empty() && f[0] == "time_ms") return;
     if (f.size() != 4 && f.size() != 5)
       fail(w, "line", line, "4 or 5 fields 'time_ms,op,offset,length[,device]'");
