@@ -13,44 +13,15 @@
 #include <utility>
 #include <vector>
 
+#include "common/spec.hpp"
 #include "predictor/device_model.hpp"
 #include "schedulers/scheduler.hpp"
 
 namespace disksched {
 
-class SpecError : public std::invalid_argument {
- public:
-  using std::invalid_argument::invalid_argument;
-};
-
-struct ParamSpec {
-  std::string name;
-  std::string unit;          // "ms", "sectors/s", "requests", "cylinders", "" ...
-  std::string description;
-  double default_value = 0;  // numeric parameters
-  double min = 0;
-  double max = 0;
-  std::vector<std::string> choices;  // non-empty: an enumerated parameter
-  std::string default_choice;        // its default
-  // A two-number parameter written "AxB" (e.g. a zone size "120x1200"): both numbers
-  // share the unit and the range [min, max]; the default is default_value x
-  // default_value2. Read it with Params::pair().
-  bool pair = false;
-  double default_value2 = 0;
-  // A count (requests, dispatches): the value must be a whole number.
-  bool integer = false;
-};
-
-// Parsed, validated parameters handed to a factory.
-class Params {
- public:
-  double number(const std::string& name) const { return numbers_.at(name); }
-  const std::string& choice(const std::string& name) const { return choices_.at(name); }
-  std::pair<double, double> pair(const std::string& name) const { return pairs_.at(name); }
-  std::map<std::string, double> numbers_;
-  std::map<std::string, std::string> choices_;
-  std::map<std::string, std::pair<double, double>> pairs_;
-};
+// The spec language (name:key=value with units) is the ground floor's: common/spec.hpp.
+using ParamSpec = SpecParam;
+using Params = SpecValues;
 
 using SchedulerFactory =
     std::function<std::unique_ptr<Scheduler>(const Params&, const DeviceModel&)>;
@@ -58,6 +29,9 @@ using SchedulerFactory =
 struct AlgorithmInfo {
   std::string name;                  // canonical name
   std::vector<std::string> aliases;  // also accepted
+  // Names for this algorithm with some parameters set, e.g. {"pzsptf", "pyramid=on"}:
+  // listed as aliases that say so; parameters given after the name may override them.
+  std::vector<std::pair<std::string, std::string>> presets;
   std::string description;           // one line
   std::string source;                // seed and section, e.g. "JW sec. 5.3"
   bool needs_rotation = false;       // refuses a model without rotational positions
@@ -66,11 +40,8 @@ struct AlgorithmInfo {
   SchedulerFactory factory;
 };
 
-// How a parameter's default (or a value) is written in a spec: "600", "0.2", "look",
-// "120x1200".
-std::string format_param_default(const ParamSpec& p);
-// The canonical spec of an algorithm with these parameters, every one written out in
-// declaration order: "sswt:threshold=600".
+// The canonical spec of an algorithm with these parameters, every one written
+// out in declaration order: "sswt:threshold=600". (format_param_default: common/spec.hpp.)
 std::string format_spec(const AlgorithmInfo& a, const Params& p);
 
 class Registry {
@@ -82,7 +53,7 @@ class Registry {
   // when a parameter's default lies outside its own range or choices.
   void add(AlgorithmInfo info);
   const std::vector<AlgorithmInfo>& algorithms() const { return algorithms_; }
-  // Finds by canonical name or alias (case-insensitive); nullptr when unknown.
+  // Finds by canonical name, alias or preset (case-insensitive); nullptr when unknown.
   const AlgorithmInfo* find(std::string_view name) const;
 
   // Parses `spec` and builds the scheduler. Throws SpecError naming the unknown

@@ -35,17 +35,12 @@
 #include "daemon/filter/control.hpp"
 #include "daemon/filter/latency_log.hpp"
 #include "daemon/filter/log_summary.hpp"
+#include "common/clock.hpp"
 #include "tools/commands.hpp"
 #include "tools/instance.hpp"
 
 namespace disksched::cli {
 namespace {
-
-std::int64_t monotonic_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
 
 // ---------------------------------------------------------------------------------
 // replay

@@ -23,6 +23,13 @@ std::string join(const std::vector<std::string>& v, const char* sep) {
   return s;
 }
 
+// Aliases, then presets with what they set: "pzsptf (= pyramid=on)".
+std::vector<std::string> alias_names(const AlgorithmInfo& a) {
+  std::vector<std::string> v = a.aliases;
+  for (const auto& [name, args] : a.presets) v.push_back(fmt::format("{} (= {})", name, args));
+  return v;
+}
+
 json param_json(const ParamSpec& p) {
   json j = {{"name", p.name}, {"unit", p.unit}, {"description", p.description}};
   if (!p.choices.empty()) {
@@ -40,9 +47,13 @@ json param_json(const ParamSpec& p) {
 
 json algorithm_json(const AlgorithmInfo& a) {
   json params = json::array();
-  for (const auto& p : a.params) params.push_back(param_json(p));
+  for (const auto& p : a.params)
+    if (!p.hidden) params.push_back(param_json(p));
+  json presets = json::object();
+  for (const auto& [name, args] : a.presets) presets[name] = args;
   return {{"name", a.name},
           {"aliases", a.aliases},
+          {"presets", presets},
           {"description", a.description},
           {"source", a.source},
           {"needs_rotation", a.needs_rotation},
@@ -63,23 +74,24 @@ void print_table(const Registry& reg) {
   std::size_t wname = 4, walias = 7;
   for (const auto& a : algs) {
     wname = std::max(wname, a.name.size());
-    walias = std::max(walias, join(a.aliases, ", ").size());
+    walias = std::max(walias, join(alias_names(a), ", ").size());
   }
   std::cout << fmt::format("{:<{}}  {:<{}}  {}\n", "NAME", wname, "ALIASES", walias,
                            "DESCRIPTION");
   for (const auto& a : algs) {
     std::string needs = a.needs_mems ? " [MEMS model]" : a.needs_rotation ? " [rotational model]" : "";
-    std::cout << fmt::format("{:<{}}  {:<{}}  {}{}\n", a.name, wname, join(a.aliases, ", "),
+    std::cout << fmt::format("{:<{}}  {:<{}}  {}{}\n", a.name, wname, join(alias_names(a), ", "),
                              walias, a.description, needs);
     std::cout << fmt::format("{:<{}}  {:<{}}  source: {}\n", "", wname, "", walias, a.source);
     for (const auto& p : a.params) {
+      if (p.hidden) continue;  // test oracles and ablations
       std::cout << fmt::format("{:<{}}  {:<{}}    {}={} (default {}): {}\n", "", wname, "", walias,
                                p.name, param_range(p), format_param_default(p), p.description);
     }
   }
   std::cout << fmt::format(
-      "\n{} algorithms. A spec is name[:key=value,...], e.g. sswt:threshold=600; times take "
-      "ms, s or us (timeout=500ms, 0.5s).\n",
+      "\n{} algorithms. A spec is name[:key=value,...], e.g. sswt:threshold=600; durations "
+      "need a unit: ns, us, ms or s (timeout=500ms, 0.5s).\n",
       algs.size());
 }
 

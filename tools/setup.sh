@@ -9,7 +9,7 @@ packages=(
   meson ninja-build g++ pkg-config
   nbdkit nbdkit-plugin-dev libnbd-dev libnbd-bin python3-libnbd nbdfuse fuse3
   liburing-dev libsgutils2-dev sg3-utils
-  catch2 libbenchmark-dev libcli11-dev nlohmann-json3-dev libfmt-dev
+  catch2 libbenchmark-dev libcli11-dev nlohmann-json3-dev libfmt-dev libboost-math-dev
   fio e2fsprogs python3-matplotlib util-linux
   parallel python3-prometheus-client
 )

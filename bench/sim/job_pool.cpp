@@ -1,7 +1,5 @@
 #include "bench/sim/job_pool.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdio>
 
@@ -16,8 +14,7 @@ const DeviceModel& Worker::model(const std::string& spec) {
 }
 
 JobPool::JobPool(std::size_t threads, std::string label, std::size_t planned, bool progress)
-    : label_(std::move(label)), planned_(planned), progress_(progress),
-      tty_(::isatty(STDERR_FILENO) != 0) {
+    : label_(std::move(label)), planned_(planned), line_(progress ? stderr : nullptr) {
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   start_ = last_draw_ = std::chrono::steady_clock::now();
   for (std::size_t i = 0; i < threads; ++i) workers_.emplace_back([this] { work(); });
@@ -92,29 +89,23 @@ void JobPool::work() {
 
 // Called with mu_ held.
 void JobPool::draw(bool final) {
-  if (!progress_) return;
+  if (!line_.enabled()) return;
   const auto now = std::chrono::steady_clock::now();
   const double secs = std::chrono::duration<double>(now - start_).count();
   const std::size_t total = std::max(planned_, done_);
   const std::size_t percent = total ? done_ * 100 / total : 100;
-  if (tty_) {
+  if (line_.tty()) {
     if (!final && now - last_draw_ < std::chrono::milliseconds(100)) return;
     last_draw_ = now;
-    constexpr int kWidth = 30;
-    const int filled = static_cast<int>(percent * kWidth / 100);
-    std::fprintf(stderr, "\r%s [%s%s] %zu/%zu %3zu%% %.1fs", label_.c_str(),
-                 std::string(static_cast<std::size_t>(filled), '#').c_str(),
-                 std::string(static_cast<std::size_t>(kWidth - filled), ' ').c_str(), done_, total,
-                 percent, secs);
-    if (final) std::fputc('\n', stderr);
+    line_.draw(label_, total ? static_cast<double>(done_) / static_cast<double>(total) : 1.0,
+               fmt::format("{}/{} {:.1f}s", done_, total, secs), 30);
+    if (final) line_.finish();
   } else {
     // Not a terminal: a line every 10%.
     if (!final && percent < last_percent_ + 10) return;
     last_percent_ = percent;
-    std::fprintf(stderr, "%s: %zu/%zu runs (%zu%%) %.1fs\n", label_.c_str(), done_, total, percent,
-                 secs);
+    line_.print(fmt::format("{}: {}/{} runs ({}%) {:.1f}s", label_, done_, total, percent, secs));
   }
-  std::fflush(stderr);
 }
 
 }  // namespace disksched

@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/progress_line.hpp"
 #include "predictor/device_model.hpp"
 
 namespace disksched {
@@ -68,8 +69,7 @@ class JobPool {
   std::exception_ptr error_;
   std::string label_;
   std::size_t planned_, done_ = 0;
-  bool progress_;
-  bool tty_;
+  ProgressLine line_;
   std::chrono::steady_clock::time_point start_, last_draw_;
   std::size_t last_percent_ = 0;
 };

@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "common/csv.hpp"
+
 namespace disksched {
 
 namespace {
@@ -20,12 +22,6 @@ const char* verdict_text(Verdict v) {
     case Verdict::Info: return "info";
   }
   return "?";
-}
-
-std::string csv_quote(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
 }
 
 // Wraps `s` at `width` columns into lines.
@@ -88,9 +84,9 @@ void report_claims(const std::string& title, const std::vector<Claim>& claims,
   n = 0;
   for (const auto& c : claims) {
     ++n;
-    csv << csv_quote(c.id) << ',' << csv_quote(c.claim) << ',' << csv_quote(c.theirs) << ','
-        << csv_quote(c.ours) << ',' << csv_quote(c.tolerance) << ',' << verdict_text(c.verdict)
-        << ',' << csv_quote(c.note) << '\n';
+    csv << csv_quoted(c.id) << ',' << csv_quoted(c.claim) << ',' << csv_quoted(c.theirs) << ','
+        << csv_quoted(c.ours) << ',' << csv_quoted(c.tolerance) << ',' << verdict_text(c.verdict)
+        << ',' << csv_quoted(c.note) << '\n';
     md << "| " << n << " | " << c.claim << " | " << c.theirs << " | " << c.ours << " | "
        << c.tolerance << " | " << verdict_text(c.verdict) << (c.note.empty() ? "" : " (" + c.note + ")")
        << " |\n";

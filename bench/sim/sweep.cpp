@@ -13,6 +13,8 @@
 
 #include <fmt/format.h>
 
+#include "common/csv.hpp"
+
 namespace disksched {
 
 #ifndef DISKSCHED_SOURCE_DIR
@@ -200,13 +202,6 @@ namespace {
 
 std::string csv_num(double v) { return std::isfinite(v) ? fmt::format("{:.6g}", v) : ""; }
 
-std::string csv_quote(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
 }  // namespace
 
 void write_csv(const SweepResult& r, const std::string& path) {
@@ -217,7 +212,7 @@ void write_csv(const SweepResult& r, const std::string& path) {
        "mean_delay_ms,mean_queue_len,mean_seek_ms,mean_rotation_ms,mean_transfer_ms,utilization\n";
   for (const auto& p : r.points) {
     const Replicated& s = p.result.stats;
-    f << csv_quote(p.series) << ',' << csv_quote(p.sched) << ',' << csv_num(p.x) << ','
+    f << csv_field(p.series) << ',' << csv_field(p.sched) << ',' << csv_num(p.x) << ','
       << csv_num(p.rate) << ',' << (p.ran ? 1 : 0) << ',' << (p.saturated() ? 1 : 0) << ',';
     if (!p.ran) {
       f << ",,,,,,,,,,,,,,,,,,,\n";
@@ -282,7 +277,7 @@ std::string sustained_table(const SweepResult& r, const std::vector<double>& mea
       Sustained v = sustained_rate(r, s, m, t);
       out += fmt::format(" {:>12}", v.text());
       if (csv.is_open())
-        csv << csv_quote(s) << ',' << (m == Metric::Mean ? "mean" : "p95") << ',' << t << ','
+        csv << csv_field(s) << ',' << (m == Metric::Mean ? "mean" : "p95") << ',' << t << ','
             << fmt::format("{:.3f}", v.rate) << ',' << v.bound << '\n';
     };
     for (double t : mean_targets) cell(Metric::Mean, t);

@@ -12,6 +12,9 @@
 
 #include <fmt/format.h>
 
+#include "common/csv.hpp"
+#include "common/text.hpp"
+
 namespace disksched {
 
 double TraceData::rate_per_s() const {
@@ -66,12 +69,6 @@ struct Where {
                                value, expected));
 }
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
 std::vector<std::string_view> split_ws(std::string_view s) {
   std::vector<std::string_view> out;
   std::size_t i = 0;
@@ -81,18 +78,6 @@ std::vector<std::string_view> split_ws(std::string_view s) {
     while (j < s.size() && !std::isspace(static_cast<unsigned char>(s[j]))) ++j;
     if (j > i) out.push_back(s.substr(i, j - i));
     i = j;
-  }
-  return out;
-}
-
-std::vector<std::string_view> split_csv(std::string_view s) {
-  std::vector<std::string_view> out;
-  std::size_t pos = 0;
-  while (true) {
-    auto c = s.find(',', pos);
-    out.push_back(trim(s.substr(pos, c == std::string_view::npos ? std::string_view::npos : c - pos)));
-    if (c == std::string_view::npos) break;
-    pos = c + 1;
   }
   return out;
 }
@@ -242,7 +227,7 @@ void read_msr(std::istream& in, const std::string& name, TraceData& t) {
   std::optional<std::uint64_t> first_tick;  // subtract in integers: FILETIMEs are ~1e17
   bool first = true;
   for_each_line(in, name, [&](const Where& w, std::string_view line) {
-    auto f = split_csv(line);
+    auto f = csv_fields(line);
     // Some copies carry the field names as a header line: skip it.
     const bool header_allowed = first;
     first = false;
@@ -276,7 +261,7 @@ void read_msr(std::istream& in, const std::string& name, TraceData& t) {
 // ---- SPC / UMass: ASU,LBA,Size,Opcode,Timestamp[,ignored...]
 void read_spc(std::istream& in, const std::string& name, std::uint32_t sector, TraceData& t) {
   for_each_line(in, name, [&](const Where& w, std::string_view line) {
-    auto f = split_csv(line);
+    auto f = csv_fields(line);
     if (f.size() < 5) fail(w, "line", line, "at least 5 fields 'ASU,LBA,Size,Opcode,Timestamp'");
     TraceRecord r;
     r.device = to_uint<std::uint32_t>(w, "ASU", f[0]);
@@ -468,7 +453,7 @@ void read_csv(std::istream& in, const std::string& name, double ms_per_unit, Tra
     const bool header_allowed = first;
     first = false;
     if (trim(line).front() == '#') return;
-    auto f = split_csv(line);
+    auto f = csv_fields(line);
     if (header_allowed && !f.empty() && f[0] == "time_ms") return;
     if (f.size() != 4 && f.size() != 5)
       fail(w, "line", line, "4 or 5 fields 'time_ms,op,offset,length[,device]'");

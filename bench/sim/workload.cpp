@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 
 #include "bench/sim/trace_reader.hpp"
+#include "common/spec.hpp"
+#include "common/text.hpp"
 
 namespace disksched {
 
@@ -75,60 +77,51 @@ std::uint64_t Rng::derive(std::uint64_t seed, std::uint64_t index) {
 
 namespace {
 
-enum class Unit { Size, Time, Fraction, Count, Number, Choice };
-
-struct ParamDef {
-  const char* name;
-  Unit unit;
-  double def;
-  double min;
-  double max;
-  const char* help;
-  std::vector<std::string> choices = {};
-};
-
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-const std::vector<ParamDef>& params_of(const std::string& kind) {
-  static const std::vector<ParamDef> uniform = {
-      {"size", Unit::Size, 8192, 1, 1ull << 31, "request size in bytes"},
-      {"reads", Unit::Fraction, 1.0, 0, 1, "fraction of reads"},
-      {"align", Unit::Size, 0, 0, 1ull << 31, "start alignment in bytes (0: the device's sector)"},
+SpecParam size(double def) {
+  return number_param("size", "bytes", "request size", def, 1, 1ull << 31);
+}
+SpecParam reads(double def) {
+  return number_param("reads", "fraction", "fraction of reads", def, 0, 1);
+}
+SpecParam align() {
+  return number_param("align", "bytes", "start alignment (0: the device's sector)", 0, 0,
+                      1ull << 31);
+}
+
+const std::vector<SpecParam>& params_of(const std::string& kind) {
+  static const std::vector<SpecParam> uniform = {size(8192), reads(1.0), align()};
+  static const std::vector<SpecParam> seq = {
+      number_param("p", "fraction", "probability that a request starts where the previous ended",
+                   0.829, 0, 1),
+      size(8192), reads(1.0), align()};
+  static const std::vector<SpecParam> burst = {
+      count_param("len", "", "requests per burst", 32, 1, 1e6),
+      number_param("span", "bytes", "the window a burst stays in", 4 << 20, 1, kInf),
+      number_param("p", "fraction", "probability that a request continues the previous one", 0.7,
+                   0, 1),
+      number_param("gap", "ms", "time between the requests of a burst", 0, 0, kInf),
+      size(4096), reads(0.9), align()};
+  static const std::vector<SpecParam> closed = {
+      count_param("n", "", "clients, each with one request outstanding", 16, 1, 1e6),
+      number_param("think", "ms", "think time between a completion and the next request", 0, 0,
+                   kInf),
+      choice_param("thinkdist", "think time distribution", {"fixed", "exp"}, "fixed"),
+      number_param("p", "fraction", "probability of a sequential request (per client)", 0, 0, 1),
+      size(8192), reads(1.0), align()};
+  static const std::vector<SpecParam> trace = {
+      number_param("scale", "", "trace scaling factor (divides inter-arrival times)", 1, 1e-9, kInf),
+      number_param("dev", "", "keep only this device/volume/ASU (-1: all)", -1, -1, 4294967295.0),
+      count_param("fold", "", "fold offsets beyond the device onto it (1) or refuse them (0)", 0,
+                  0, 1),
+      number_param("sector", "bytes", "sector size of the trace's block numbers (0: format's)", 0,
+                   0, 1 << 20),
+      choice_param("events", "blkparse: replay the D (issued) or Q (queued, merges applied) events",
+                   {"d", "q"}, "d"),
+      choice_param("time", "ascii, csv: the unit of the time field", {"s", "ms", "us", "ns"}, "ms"),
   };
-  static const std::vector<ParamDef> seq = {
-      {"p", Unit::Fraction, 0.829, 0, 1, "probability that a request starts where the previous ended"},
-      {"size", Unit::Size, 8192, 1, 1ull << 31, "request size in bytes"},
-      {"reads", Unit::Fraction, 1.0, 0, 1, "fraction of reads"},
-      {"align", Unit::Size, 0, 0, 1ull << 31, "start alignment in bytes (0: the device's sector)"},
-  };
-  static const std::vector<ParamDef> burst = {
-      {"len", Unit::Count, 32, 1, 1e6, "requests per burst"},
-      {"span", Unit::Size, 4 << 20, 1, kInf, "bytes of the window a burst stays in"},
-      {"p", Unit::Fraction, 0.7, 0, 1, "probability that a request continues the previous one"},
-      {"gap", Unit::Time, 0, 0, kInf, "time between the requests of a burst"},
-      {"size", Unit::Size, 4096, 1, 1ull << 31, "request size in bytes"},
-      {"reads", Unit::Fraction, 0.9, 0, 1, "fraction of reads"},
-      {"align", Unit::Size, 0, 0, 1ull << 31, "start alignment in bytes (0: the device's sector)"},
-  };
-  static const std::vector<ParamDef> closed = {
-      {"n", Unit::Count, 16, 1, 1e6, "clients, each with one request outstanding"},
-      {"think", Unit::Time, 0, 0, kInf, "think time between a completion and the next request"},
-      {"thinkdist", Unit::Choice, 0, 0, 1, "think time distribution", {"fixed", "exp"}},
-      {"p", Unit::Fraction, 0, 0, 1, "probability of a sequential request (per client)"},
-      {"size", Unit::Size, 8192, 1, 1ull << 31, "request size in bytes"},
-      {"reads", Unit::Fraction, 1.0, 0, 1, "fraction of reads"},
-      {"align", Unit::Size, 0, 0, 1ull << 31, "start alignment in bytes (0: the device's sector)"},
-  };
-  static const std::vector<ParamDef> trace = {
-      {"scale", Unit::Number, 1, 1e-9, kInf, "trace scaling factor (divides inter-arrival times)"},
-      {"dev", Unit::Number, -1, -1, 4294967295.0, "keep only this device/volume/ASU (-1: all)"},
-      {"fold", Unit::Count, 0, 0, 1, "fold offsets beyond the device onto it (1) or refuse them (0)"},
-      {"sector", Unit::Size, 0, 0, 1 << 20, "sector size of the trace's block numbers (0: format's)"},
-      {"events", Unit::Choice, 0, 0, 1, "blkparse: replay the D (issued) or Q (queued, merges "
-       "applied) events", {"d", "q"}},
-      {"time", Unit::Choice, 1, 0, 3, "ascii, csv: the unit of the time field", {"s", "ms", "us", "ns"}},
-  };
-  static const std::vector<ParamDef> none;
+  static const std::vector<SpecParam> none;
   if (kind == "uniform") return uniform;
   if (kind == "seq") return seq;
   if (kind == "burst") return burst;
@@ -137,121 +130,20 @@ const std::vector<ParamDef>& params_of(const std::string& kind) {
   return none;
 }
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::string trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return std::string(s);
-}
-
 std::string valid_keys(const std::string& kind) {
   std::string s;
-  for (const auto& p : params_of(kind)) {
-    s += (s.empty() ? "" : ", ") + std::string(p.name);
-  }
+  for (const auto& p : params_of(kind)) s += (s.empty() ? "" : ", ") + p.name;
   return s;
 }
 
-double parse_param(const std::string& kind, const ParamDef& p, const std::string& text) {
-  auto bad = [&](const std::string& why) {
-    return WorkloadError(fmt::format("workload '{}': {}={}: {} ({})", kind, p.name, text, why,
-                                     p.help));
-  };
-  if (p.unit == Unit::Choice) {
-    std::string v = lower(text);
-    for (std::size_t i = 0; i < p.choices.size(); ++i)
-      if (p.choices[i] == v) return static_cast<double>(i);
-    std::string c;
-    for (const auto& x : p.choices) c += (c.empty() ? "" : "|") + x;
-    throw bad("expected one of " + c);
+// The ground floor's spec parser, its errors as WorkloadError.
+void parse_items(const std::string& kind, const std::vector<std::string_view>& items,
+                 SpecValues& values) {
+  try {
+    parse_spec_items(fmt::format("workload '{}'", kind), params_of(kind), items, values);
+  } catch (const SpecError& e) {
+    throw WorkloadError(e.what());
   }
-  const char* begin = text.c_str();
-  char* end = nullptr;
-  double v = std::strtod(begin, &end);
-  if (end == begin || !std::isfinite(v)) throw bad("not a number");
-  std::string suffix = lower(trim(end));
-  switch (p.unit) {
-    case Unit::Size:
-      if (suffix == "" || suffix == "b") {
-      } else if (suffix == "k" || suffix == "kb" || suffix == "kib") {
-        v *= 1024;
-      } else if (suffix == "m" || suffix == "mb" || suffix == "mib") {
-        v *= 1024 * 1024;
-      } else if (suffix == "g" || suffix == "gb" || suffix == "gib") {
-        v *= 1024.0 * 1024 * 1024;
-      } else {
-        throw bad("unit '" + suffix + "' is not a size unit (b, k, m, g)");
-      }
-      if (v != std::floor(v)) throw bad("not a whole number of bytes");
-      break;
-    case Unit::Time:
-      if (suffix == "" || suffix == "ms") {
-      } else if (suffix == "s") {
-        v *= 1000;
-      } else if (suffix == "us") {
-        v /= 1000;
-      } else {
-        throw bad("unit '" + suffix + "' is not a time unit (ms, s, us)");
-      }
-      break;
-    case Unit::Count:
-      if (!suffix.empty()) throw bad("expected a plain integer");
-      if (v != std::floor(v)) throw bad("not an integer");
-      break;
-    default:
-      if (!suffix.empty()) throw bad("expected a plain number");
-  }
-  if (v < p.min || v > p.max)
-    throw bad(fmt::format("out of range [{}, {}]", p.min, p.max));
-  return v;
-}
-
-// Splits "a=1,b=2" into items, checks keys against `kind`'s table, fills `values`.
-void parse_items(const std::string& kind, const std::vector<std::string>& items,
-                 std::vector<std::pair<std::string, double>>& values) {
-  const auto& defs = params_of(kind);
-  std::vector<bool> seen(defs.size(), false);
-  for (const auto& raw : items) {
-    std::string item = trim(raw);
-    if (item.empty()) continue;
-    auto eq = item.find('=');
-    if (eq == std::string::npos)
-      throw WorkloadError(fmt::format("workload '{}': parameter '{}' has no value (write key=value); "
-                                      "valid keys: {}", kind, item, valid_keys(kind)));
-    std::string key = lower(trim(item.substr(0, eq)));
-    std::string value = trim(item.substr(eq + 1));
-    std::size_t i = 0;
-    while (i < defs.size() && key != defs[i].name) ++i;
-    if (i == defs.size())
-      throw WorkloadError(fmt::format("workload '{}': unknown parameter '{}'; valid keys: {}", kind,
-                                      key, valid_keys(kind)));
-    if (seen[i]) throw WorkloadError(fmt::format("workload '{}': parameter '{}' given twice", kind, key));
-    seen[i] = true;
-    values[i].second = parse_param(kind, defs[i], value);
-  }
-}
-
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::size_t pos = 0;
-  while (true) {
-    auto c = s.find(sep, pos);
-    out.push_back(s.substr(pos, c == std::string::npos ? std::string::npos : c - pos));
-    if (c == std::string::npos) break;
-    pos = c + 1;
-  }
-  return out;
-}
-
-std::string format_value(const ParamDef& p, double v) {
-  if (p.unit == Unit::Choice) return p.choices.at(static_cast<std::size_t>(v));
-  if (p.unit == Unit::Time) return fmt::format("{}ms", v);
-  return fmt::format("{}", v);
 }
 
 // A disk model is one device: a trace of several is refused unless dev= says which
@@ -278,7 +170,7 @@ void refuse_several_devices(const TraceData& t) {
 }  // namespace
 
 Workload Workload::parse(std::string_view spec_text) {
-  std::string spec = trim(spec_text);
+  const std::string spec(trim(spec_text));
   Workload w;
   auto colon = spec.find(':');
   w.kind_ = lower(trim(spec.substr(0, colon)));
@@ -289,13 +181,13 @@ Workload Workload::parse(std::string_view spec_text) {
         "unknown workload '{}'; valid: uniform[:size=8k,reads=1.0], seq[:p=0.829], "
         "burst[:len=32,span=4m], closed:n=16[,think=5ms], trace:FORMAT:PATH[,scale=F]",
         w.kind_));
-  for (const auto& d : defs) w.params_.emplace_back(d.name, d.def);
+  w.values_ = spec_defaults(defs);
 
   if (w.kind_ != "trace") {
     if (w.kind_ == "closed" && rest.find("n=") == std::string::npos &&
         rest.find("N=") == std::string::npos)
       throw WorkloadError("workload 'closed': needs n=N (the number of clients), e.g. closed:n=16");
-    parse_items(w.kind_, rest.empty() ? std::vector<std::string>{} : split(rest, ','), w.params_);
+    parse_items(w.kind_, split(rest, ','), w.values_);
     return w;
   }
 
@@ -314,7 +206,7 @@ Workload Workload::parse(std::string_view spec_text) {
   while (true) {
     auto comma = path_and_opts.rfind(',');
     if (comma == std::string::npos) break;
-    std::string tail = trim(path_and_opts.substr(comma + 1));
+    const std::string_view tail = trim(std::string_view(path_and_opts).substr(comma + 1));
     auto eq = tail.find('=');
     if (eq == std::string::npos) break;
     std::string key = lower(trim(tail.substr(0, eq)));
@@ -344,12 +236,12 @@ Workload Workload::parse(std::string_view spec_text) {
                                         valid_keys("trace")));
       break;
     }
-    opts.insert(opts.begin(), tail);
+    opts.insert(opts.begin(), std::string(tail));
     path_and_opts = path_and_opts.substr(0, comma);
   }
   w.trace_path_ = path_and_opts;
   if (w.trace_path_.empty()) throw WorkloadError("workload 'trace': empty path");
-  parse_items("trace", opts, w.params_);
+  parse_items("trace", {opts.begin(), opts.end()}, w.values_);
   auto given = [&](std::string_view key) {
     return std::any_of(opts.begin(), opts.end(),
                        [&](const std::string& o) { return lower(o).rfind(std::string(key) + "=", 0) == 0; });
@@ -368,9 +260,9 @@ Workload Workload::parse(std::string_view spec_text) {
     throw WorkloadError("workload 'trace': dev= given twice");
   TraceOptions read_opts;
   read_opts.sector_bytes = static_cast<std::uint32_t>(w.number("sector"));
-  read_opts.events = w.number("events") == 0 ? BlkEvents::Issued : BlkEvents::Queued;
-  static const double kMsPerUnit[] = {1000.0, 1.0, 1e-3, 1e-6};
-  read_opts.ms_per_time_unit = kMsPerUnit[static_cast<std::size_t>(w.number("time"))];
+  read_opts.events = w.choice("events") == "d" ? BlkEvents::Issued : BlkEvents::Queued;
+  const std::string unit = w.choice("time");
+  read_opts.ms_per_time_unit = unit == "s" ? 1000.0 : unit == "ms" ? 1.0 : unit == "us" ? 1e-3 : 1e-6;
   auto data = std::make_shared<TraceData>(read_trace(w.trace_format_, w.trace_path_, read_opts));
   const double dev = w.number("dev");
   if (dev < 0 && !w.all_devices_) refuse_several_devices(*data);
@@ -397,34 +289,33 @@ Workload Workload::parse(std::string_view spec_text) {
 }
 
 double Workload::number(const std::string& key) const {
-  for (const auto& [k, v] : params_)
-    if (k == key) return v;
-  throw WorkloadError(fmt::format("workload '{}' has no parameter '{}'", kind_, key));
+  auto it = values_.numbers_.find(key);
+  if (it == values_.numbers_.end())
+    throw WorkloadError(fmt::format("workload '{}' has no number parameter '{}'", kind_, key));
+  return it->second;
+}
+
+const std::string& Workload::choice(const std::string& key) const {
+  auto it = values_.choices_.find(key);
+  if (it == values_.choices_.end())
+    throw WorkloadError(fmt::format("workload '{}' has no choice parameter '{}'", kind_, key));
+  return it->second;
 }
 
 std::string Workload::spec() const {
-  const auto& defs = params_of(kind_);
-  std::string out = kind_;
-  if (kind_ == "trace") {
-    out += ":" + trace_format_ + ":" + trace_path_;
-    for (std::size_t i = 0; i < defs.size(); ++i) {
-      if (defs[i].name == std::string("dev") && params_[i].second < 0) {
-        if (all_devices_) out += ",dev=all";
-        continue;
-      }
-      if (defs[i].name == std::string("time") && trace_format_ != "ascii" &&
-          trace_format_ != "csv")
-        continue;
-      if (defs[i].name == std::string("sector") && params_[i].second == 0) continue;
-      if (defs[i].name == std::string("events") && trace_format_ != "blkparse") continue;
-      out += fmt::format(",{}={}", defs[i].name, format_value(defs[i], params_[i].second));
+  if (kind_ != "trace") return format_spec(kind_, params_of(kind_), values_);
+  std::string out = kind_ + ":" + trace_format_ + ":" + trace_path_;
+  for (const auto& p : params_of(kind_)) {
+    if (p.name == "dev" && number("dev") < 0) {
+      if (all_devices_) out += ",dev=all";
+      continue;
     }
-    if (!classes_text_.empty() && classes_text_ != "default") out += ",classes=" + classes_text_;
-    return out;
+    if (p.name == "sector" && number("sector") == 0) continue;
+    if (p.name == "time" && trace_format_ != "ascii" && trace_format_ != "csv") continue;
+    if (p.name == "events" && trace_format_ != "blkparse") continue;
+    out += fmt::format(",{}={}", p.name, format_param_value(p, values_));
   }
-  for (std::size_t i = 0; i < defs.size(); ++i)
-    out += fmt::format("{}{}={}", i == 0 ? ":" : ",", defs[i].name,
-                       format_value(defs[i], params_[i].second));
+  if (!classes_text_.empty() && classes_text_ != "default") out += ",classes=" + classes_text_;
   return out;
 }
 
@@ -568,7 +459,7 @@ class ClosedSynthetic final : public ClosedStream {
  public:
   ClosedSynthetic(const DeviceExtent& dev, const Workload& w, std::uint64_t seed)
       : place_(dev, w.number("size"), w.number("align"), "closed"),
-        think_(w.number("think")), exp_(w.number("thinkdist") == 1), p_(w.number("p")),
+        think_(w.number("think")), exp_(w.choice("thinkdist") == "exp"), p_(w.number("p")),
         reads_(w.number("reads")) {
     const auto n = static_cast<std::size_t>(w.number("n"));
     for (std::size_t i = 0; i < n; ++i) clients_.push_back(Client{Rng(Rng::derive(seed, i)), 0, true});

@@ -7,7 +7,8 @@
 // machine (the random numbers come from our own generator and our own distribution
 // code, never from <random>'s implementation-defined distributions).
 //
-// Specs (sizes accept k/m/g suffixes in KiB/MiB/GiB, times ms/s/us):
+// Specs, in the ground floor's spec language (common/spec.hpp: sizes take b/k/m/g,
+// durations need a unit ns/us/ms/s, fractions 0.25 or 25%):
 //   uniform[:size=8k,reads=1.0,align=512]
 //       JW sec. 6: start uniform over the device, fixed size, Poisson arrivals.
 //   seq[:p=0.829,size=8k,reads=1.0,align=512]
@@ -58,6 +59,7 @@
 #include <vector>
 
 #include "bench/sim/trace_classes.hpp"
+#include "common/spec.hpp"
 #include "emulator/sim/arrivals.hpp"
 #include "predictor/device_model.hpp"
 
@@ -109,8 +111,9 @@ class Workload {
   // requests, implausible timing, how many requests fold=1 folded), one sentence each.
   std::vector<std::string> trace_notes(const DeviceExtent& dev) const;
 
-  // Parameters, by name (as in the spec); numbers for synthetic workloads.
+  // Parameters, by name (as in the spec). Throws WorkloadError for an unknown name.
   double number(const std::string& key) const;
+  const std::string& choice(const std::string& key) const;
   const std::string& trace_format() const { return trace_format_; }
   const std::string& trace_path() const { return trace_path_; }
   std::shared_ptr<const TraceData> trace() const { return trace_; }
@@ -121,7 +124,7 @@ class Workload {
 
  private:
   std::string kind_;
-  std::vector<std::pair<std::string, double>> params_;  // in canonical order
+  SpecValues values_;
   std::string trace_format_, trace_path_;
   std::shared_ptr<const TraceData> trace_;
   bool all_devices_ = false;  // dev=all

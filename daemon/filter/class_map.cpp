@@ -5,7 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "daemon/filter/duration.hpp"
+#include "common/text.hpp"
+#include "common/units.hpp"
 
 namespace disksched {
 namespace {
@@ -13,12 +14,6 @@ namespace {
 constexpr std::string_view kSourceHelp =
     "export:NAME, ioprio:rt|be|idle, fua, op:read|write|trim|zero or default";
 constexpr std::string_view kClassHelp = "critical, noncritical or limited:TIME (e.g. limited:100ms)";
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
 
 const std::vector<std::pair<std::string_view, Op>>& op_names() {
   static const std::vector<std::pair<std::string_view, Op>> v = {
@@ -39,11 +34,16 @@ ClassAssignment parse_class(std::string_view text) {
   if (text == "critical") return {IoClass::TimeCritical, 0.0};
   if (text == "noncritical") return {IoClass::TimeNoncritical, 0.0};
   if (text.substr(0, 8) == "limited:") {
-    auto ms = parse_duration_ms(text.substr(8));
-    if (!ms || *ms <= 0)
+    double ms = 0;
+    try {
+      ms = parse_duration_ms(text.substr(8));
+    } catch (const UnitError& e) {
+      throw std::invalid_argument(fmt::format("time limit {}", e.what()));
+    }
+    if (ms <= 0)
       throw std::invalid_argument(fmt::format(
           "time limit '{}' is not a duration > 0 (e.g. 100ms, 0.5s, 250us)", text.substr(8)));
-    return {IoClass::TimeLimited, *ms};
+    return {IoClass::TimeLimited, ms};
   }
   if (text == "limited")
     throw std::invalid_argument("class 'limited' needs a time limit: limited:TIME, e.g. limited:100ms");

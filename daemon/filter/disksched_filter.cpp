@@ -29,6 +29,8 @@
 #include "daemon/filter/control.hpp"
 #include "daemon/filter/control_commands.hpp"
 #include "daemon/filter/dispatcher.hpp"
+#include "common/clock.hpp"
+#include "common/nbdkit_key_parsers.hpp"
 #include "daemon/filter/filter_config.hpp"
 #include "daemon/filter/graceful_stop.hpp"
 #include "daemon/filter/latency_log.hpp"
@@ -77,12 +79,6 @@ std::map<std::string, Dispatcher*> export_device;  // without a geometry: export
 std::string pending_scheduler;   // sched= or a switch before the device opened
 bool forked = false;
 bool geometry_rotational = false;
-
-std::int64_t monotonic_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
 
 // Builds a device's dispatcher; device_mu held.
 Dispatcher* create_device(std::unique_ptr<DeviceModel> model) {
@@ -151,7 +147,7 @@ int disksched_config(nbdkit_next_config* next, nbdkit_backend* nxdata, const cha
       v = abs;
       free(abs);
     }
-    if (config.set(k, v)) return 0;
+    if (config.set(k, v, nbdkit_key_parsers())) return 0;
   } catch (const std::exception& e) {
     nbdkit_error("disksched: %s", e.what());
     return -1;

@@ -1,28 +1,14 @@
 #include "daemon/filter/dispatcher.hpp"
 
-#include <linux/futex.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
 #include <cmath>
 #include <utility>
 
 #include <fmt/format.h>
 
+#include "common/futex.hpp"
+
 namespace disksched {
 namespace {
-
-// Raw futexes: libstdc++ 12's std::atomic::wait can miss a notify_one and sleep for
-// milliseconds (fixed in GCC 13), which would stall the device.
-void futex_wait(std::atomic<std::uint32_t>& a, std::uint32_t expected) {
-  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&a), FUTEX_WAIT_PRIVATE, expected, nullptr,
-          nullptr, 0);
-}
-
-void futex_wake(std::atomic<std::uint32_t>& a) {
-  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&a), FUTEX_WAKE_PRIVATE, 1, nullptr,
-          nullptr, 0);
-}
 
 }  // namespace
 

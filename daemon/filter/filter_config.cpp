@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "daemon/filter/duration.hpp"
 #include "daemon/filter/lbn_model.hpp"
+#include "common/units.hpp"
 #include "schedulers/registry.hpp"
 
 namespace disksched {
@@ -33,7 +33,7 @@ const char* const kFilterConfigHelp =
     "                            save PROFILE.json`.\n"
     "sched-delta=auto|TIME       Overhead from dispatch to device start (default\n"
     "                            auto: calibrated from completions), e.g. 150us.\n"
-    "sched-refine=on|off         Refine the geometry's rotation period and each\n"
+    "sched-refine=BOOL           Refine the geometry's rotation period and each\n"
     "                            track's phase from completions (default on).\n"
     "sched-metrics=PATH          Prometheus text file (node_exporter textfile\n"
     "                            collector), rewritten atomically; the control\n"
@@ -50,7 +50,7 @@ std::invalid_argument bad(std::string_view key, std::string_view value, std::str
 
 }  // namespace
 
-bool FilterConfig::set(std::string_view key, std::string_view value) {
+bool FilterConfig::set(std::string_view key, std::string_view value, const KeyParsers& p) {
   if (key == "sched") {
     if (value.empty()) throw bad(key, value, "needs a scheduler spec, e.g. sched=sstf");
     sched = value;
@@ -62,21 +62,20 @@ bool FilterConfig::set(std::string_view key, std::string_view value) {
       throw bad(key, value, "needs a model: hp97560, hp97560-full, mems or PROFILE.json");
     geometry = value;
   } else if (key == "sched-depth") {
-    const std::string v(value);
-    char* end = nullptr;
-    const long n = std::strtol(v.c_str(), &end, 10);
-    if (v.empty() || *end != '\0' || n < 1 || n > static_cast<long>(kMaxDepth))
+    std::uint64_t n = 0;
+    if (!p.parse_uint64(value, n) || n < 1 || n > kMaxDepth)
       throw bad(key, value, fmt::format("expected an integer from 1 to {}", kMaxDepth));
     depth = static_cast<unsigned>(n);
   } else if (key == "sched-log") {
     if (value.empty()) throw bad(key, value, "needs a file path");
     log_path = value;
   } else if (key == "sched-timescale") {
-    const std::string v(value);
-    char* end = nullptr;
-    const double f = std::strtod(v.c_str(), &end);
-    if (v.empty() || *end != '\0' || !std::isfinite(f) || f <= 0)
-      throw bad(key, value, "expected a number > 0 (real time per model time, e.g. 0.1)");
+    double f = 0;
+    try {
+      f = parse_number(value);
+    } catch (const UnitError&) {
+    }
+    if (!(f > 0)) throw bad(key, value, "expected a number > 0 (real time per model time, e.g. 0.1)");
     timescale = f;
   } else if (key == "sched-classes") {
     try {
@@ -92,20 +91,27 @@ bool FilterConfig::set(std::string_view key, std::string_view value) {
     if (value == "auto") {
       delta_ms.reset();
     } else {
-      auto ms = parse_duration_ms(value);
-      if (!ms) throw bad(key, value, "expected auto or a duration >= 0 (e.g. 150us, 0.2ms)");
-      delta_ms = *ms;
+      try {
+        delta_ms = parse_duration_ms(value);
+      } catch (const UnitError& e) {
+        throw bad(key, value, fmt::format("expected auto or a duration >= 0 (e.g. 150us, 0.2ms): {}",
+                                          e.what()));
+      }
     }
   } else if (key == "sched-refine") {
-    if (value != "on" && value != "off") throw bad(key, value, "expected on or off");
-    refine = value == "on";
+    if (!p.parse_bool(value, refine)) throw bad(key, value, fmt::format("expected {}", kBooleanHelp));
   } else if (key == "sched-metrics") {
     if (value.empty()) throw bad(key, value, "needs a file path, e.g. /var/lib/prometheus/node-exporter/disksched-sdb.prom");
     metrics_path = value;
   } else if (key == "sched-metrics-interval") {
-    auto ms = parse_duration_ms(value);
-    if (!ms || *ms < 100) throw bad(key, value, "expected a duration of at least 100ms (e.g. 10s)");
-    metrics_interval_ms = *ms;
+    double ms = 0;
+    try {
+      ms = parse_duration_ms(value);
+    } catch (const UnitError& e) {
+      throw bad(key, value, fmt::format("expected a duration of at least 100ms (e.g. 10s): {}", e.what()));
+    }
+    if (ms < 100) throw bad(key, value, "expected a duration of at least 100ms (e.g. 10s)");
+    metrics_interval_ms = ms;
   } else if (key == "sched-disk") {
     if (value.empty() || value.find_first_of("\"\\\n") != std::string_view::npos)
       throw bad(key, value, "needs a name without quotes, backslashes or newlines, e.g. sched-disk=sdb");

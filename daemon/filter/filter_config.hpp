@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/key_parsers.hpp"
 #include "daemon/filter/class_map.hpp"
 #include "predictor/device_model.hpp"
 
@@ -22,7 +23,7 @@ struct FilterConfig {
   ClassMap classes;
   std::string control_path;         // sched-control=PATH
   std::optional<Millis> delta_ms;   // sched-delta=TIME (real ms); nullopt: auto
-  bool refine = true;               // sched-refine=on|off: period and track phases refined
+  bool refine = true;               // sched-refine=BOOL: period and track phases refined
   std::string metrics_path;         // sched-metrics=PATH (Prometheus text file)
   Millis metrics_interval_ms = 10000;  // sched-metrics-interval=TIME
   std::string disk;                 // sched-disk=NAME; empty: see disk_label()
@@ -33,10 +34,11 @@ struct FilterConfig {
 
   static constexpr unsigned kMaxDepth = 1024;
 
-  // Takes one key=value. Returns false when the key is not the filter's (it goes to the
-  // plugin). Throws std::invalid_argument naming the key, the value and what was
-  // expected. Path values are taken as given (the caller makes them absolute).
-  bool set(std::string_view key, std::string_view value);
+  // Takes one key=value, booleans and counts read by `p` (nbdkit's parsers in the
+  // filter). Returns false when the key is not the filter's (it goes to the plugin).
+  // Throws std::invalid_argument naming the key, the value and what was expected. Path
+  // values are taken as given (the caller makes them absolute).
+  bool set(std::string_view key, std::string_view value, const KeyParsers& p);
 
   // Builds what the keys describe and checks they fit together: the geometry loads, the
   // scheduler builds on it. Returns the geometry (nullptr when none was given). Throws

@@ -10,49 +10,12 @@
 
 #include <fmt/format.h>
 
+#include "common/csv.hpp"
+
 #include "schedulers/request.hpp"
 
 namespace disksched {
 namespace {
-
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) {
-    if (c == '"') q += '"';
-    q += c;
-  }
-  return q + "\"";
-}
-
-// Splits one CSV line (RFC 4180 quoting).
-std::vector<std::string> csv_split(const std::string& line) {
-  std::vector<std::string> out;
-  std::string cur;
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        cur += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        cur += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      out.push_back(std::move(cur));
-      cur.clear();
-    } else if (c != '\r') {
-      cur += c;
-    }
-  }
-  out.push_back(std::move(cur));
-  return out;
-}
 
 const char* errno_name(int e) {
   const char* n = strerrorname_np(e);
@@ -173,7 +136,7 @@ std::vector<LogRow> read_latency_log(const std::string& path) {
     throw std::runtime_error(fmt::format("{}: empty file, expected a latency log header", path));
   std::map<std::string, std::size_t> col;
   {
-    auto names = csv_split(line);
+    auto names = csv_fields(line);
     for (std::size_t i = 0; i < names.size(); ++i) col[names[i]] = i;
   }
   for (const char* required : {"op", "arrive_ns", "dispatch_ns", "complete_ns"})
@@ -196,7 +159,7 @@ std::vector<LogRow> read_latency_log(const std::string& path) {
   while (std::getline(in, line)) {
     ++lineno;
     if (line.empty() || line[0] == '#') continue;
-    auto f = csv_split(line);
+    auto f = csv_fields(line);
     if (f.size() < col.size())
       throw std::runtime_error(fmt::format("{}:{}: {} fields, the header has {}", path, lineno,
                                            f.size(), col.size()));

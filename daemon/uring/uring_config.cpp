@@ -9,7 +9,7 @@ constexpr std::string_view known_keys =
     "file, direct, fallback, entries, buffers, buffer-size, poll-us, nowait-reads, nowait-writes";
 }
 
-void UringConfig::set(std::string_view key, std::string_view value, const Parsers& p) {
+void UringConfig::set(std::string_view key, std::string_view value, const KeyParsers& p) {
   auto bad = [&](std::string_view expected) {
     return ConfigError(fmt::format("{}={}: {}", key, value, expected));
   };
@@ -17,7 +17,7 @@ void UringConfig::set(std::string_view key, std::string_view value, const Parser
     if (value.empty()) throw bad("expected the path of a regular file or block device");
     file = value;
   } else if (key == "direct") {
-    if (!p.parse_bool(value, direct)) throw bad("expected a boolean (true/false, on/off, 1/0)");
+    if (!p.parse_bool(value, direct)) throw bad(fmt::format("expected {}", kBooleanHelp));
   } else if (key == "fallback") {
     if (value == "pread")
       fallback = Fallback::Pread;
@@ -27,12 +27,12 @@ void UringConfig::set(std::string_view key, std::string_view value, const Parser
       throw bad("expected pread (serve with pread/pwrite where io_uring is unavailable) or none");
   } else if (key == "entries") {
     std::uint64_t v;
-    if (!p.parse_size(value, v) || v < 8 || v > 4096 || (v & (v - 1)) != 0)
+    if (!p.parse_uint64(value, v) || v < 8 || v > 4096 || (v & (v - 1)) != 0)
       throw bad("expected a power of two from 8 to 4096");
     entries = static_cast<std::uint32_t>(v);
   } else if (key == "buffers") {
     std::uint64_t v;
-    if (!p.parse_size(value, v) || v < 1 || v > 1024) throw bad("expected a count from 1 to 1024");
+    if (!p.parse_uint64(value, v) || v < 1 || v > 1024) throw bad("expected a count from 1 to 1024");
     buffers = static_cast<std::uint32_t>(v);
   } else if (key == "buffer-size") {
     std::uint64_t v;
@@ -40,12 +40,12 @@ void UringConfig::set(std::string_view key, std::string_view value, const Parser
       throw bad("expected a multiple of 4096 from 4K to 64M");
     buffer_bytes = static_cast<std::uint32_t>(v);
   } else if (key == "nowait-reads") {
-    if (!p.parse_bool(value, nowait_reads)) throw bad("expected a boolean (true/false, on/off, 1/0)");
+    if (!p.parse_bool(value, nowait_reads)) throw bad(fmt::format("expected {}", kBooleanHelp));
   } else if (key == "nowait-writes") {
-    if (!p.parse_bool(value, nowait_writes)) throw bad("expected a boolean (true/false, on/off, 1/0)");
+    if (!p.parse_bool(value, nowait_writes)) throw bad(fmt::format("expected {}", kBooleanHelp));
   } else if (key == "poll-us") {
     std::uint64_t v;
-    if (!p.parse_size(value, v) || v > 1000) throw bad("expected microseconds from 0 to 1000");
+    if (!p.parse_uint64(value, v) || v > 1000) throw bad("expected microseconds from 0 to 1000");
     poll_us = static_cast<std::uint32_t>(v);
   } else {
     throw ConfigError(fmt::format("unknown parameter '{}' (known: {})", key, known_keys));

@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "common/key_parsers.hpp"
+
 namespace disksched::uring {
 
 class ConfigError : public std::runtime_error {
@@ -26,13 +28,10 @@ struct UringConfig {
   bool nowait_reads = true;                // nowait-reads=: page-cache hits in the worker
   bool nowait_writes = true;               // nowait-writes=: likewise for writes
 
-  // `parse_bool` and `parse_size` are nbdkit's parsers in the plugin (so the syntax is
-  // nbdkit's own), simple ones in tests. Throws ConfigError naming key and value.
-  struct Parsers {
-    bool (*parse_bool)(std::string_view, bool& out);
-    bool (*parse_size)(std::string_view, std::uint64_t& out);
-  };
-  void set(std::string_view key, std::string_view value, const Parsers& p);
+  // Booleans, sizes and counts read by `p`: nbdkit's parsers in the plugin (so the
+  // syntax is nbdkit's own), portable_key_parsers() in tests. Throws ConfigError naming
+  // key and value.
+  void set(std::string_view key, std::string_view value, const KeyParsers& p);
   void check() const;
 };
 

@@ -15,28 +15,15 @@
 
 #include <fmt/format.h>
 
+#include "common/clock.hpp"
+#include "common/futex.hpp"
+#include "common/wait.hpp"
+
 namespace disksched::uring {
 
 namespace {
 
 constexpr std::uint64_t kDoorbell = 0;   // user_data of the doorbell read (no request is at 0)
-
-long futex(std::atomic<std::uint32_t>* addr, int op, std::uint32_t val) {
-  static_assert(sizeof(std::atomic<std::uint32_t>) == sizeof(std::uint32_t));
-  return syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(addr), op, val, nullptr, nullptr, 0);
-}
-
-std::int64_t now_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
-
-inline void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#endif
-}
 
 }  // namespace
 
@@ -45,7 +32,7 @@ void UringEngine::wait_for(Job& job) {
   std::uint32_t expected = kPending;
   if (!job.state.compare_exchange_strong(expected, kSleeping, std::memory_order_acq_rel)) return;
   while (job.state.load(std::memory_order_acquire) != kDone)
-    futex(&job.state, FUTEX_WAIT_PRIVATE, kSleeping);
+    futex_wait(job.state, kSleeping);
 }
 
 int probe_io_uring() {
@@ -208,7 +195,7 @@ void UringEngine::finish(IoRequest* r, int result) {
     // The worker may return (and its Job vanish) as soon as it sees kDone; the futex
     // wake only uses the address (a stale one wakes nobody, or someone spuriously).
     if (job->state.exchange(kDone, std::memory_order_acq_rel) == kSleeping)
-      futex(&job->state, FUTEX_WAKE_PRIVATE, 1);
+      futex_wake(job->state);
   }
 }
 
@@ -241,7 +228,7 @@ bool UringEngine::poll_for_work(std::int64_t last_work_ns) {
       std::lock_guard lock(mutex_);
       if (!queue_.empty() || stop_) return true;
     }
-    if (now_ns() - last_work_ns > poll_ns_) return false;
+    if (monotonic_ns() - last_work_ns > poll_ns_) return false;
     for (int i = 0; i < 32; ++i) cpu_relax();
     if (round % 16 == 0) io_uring_get_events(&ring_);
   }
@@ -254,7 +241,7 @@ void UringEngine::thread_main() {
   for (;;) {
     {
       std::lock_guard lock(mutex_);
-      if (!queue_.empty()) last_work_ns = now_ns();
+      if (!queue_.empty()) last_work_ns = monotonic_ns();
       backlog_.insert(backlog_.end(), queue_.begin(), queue_.end());
       queue_.clear();
       stopping = stop_;

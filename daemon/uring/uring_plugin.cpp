@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "common/nbdkit_key_parsers.hpp"
 #include "daemon/uring/backing_file.hpp"
 #include "daemon/uring/bounce_pool.hpp"
 #include "daemon/uring/file_server.hpp"
@@ -31,20 +32,6 @@ std::unique_ptr<BouncePool> pool;
 std::unique_ptr<IoEngine> engine;
 std::unique_ptr<FileServer> server;
 
-bool nbdkit_bool(std::string_view v, bool& out) {
-  const int r = nbdkit_parse_bool(std::string(v).c_str());
-  if (r < 0) return false;
-  out = r != 0;
-  return true;
-}
-
-bool nbdkit_size(std::string_view v, std::uint64_t& out) {
-  const int64_t r = nbdkit_parse_size(std::string(v).c_str());
-  if (r < 0) return false;
-  out = static_cast<std::uint64_t>(r);
-  return true;
-}
-
 int uring_config(const char* key, const char* value) {
   try {
     std::string v = value;
@@ -54,7 +41,7 @@ int uring_config(const char* key, const char* value) {
       v = abs;
       free(abs);
     }
-    config.set(key, v, {nbdkit_bool, nbdkit_size});
+    config.set(key, v, disksched::nbdkit_key_parsers());
     return 0;
   } catch (const std::exception& e) {
     nbdkit_error("uring: %s", e.what());

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "emulator/device/duration.hpp"
+#include "common/units.hpp"
 
 namespace disksched {
 
@@ -27,10 +27,7 @@ JitterSpec parse_jitter(std::string_view text) {
         "'{}' is not a jitter distribution; expected none, exp:MEAN or uniform:MAX "
         "(e.g. exp:0.05ms)", text));
   spec.kind = kind == "exp" ? JitterSpec::Kind::Exponential : JitterSpec::Kind::Uniform;
-  spec.param_ms = diskemu::parse_duration_ms(text.substr(colon + 1));
-  if (!(spec.param_ms >= 0.0))
-    throw std::invalid_argument(fmt::format("'{}': the {} must not be negative", text,
-                                            kind == "exp" ? "mean" : "maximum"));
+  spec.param_ms = parse_duration_ms(text.substr(colon + 1));  // refuses a negative one
   if (spec.param_ms == 0.0) spec.kind = JitterSpec::Kind::None;
   return spec;
 }

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "emulator/device/duration.hpp"
+#include "common/units.hpp"
 
 namespace disksched {
 
@@ -17,7 +17,7 @@ double parse_fraction(std::string_view text, std::string_view what) {
   if (percent) text.remove_suffix(1);
   double v;
   try {
-    v = diskemu::parse_number(text);
+    v = parse_number(text);
   } catch (const std::invalid_argument&) {
     throw std::invalid_argument(
         fmt::format("{} '{}{}' is not a fraction (e.g. 0.001) or a percentage (e.g. 0.1%)", what,

@@ -9,17 +9,10 @@
 #include <cerrno>
 #include <thread>
 
+#include "common/clock.hpp"
+#include "common/wait.hpp"
+
 namespace disksched::diskemu {
-
-namespace {
-
-Nanos monotonic_now() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<Nanos>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
-
-}  // namespace
 
 MonotonicClock::MonotonicClock(Nanos spin_ns, Nanos timer_slack_ns, CoarseSleep coarse_sleep,
                                Nanos coarse_margin_ns, int rt_priority)
@@ -48,7 +41,7 @@ bool MonotonicClock::rt_ok() const {
   return ok;
 }
 
-Nanos MonotonicClock::now_ns() { return monotonic_now(); }
+Nanos MonotonicClock::now_ns() { return monotonic_ns(); }
 
 bool MonotonicClock::sleep_until(Nanos deadline, Nanos max_spin_ns) {
   // Timer slack and scheduling are per thread; nbdkit's worker threads are not ours to
@@ -64,21 +57,12 @@ bool MonotonicClock::sleep_until(Nanos deadline, Nanos max_spin_ns) {
   if (coarse_sleep_) {
     // Interruptible, but no more precise than a plain timed sleep: stop it a margin
     // early and let the absolute sleep and the spin finish.
-    for (Nanos left = wake - coarse_margin_ns_ - monotonic_now(); left > 0;
-         left = wake - coarse_margin_ns_ - monotonic_now())
+    for (Nanos left = wake - coarse_margin_ns_ - monotonic_ns(); left > 0;
+         left = wake - coarse_margin_ns_ - monotonic_ns())
       if (!coarse_sleep_(left)) return false;
   }
-  if (wake > monotonic_now()) {
-    timespec ts{static_cast<time_t>(wake / 1'000'000'000), static_cast<long>(wake % 1'000'000'000)};
-    // EINTR (a signal such as SIGUSR1 for the stats) just means sleep again.
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
-    }
-  }
-  while (monotonic_now() < deadline) {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();  // be kind to the sibling hyperthread while spinning
-#endif
-  }
+  sleep_until_ns(wake);  // an EINTR (SIGUSR1 for the stats) sleeps again
+  spin_until_ns(deadline);
   return true;
 }
 

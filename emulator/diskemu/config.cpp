@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "emulator/device/duration.hpp"
+#include "common/units.hpp"
 
 namespace disksched::diskemu {
 
@@ -15,19 +15,16 @@ constexpr std::string_view known_keys =
     "model, file, timescale, jitter, jitter-seed, rpm-error, stats, spin, timer-slack, "
     "rt-priority";
 
-std::uint64_t parse_u64(std::string_view text) {
-  std::string s(text);
-  char* end = nullptr;
-  errno = 0;
-  unsigned long long v = std::strtoull(s.c_str(), &end, 0);
-  if (s.empty() || s[0] == '-' || end != s.c_str() + s.size() || errno == ERANGE)
-    throw std::invalid_argument(fmt::format("'{}' is not an unsigned integer", s));
+std::uint64_t parse_u64(const KeyParsers& p, std::string_view text) {
+  std::uint64_t v = 0;
+  if (!p.parse_uint64(text, v))
+    throw std::invalid_argument(fmt::format("'{}' is not an unsigned integer", text));
   return v;
 }
 
 }  // namespace
 
-void DiskemuConfig::set(std::string_view key, std::string_view value) {
+void DiskemuConfig::set(std::string_view key, std::string_view value, const KeyParsers& p) {
   auto bad = [&](std::string_view expected) {
     return ConfigError(fmt::format("{}={}: {}", key, value, expected));
   };
@@ -45,7 +42,7 @@ void DiskemuConfig::set(std::string_view key, std::string_view value) {
     } else if (key == "jitter") {
       jitter = parse_jitter(value);
     } else if (key == "jitter-seed") {
-      jitter_seed = parse_u64(value);
+      jitter_seed = parse_u64(p, value);
     } else if (key == "rpm-error") {
       rpm_error = parse_rpm_error(value);
     } else if (key == "stats") {
@@ -60,7 +57,7 @@ void DiskemuConfig::set(std::string_view key, std::string_view value) {
       if (!(v >= 0.0) || v > 1000.0) throw bad("expected 'default' or a duration from 1ns to 1s");
       timer_slack_ms = v;
     } else if (key == "rt-priority") {
-      const std::uint64_t v = parse_u64(value);
+      const std::uint64_t v = parse_u64(p, value);
       if (v > 99) throw bad("expected 0 (off) or a SCHED_FIFO priority from 1 to 99");
       rt_priority = static_cast<int>(v);
     } else {

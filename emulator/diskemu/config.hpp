@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/key_parsers.hpp"
 #include "emulator/device/jitter.hpp"
 #include "emulator/device/rpm_error.hpp"
 #include "predictor/device_model.hpp"
@@ -31,9 +32,10 @@ struct DiskemuConfig {
   Millis timer_slack_ms = 1e-6;      // timer-slack=: 0 leaves the kernel's default
   int rt_priority = 0;               // rt-priority=: SCHED_FIFO while waiting (0: off)
 
-  // Applies one key=value. Throws ConfigError naming the key, the value and what was
-  // expected; unknown keys are errors too.
-  void set(std::string_view key, std::string_view value);
+  // Applies one key=value, counts read by `p` (nbdkit's parsers in the plugin). Throws
+  // ConfigError naming the key, the value and what was expected; unknown keys are errors
+  // too.
+  void set(std::string_view key, std::string_view value, const KeyParsers& p);
   // Checks that required keys were given. Throws ConfigError.
   void check() const;
 };

@@ -16,6 +16,7 @@
 #include <system_error>
 #include <thread>
 
+#include "common/nbdkit_key_parsers.hpp"
 #include "emulator/diskemu/clock.hpp"
 #include "emulator/diskemu/config.hpp"
 #include "emulator/diskemu/device_stats.hpp"
@@ -94,7 +95,7 @@ int diskemu_config(const char* key, const char* value) {
       v = abs;
       free(abs);
     }
-    config.set(key, v);
+    config.set(key, v, nbdkit_key_parsers());
     return 0;
   } catch (const std::exception& e) {
     nbdkit_error("diskemu: %s", e.what());

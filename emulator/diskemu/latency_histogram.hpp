@@ -1,6 +1,8 @@
 // A log-linear histogram of non-negative integer values (nanoseconds): exact below 128,
 // then 64 buckets per power of two, so any reported percentile is within 1.6% (rounded
 // up) of a value that occurred. Fixed size (2.3k buckets), O(1) record.
+// Kept by hand: Debian 12 packages HdrHistogram only for Java (libhdrhistogram-java) and
+// Go (golang-github-codahale-hdrhistogram-dev); there is no C or C++ package.
 #pragma once
 
 #include <array>

@@ -5,6 +5,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include <boost/math/distributions/students_t.hpp>
 #include <fmt/format.h>
 
 namespace disksched {
@@ -12,61 +13,6 @@ namespace disksched {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-double log_gamma(double x) {
-#if defined(__GLIBC__)
-  int sign = 0;
-  return lgamma_r(x, &sign);  // std::lgamma writes the global signgam: not thread-safe
-#else
-  return std::lgamma(x);
-#endif
-}
-
-// Continued fraction for the regularized incomplete beta function (modified Lentz).
-double beta_cf(double a, double b, double x) {
-  constexpr double kTiny = 1e-300;
-  double c = 1.0;
-  double d = 1.0 - (a + b) * x / (a + 1.0);
-  if (std::fabs(d) < kTiny) d = kTiny;
-  d = 1.0 / d;
-  double h = d;
-  for (int m = 1; m <= 500; ++m) {
-    const double m2 = 2.0 * m;
-    double aa = m * (b - m) * x / ((a + m2 - 1.0) * (a + m2));
-    d = 1.0 + aa * d;
-    if (std::fabs(d) < kTiny) d = kTiny;
-    c = 1.0 + aa / c;
-    if (std::fabs(c) < kTiny) c = kTiny;
-    d = 1.0 / d;
-    h *= d * c;
-    aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1.0));
-    d = 1.0 + aa * d;
-    if (std::fabs(d) < kTiny) d = kTiny;
-    c = 1.0 + aa / c;
-    if (std::fabs(c) < kTiny) c = kTiny;
-    d = 1.0 / d;
-    const double del = d * c;
-    h *= del;
-    if (std::fabs(del - 1.0) < 1e-15) break;
-  }
-  return h;
-}
-
-// I_x(a, b).
-double incomplete_beta(double a, double b, double x) {
-  if (x <= 0.0) return 0.0;
-  if (x >= 1.0) return 1.0;
-  const double front =
-      std::exp(log_gamma(a + b) - log_gamma(a) - log_gamma(b) + a * std::log(x) + b * std::log1p(-x));
-  if (x < (a + 1.0) / (a + b + 2.0)) return front * beta_cf(a, b, x) / a;
-  return 1.0 - front * beta_cf(b, a, 1.0 - x) / b;
-}
-
-double student_t_cdf(double t, double df) {
-  const double x = df / (df + t * t);
-  const double tail = 0.5 * incomplete_beta(df / 2.0, 0.5, x);
-  return t >= 0 ? 1.0 - tail : tail;
-}
 
 }  // namespace
 
@@ -105,15 +51,7 @@ double histogram_percentile(const std::vector<double>& xs, double q, std::size_t
 double student_t_quantile(double p, double df) {
   if (!(p > 0.0 && p < 1.0) || !(df > 0.0))
     throw std::invalid_argument(fmt::format("student_t_quantile: p={} df={} out of range", p, df));
-  if (p == 0.5) return 0.0;
-  if (p < 0.5) return -student_t_quantile(1.0 - p, df);
-  double lo = 0.0, hi = 1.0;
-  while (student_t_cdf(hi, df) < p) hi *= 2.0;
-  for (int i = 0; i < 200 && hi - lo > 1e-13 * hi; ++i) {
-    const double mid = 0.5 * (lo + hi);
-    (student_t_cdf(mid, df) < p ? lo : hi) = mid;
-  }
-  return 0.5 * (lo + hi);
+  return boost::math::quantile(boost::math::students_t_distribution<double>(df), p);
 }
 
 Estimate replicate(const std::vector<double>& values, double confidence) {

@@ -70,7 +70,7 @@ class Priority final : public Scheduler {
   Priority(Config c, const DeviceModel& model) : c_(c), model_(model) {}
 
   std::string spec() const override {
-    return fmt::format("priority:variant={},timeout={},queues={},high={},low={},expired={}",
+    return fmt::format("priority:variant={},timeout={}ms,queues={},high={},low={},expired={}",
                        c_.variant, c_.timeout_ms, c_.queues, c_.high_satf ? "satf" : "sstf",
                        c_.low_circular ? "clook" : "look", c_.expired_first ? "first" : "mix");
   }

@@ -8,6 +8,5 @@ namespace disksched::mems {
 AlgorithmInfo zsptf_algorithm();
 AlgorithmInfo ztsptf_algorithm();
 AlgorithmInfo zfcfs_algorithm();
-AlgorithmInfo pzsptf_algorithm();
 
 }  // namespace disksched::mems

@@ -7,7 +7,6 @@ void register_mems_algorithms(Registry& r) {
   r.add(mems::zsptf_algorithm());
   r.add(mems::ztsptf_algorithm());
   r.add(mems::zfcfs_algorithm());
-  r.add(mems::pzsptf_algorithm());
 }
 
 }  // namespace disksched

@@ -13,19 +13,9 @@ AlgorithmInfo zsptf_algorithm() {
   a.source = "Hong sec. 6, Fig. 3; pyramiding sec. 9";
   a.needs_mems = true;
   a.params = zone_params();
+  // Pyramiding (Hong sec. 9, Fig. 6) is a parameter; its name in the paper stays a preset.
+  a.presets = {{"pzsptf", "pyramid=on"}};
   a.factory = zone_factory("zsptf", InZone::Sptf);
-  return a;
-}
-
-// Pyramiding as its own name: ZSPTF with pyramid=on by default (Hong sec. 9, Fig. 6).
-AlgorithmInfo pzsptf_algorithm() {
-  AlgorithmInfo a = zsptf_algorithm();
-  a.name = "pzsptf";
-  a.description =
-      "ZSPTF with pyramiding: neighbouring zones merge (2x2, then 4x4) as the queue shrinks";
-  a.source = "Hong sec. 9, Fig. 6 (proposed there)";
-  a.params = zone_params(true);
-  a.factory = zone_factory("pzsptf", InZone::Sptf);
   return a;
 }
 

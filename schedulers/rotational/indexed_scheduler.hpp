@@ -38,10 +38,13 @@ class IndexedScheduler : public Scheduler {
   AccessIndex index_;
 };
 
-// "cells" (JW's cell-ordered search) or "scan" (exhaustive; the reference).
+// "cells" (JW's cell-ordered search) or "scan" (exhaustive; the reference). A test
+// oracle, so hidden from `sched list`.
 inline ParamSpec search_param() {
-  return choice_param("search", "how to find the choice: cells = JW Fig. 4-5 cell-ordered "
-                                 "search with early exit; scan = exhaustive (reference)", {"cells", "scan"}, "cells");
+  ParamSpec p = choice_param("search", "how to find the choice: cells = JW Fig. 4-5 cell-ordered "
+                                       "search with early exit; scan = exhaustive (reference)", {"cells", "scan"}, "cells");
+  p.hidden = true;
+  return p;
 }
 
 }  // namespace disksched::rotational

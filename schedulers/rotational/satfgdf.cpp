@@ -82,6 +82,7 @@ AlgorithmInfo satfgdf_algorithm() {
       "of the area still in reach, exact = that area itself, end = the one that ends "
       "soonest (no guidance; an ablation)",
       {"area", "exact", "end"}, "area"));
+  a.params.back().hidden = true;  // an ablation for the benches, not a user choice
   a.factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
     const std::string g = p.choice("guide");
     const Guide guide = g == "exact" ? Guide::Exact : g == "end" ? Guide::End : Guide::Area;

@@ -26,6 +26,7 @@ expect_refused 'sched-geometry=nope' sched-geometry=nope
 expect_refused 'sched-timescale=-1: expected a number > 0' sched-timescale=-1
 expect_refused "sched-classes=export:db=urgent: .*unknown class 'urgent'" sched-classes=export:db=urgent
 expect_refused 'sched-delta=fast' sched-delta=fast
+expect_refused "sched-delta=5: .*'5' has no unit: write 5ms" sched-delta=5
 expect_refused 'sched-refine=maybe' sched-refine=maybe
 expect_refused "unknown key 'sched-colour'" sched-colour=blue
 expect_refused 'sched-log.*cannot create' sched-log="$TMPDIR_TEST/no/such/dir/lat.csv"
@@ -45,10 +46,10 @@ out=$(timeout 20 nbdkit -U - --filter="$DISKSCHED_FILTER" memory 64M sched-geome
         --run 'nbdinfo --json "$uri"')
 echo "$out" | grep -q '"is_rotational": true' || fail "not rotational with a geometry: $out"
 
-# sched-refine=off keeps the geometry's rotation period (the control socket says so);
-# the default refines it.
+# sched-refine=false keeps the geometry's rotation period (the control socket says so);
+# true refines it. Booleans are nbdkit's own (false and yes were refused before).
 if [ -n "${DISKSCHED:-}" ]; then
-  for pair in "off False" "on True"; do
+  for pair in "false False" "yes True"; do
     set -- $pair
     ctl="$TMPDIR_TEST/refine-$1.sock"
     out=$(timeout 20 nbdkit -U - --filter="$DISKSCHED_FILTER" memory 64M sched-geometry=hp97560 \

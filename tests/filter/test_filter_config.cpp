@@ -5,38 +5,48 @@
 #include <string>
 
 #include "daemon/filter/class_map.hpp"
-#include "daemon/filter/duration.hpp"
 #include "daemon/filter/filter_config.hpp"
 
 using namespace disksched;
 using Catch::Matchers::Contains;
 
-TEST_CASE("durations", "[filter][config]") {
-  REQUIRE(*parse_duration_ms("100ms") == Approx(100));
-  REQUIRE(*parse_duration_ms("0.5s") == Approx(500));
-  REQUIRE(*parse_duration_ms("250us") == Approx(0.25));
-  REQUIRE(*parse_duration_ms("1500ns") == Approx(0.0015));
-  REQUIRE(*parse_duration_ms("7") == Approx(7));
-  REQUIRE_FALSE(parse_duration_ms("-1ms"));
-  REQUIRE_FALSE(parse_duration_ms("1 hour"));
-  REQUIRE_FALSE(parse_duration_ms(""));
+namespace {
+// nbdkit's parsers are not there without nbdkit; these follow its rules.
+const KeyParsers& keys = portable_key_parsers();
+}  // namespace
+
+TEST_CASE("booleans read as nbdkit's do; a bare duration says how to write it",
+          "[filter][config]") {
+  FilterConfig c;
+  for (const char* v : {"false", "off", "no", "0", "OFF"}) {
+    INFO(v);
+    REQUIRE(c.set("sched-refine", v, keys));
+    REQUIRE_FALSE(c.refine);
+    REQUIRE(c.set("sched-refine", "true", keys));
+    REQUIRE(c.refine);
+  }
+  // "5" was 5 ms here and an error in diskemu; now a duration needs its unit everywhere.
+  REQUIRE_THROWS_WITH(c.set("sched-delta", "5", keys),
+                      Contains("sched-delta=5") && Contains("write 5ms"));
+  REQUIRE_THROWS_WITH(c.set("sched-classes", "export:rt=limited:100", keys),
+                      Contains("write 100ms"));
 }
 
 TEST_CASE("config keys", "[filter][config]") {
   FilterConfig c;
-  REQUIRE(c.set("sched", "sstf"));
-  REQUIRE(c.set("sched-depth", "8"));
-  REQUIRE(c.set("sched-timescale", "0.25"));
-  REQUIRE(c.set("sched-delta", "150us"));
-  REQUIRE(c.set("sched-geometry", "hp97560"));
-  REQUIRE_FALSE(c.set("size", "64M"));  // the plugin's
+  REQUIRE(c.set("sched", "sstf", keys));
+  REQUIRE(c.set("sched-depth", "8", keys));
+  REQUIRE(c.set("sched-timescale", "0.25", keys));
+  REQUIRE(c.set("sched-delta", "150us", keys));
+  REQUIRE(c.set("sched-geometry", "hp97560", keys));
+  REQUIRE_FALSE(c.set("size", "64M", keys));  // the plugin's
   REQUIRE(c.depth == 8);
   REQUIRE(c.timescale == 0.25);
   REQUIRE(*c.delta_ms == Approx(0.15));
-  REQUIRE(c.set("sched-delta", "auto"));
+  REQUIRE(c.set("sched-delta", "auto", keys));
   REQUIRE_FALSE(c.delta_ms);
   REQUIRE(c.refine);
-  REQUIRE(c.set("sched-refine", "off"));
+  REQUIRE(c.set("sched-refine", "off", keys));
   REQUIRE_FALSE(c.refine);
   auto geom = c.validate();
   REQUIRE(geom);
@@ -45,35 +55,35 @@ TEST_CASE("config keys", "[filter][config]") {
 
 TEST_CASE("bad config names the key", "[filter][config]") {
   FilterConfig c;
-  REQUIRE_THROWS_WITH(c.set("sched-depth", "0"), Contains("sched-depth=0") && Contains("1 to 1024"));
-  REQUIRE_THROWS_WITH(c.set("sched-depth", "x"), Contains("sched-depth"));
-  REQUIRE_THROWS_WITH(c.set("sched-timescale", "0"), Contains("sched-timescale=0"));
-  REQUIRE_THROWS_WITH(c.set("sched-delta", "soon"), Contains("sched-delta=soon"));
-  REQUIRE_THROWS_WITH(c.set("sched-refine", "maybe"),
-                      Contains("sched-refine=maybe") && Contains("on or off"));
-  REQUIRE_THROWS_WITH(c.set("sched-classes", "export:rt=urgent"),
+  REQUIRE_THROWS_WITH(c.set("sched-depth", "0", keys), Contains("sched-depth=0") && Contains("1 to 1024"));
+  REQUIRE_THROWS_WITH(c.set("sched-depth", "x", keys), Contains("sched-depth"));
+  REQUIRE_THROWS_WITH(c.set("sched-timescale", "0", keys), Contains("sched-timescale=0"));
+  REQUIRE_THROWS_WITH(c.set("sched-delta", "soon", keys), Contains("sched-delta=soon"));
+  REQUIRE_THROWS_WITH(c.set("sched-refine", "maybe", keys),
+                      Contains("sched-refine=maybe") && Contains("boolean"));
+  REQUIRE_THROWS_WITH(c.set("sched-classes", "export:rt=urgent", keys),
                       Contains("sched-classes") && Contains("unknown class 'urgent'"));
-  REQUIRE_THROWS_WITH(c.set("sched-frobnicate", "1"), Contains("unknown key 'sched-frobnicate'"));
+  REQUIRE_THROWS_WITH(c.set("sched-frobnicate", "1", keys), Contains("unknown key 'sched-frobnicate'"));
   {
     FilterConfig g;
-    g.set("sched-geometry", "hp12345");
+    g.set("sched-geometry", "hp12345", keys);
     REQUIRE_THROWS_WITH(g.validate(), Contains("sched-geometry=hp12345"));
   }
   {
     FilterConfig s;
-    s.set("sched", "nosuch");
+    s.set("sched", "nosuch", keys);
     REQUIRE_THROWS_WITH(s.validate(), Contains("sched=nosuch") && Contains("unknown scheduler"));
   }
   {
     FilterConfig r;  // rotation-aware without a geometry
-    r.set("sched", "asatf:w=30");
+    r.set("sched", "asatf:w=30", keys);
     REQUIRE_THROWS_WITH(r.validate(), Contains("sched=asatf:w=30") && Contains("sched-geometry="));
   }
 }
 
 TEST_CASE("geometry must cover the export", "[filter][config]") {
   FilterConfig c;
-  c.set("sched-geometry", "hp97560");
+  c.set("sched-geometry", "hp97560", keys);
   auto m = c.validate();
   REQUIRE(c.model_for_export(m->capacity_bytes())->capacity_bytes() == m->capacity_bytes());
   REQUIRE_THROWS_WITH(c.model_for_export(m->capacity_bytes() + 512),

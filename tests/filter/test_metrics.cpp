@@ -113,14 +113,14 @@ TEST_CASE("metrics: the control command and the file", "[filter][metrics]") {
 TEST_CASE("metrics: configuration keys and the disk label", "[filter][metrics]") {
   FilterConfig c;
   CHECK(c.disk_label() == "disksched");
-  REQUIRE(c.set("sched-metrics", "/var/lib/prometheus/node-exporter/disksched-sdb.prom"));
+  REQUIRE(c.set("sched-metrics", "/var/lib/prometheus/node-exporter/disksched-sdb.prom", portable_key_parsers()));
   CHECK(c.disk_label() == "disksched-sdb");
-  REQUIRE(c.set("sched-disk", "sdb"));
+  REQUIRE(c.set("sched-disk", "sdb", portable_key_parsers()));
   CHECK(c.disk_label() == "sdb");
-  REQUIRE(c.set("sched-metrics-interval", "15s"));
+  REQUIRE(c.set("sched-metrics-interval", "15s", portable_key_parsers()));
   CHECK(c.metrics_interval_ms == 15000);
-  CHECK_THROWS_WITH(c.set("sched-metrics-interval", "10ms"),
+  CHECK_THROWS_WITH(c.set("sched-metrics-interval", "10ms", portable_key_parsers()),
                     Contains("sched-metrics-interval=10ms: expected a duration of at least 100ms"));
-  CHECK_THROWS_WITH(c.set("sched-disk", "a\"b"), Contains("sched-disk=a\"b: needs a name without quotes"));
-  CHECK_THROWS_WITH(c.set("sched-metrics", ""), Contains("sched-metrics=: needs a file path"));
+  CHECK_THROWS_WITH(c.set("sched-disk", "a\"b", portable_key_parsers()), Contains("sched-disk=a\"b: needs a name without quotes"));
+  CHECK_THROWS_WITH(c.set("sched-metrics", "", portable_key_parsers()), Contains("sched-metrics=: needs a file path"));
 }

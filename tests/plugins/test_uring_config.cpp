@@ -11,25 +11,7 @@ using Catch::Contains;
 
 namespace {
 
-bool test_bool(std::string_view v, bool& out) {
-  if (v == "true" || v == "1") return out = true, true;
-  if (v == "false" || v == "0") return out = false, true;
-  return false;
-}
-
-bool test_size(std::string_view v, std::uint64_t& out) {
-  std::string s(v);
-  char* end;
-  unsigned long long n = std::strtoull(s.c_str(), &end, 10);
-  if (s.empty() || s[0] == '-') return false;
-  if (*end == 'K') n <<= 10, ++end;
-  else if (*end == 'M') n <<= 20, ++end;
-  if (*end) return false;
-  out = n;
-  return true;
-}
-
-const UringConfig::Parsers parsers{test_bool, test_size};
+const disksched::KeyParsers& parsers = disksched::portable_key_parsers();
 
 }  // namespace
 

@@ -88,11 +88,11 @@ TEST_CASE("two-mode batching: SATF until the oldest has waited too long (JW sec.
           "[rotational][batch]") {
   Scene sc;
   // now = 50: A and B have waited 50 ms, below age=100: plain SATF.
-  CHECK(sc.run("bsatf:mode=on-starvation,age=100", 50.0).order == Ids{1, 4, 3, 2});
-  CHECK(sc.run("lbsatf:mode=on-starvation,age=100", 50.0).order == Ids{1, 4, 3, 2});
+  CHECK(sc.run("bsatf:mode=on-starvation,age=100ms", 50.0).order == Ids{1, 4, 3, 2});
+  CHECK(sc.run("lbsatf:mode=on-starvation,age=100ms", 50.0).order == Ids{1, 4, 3, 2});
   // now = 500: the oldest has waited too long at the first pick: a batch is taken.
-  CHECK(sc.run("bsatf:mode=on-starvation,age=100", 500.0).order == Ids{1, 2, 4, 3});
-  CHECK(sc.run("lbsatf:mode=on-starvation,age=100", 500.0).order == Ids{1, 3, 2, 4});
+  CHECK(sc.run("bsatf:mode=on-starvation,age=100ms", 500.0).order == Ids{1, 2, 4, 3});
+  CHECK(sc.run("lbsatf:mode=on-starvation,age=100ms", 500.0).order == Ids{1, 3, 2, 4});
 }
 
 TEST_CASE("batch schedulers give back what they hold (remove, drain)", "[rotational][batch]") {

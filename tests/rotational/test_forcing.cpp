@@ -78,7 +78,7 @@ std::vector<std::uint64_t> ids(const std::vector<std::pair<std::uint64_t, Millis
 TEST_CASE("before the oldest is too old, the forcing algorithms are SATF (JW sec. 5.1)",
           "[rotational][forcing]") {
   Scene sc;
-  for (const char* spec : {"satfuf:age=100", "satfdf:age=100,d=1", "satfgdf:age=100,d=1"}) {
+  for (const char* spec : {"satfuf:age=100ms", "satfdf:age=100ms,d=1", "satfgdf:age=100ms,d=1"}) {
     INFO(spec);
     auto s = sc.make(spec);
     CHECK(s->pick(50.0, sc.head)->id == sc.r4.id);  // z has waited 50 ms only
@@ -88,7 +88,7 @@ TEST_CASE("before the oldest is too old, the forcing algorithms are SATF (JW sec
 TEST_CASE("SATFUF slots in only what does not delay the oldest (JW sec. 5.1, Fig. 6)",
           "[rotational][forcing][satfuf]") {
   Scene sc;
-  auto s = sc.make("satfuf:age=100");
+  auto s = sc.make("satfuf:age=100ms");
   // z has waited 200 ms: forced. r4 is the shortest access but would push z from
   // 12 ms to 22 ms; r2 fits in front of z without moving it.
   const auto order = sc.serve(*s, 200.0);
@@ -100,7 +100,7 @@ TEST_CASE("SATFUF(N) forces the N oldest, nearest of them first (JW sec. 5.1)",
           "[rotational][forcing][satfuf]") {
   FakeDisk disk;
   const HeadState head = head_at(0, 0, 0.0);
-  auto s = make_scheduler("satfuf:n=2,age=100", disk);
+  auto s = make_scheduler("satfuf:n=2,age=100ms", disk);
   // Two old requests far away and one young request right under the head.
   s->add(make_request(disk, 1, disk.lba(90, 0, 5), 0.0));   // oldest
   s->add(make_request(disk, 2, disk.lba(60, 0, 9), 10.0));  // second oldest
@@ -122,14 +122,14 @@ TEST_CASE("SATFUF(N) forces the N oldest, nearest of them first (JW sec. 5.1)",
 TEST_CASE("SATFDF fills D rotations of slack greedily and meets the deadline (JW sec. 5.1)",
           "[rotational][forcing][satfdf]") {
   Scene sc;
-  auto s = sc.make("satfdf:age=100,d=1");
+  auto s = sc.make("satfdf:age=100ms,d=1");
   // Deadline: 0 + T(h->z) + 1 rotation = 22 ms. r4 (shortest) still lets z start at
   // 22; then r2 (from r4's end: access 10 ms, ends 18, z at 22) also fits.
   const auto order = sc.serve(*s, 200.0);
   REQUIRE(ids(order) == std::vector<std::uint64_t>{sc.r4.id, sc.r2.id, sc.z.id});
   CHECK(order[2].second == Approx(22.0));
   // With no slack (d=0) the deadline is 12 ms and only r2 fits before z, as SATFUF.
-  auto tight = sc.make("satfdf:age=100,d=0");
+  auto tight = sc.make("satfdf:age=100ms,d=0");
   CHECK(ids(sc.serve(*tight, 200.0)) == std::vector<std::uint64_t>{sc.r2.id, sc.z.id, sc.r4.id});
 }
 
@@ -145,9 +145,9 @@ TEST_CASE("SATFGDF picks the feasible request with the largest area heuristic (J
   // Both r4 and r2 let z start by the deadline; r2 ends on z's cylinder with 14 ms to
   // go, r4 fifty cylinders away with 15 ms: the heuristic prefers r2, SATFDF r4.
   REQUIRE(h_of(sc.r2) > h_of(sc.r4));
-  auto gdf = sc.make("satfgdf:age=100,d=1");
+  auto gdf = sc.make("satfgdf:age=100ms,d=1");
   CHECK(gdf->pick(200.0, sc.head)->id == sc.r2.id);
-  auto df = sc.make("satfdf:age=100,d=1");
+  auto df = sc.make("satfdf:age=100ms,d=1");
   CHECK(df->pick(200.0, sc.head)->id == sc.r4.id);
 }
 
@@ -162,15 +162,15 @@ TEST_CASE("SATFGDF guide=exact ranks by the exact area, guide=end by the soonest
     return area.area(e.cylinder - sc.z.loc.cylinder, (22.0 - e.time_ms) / area.sector_ms());
   };
   REQUIRE(exact_of(sc.r2) > exact_of(sc.r4));
-  CHECK(sc.make("satfgdf:age=100,d=1,guide=exact")->pick(200.0, sc.head)->id == sc.r2.id);
-  CHECK(sc.make("satfgdf:age=100,d=1,guide=end")->pick(200.0, sc.head)->id == sc.r4.id);
-  CHECK(sc.make("satfgdf:age=100,d=1,guide=end")->spec() == "satfgdf:n=1,age=100,d=1,guide=end");
+  CHECK(sc.make("satfgdf:age=100ms,d=1,guide=exact")->pick(200.0, sc.head)->id == sc.r2.id);
+  CHECK(sc.make("satfgdf:age=100ms,d=1,guide=end")->pick(200.0, sc.head)->id == sc.r4.id);
+  CHECK(sc.make("satfgdf:age=100ms,d=1,guide=end")->spec() == "satfgdf:n=1,age=100ms,d=1,guide=end");
 }
 
 TEST_CASE("SATFGDF serves the forced request when nothing else fits (JW Fig. 7)",
           "[rotational][forcing][satfgdf]") {
   Scene sc;
-  auto s = make_scheduler("satfgdf:age=100,d=0", sc.disk);
+  auto s = make_scheduler("satfgdf:age=100ms,d=0", sc.disk);
   s->add(sc.z);
   s->add(sc.r4);  // does not fit in 0 rotations of slack
   CHECK(s->pick(200.0, sc.head)->id == sc.z.id);
@@ -182,7 +182,7 @@ TEST_CASE("the forced request starts by its deadline on random HP 97560 queues (
   // than t + T(h->z) + D rotations, and SATFUF never later than t + T(h->z).
   auto model = load_model("hp97560");
   const Millis T = model->rotation_ms();
-  for (const char* spec : {"satfuf:age=0", "satfdf:age=0,d=2", "satfgdf:age=0,d=2"}) {
+  for (const char* spec : {"satfuf:age=0ms", "satfdf:age=0ms,d=2", "satfgdf:age=0ms,d=2"}) {
     INFO(spec);
     const double d = std::string(spec).find("d=2") != std::string::npos ? 2.0 : 0.0;
     std::mt19937_64 rng(17);
@@ -193,7 +193,7 @@ TEST_CASE("the forced request starts by its deadline on random HP 97560 queues (
         reqs.push_back(make_request(*model, i, rng() % 2600000, static_cast<Millis>(i), 16));
         s->add(reqs.back());
       }
-      // Request 1 is the oldest; with age=0 it is forced at the first pick.
+      // Request 1 is the oldest; with age=0ms it is forced at the first pick.
       HeadState head = model->initial_state();
       head.time_ms = 100.0;
       head.cylinder = static_cast<std::int64_t>(rng() % 1964);

@@ -116,7 +116,7 @@ TEST_CASE("WSTF ranks by T_real * (1 - T_wait / T_max) (Huang & Chiueh, reconstr
   // far goes first iff 9.5 (1 - W/1000) < 4.5, i.e. W > 526.3 ms.
   for (double wait : {520.0, 530.0}) {
     INFO("far waited " << wait << " ms");
-    auto s = make_scheduler("wstf:tmax=1000", disk);
+    auto s = make_scheduler("wstf:tmax=1000ms", disk);
     s->add(make_request(disk, 1, disk.lba(0, 0, 0), now - wait));  // far
     s->add(make_request(disk, 2, disk.lba(20, 0, 5), now));        // near
     CHECK(s->pick(now, head)->id == (wait > 526.3 ? 1u : 2u));
@@ -126,7 +126,7 @@ TEST_CASE("WSTF ranks by T_real * (1 - T_wait / T_max) (Huang & Chiueh, reconstr
 TEST_CASE("WSTF serves overdue requests first, oldest first", "[rotational][wstf]") {
   FakeDisk disk;
   const HeadState head = head_at(0, 0, 0.5);
-  auto s = make_scheduler("wstf:tmax=100", disk);
+  auto s = make_scheduler("wstf:tmax=100ms", disk);
   s->add(make_request(disk, 1, disk.lba(90, 0, 3), 850.0));  // waited 150: overdue
   s->add(make_request(disk, 2, disk.lba(70, 1, 6), 700.0));  // waited 300: overdue, older
   s->add(make_request(disk, 3, disk.lba(0, 0, 1), 990.0));   // near, fresh

@@ -53,14 +53,14 @@ TEST_CASE("specs are canonical and round-trip", "[rotational][registry]") {
       {"sptf", "satf:search=cells"},
       {"asatf:w=30", "asatf:w=30,form=jw,search=cells"},
       {"ASPTF:form=hong,w=5", "asatf:w=5,form=hong,search=cells"},
-      {"satfuf:n=3", "satfuf:n=3,age=500"},
-      {"satfdf:d=4,age=1s", "satfdf:n=1,age=1000,d=4"},
-      {"satfgdf", "satfgdf:n=1,age=500,d=5,guide=area"},
-      {"bsatf:mode=on-starvation", "bsatf:mode=on-starvation,age=500"},
-      {"lbsatf", "lbsatf:mode=continuous,age=500"},
+      {"satfuf:n=3", "satfuf:n=3,age=500ms"},
+      {"satfdf:d=4,age=1s", "satfdf:n=1,age=1000ms,d=4"},
+      {"satfgdf", "satfgdf:n=1,age=500ms,d=5,guide=area"},
+      {"bsatf:mode=on-starvation", "bsatf:mode=on-starvation,age=500ms"},
+      {"lbsatf", "lbsatf:mode=continuous,age=500ms"},
       {"oat:mode=sliding", "oat:batch=6,mode=sliding"},
       {"gstf:group=25,admit=frozen", "gstf:group=25,admit=frozen"},
-      {"wstf:tmax=0.5s", "wstf:tmax=500"},
+      {"wstf:tmax=0.5s", "wstf:tmax=500ms"},
   };
   for (const auto& [in, canonical] : cases) {
     INFO(in);
@@ -92,10 +92,10 @@ TEST_CASE("no rotational scheduler loses or duplicates a request, whatever its p
   auto m = load_model("hp97560");
   const std::vector<std::string> specs = {
       "satf", "satf:search=scan", "asatf:w=30", "asatf:w=5,form=hong", "asatf:w=3000",
-      "satfuf:age=20", "satfuf:age=20,n=4", "satfdf:age=20,d=1", "satfdf:age=0,n=3,d=0",
-      "satfgdf:age=20,d=2", "satfgdf:age=0,n=2,d=0", "bsatf", "bsatf:mode=on-starvation,age=30",
-      "lbsatf", "lbsatf:mode=on-starvation,age=30", "oat:batch=4", "oat:batch=5,mode=sliding",
-      "oat:batch=3,mode=greedy", "gstf:group=10", "gstf:group=500,admit=frozen", "wstf:tmax=50"};
+      "satfuf:age=20ms", "satfuf:age=20ms,n=4", "satfdf:age=20ms,d=1", "satfdf:age=0ms,n=3,d=0",
+      "satfgdf:age=20ms,d=2", "satfgdf:age=0ms,n=2,d=0", "bsatf", "bsatf:mode=on-starvation,age=30ms",
+      "lbsatf", "lbsatf:mode=on-starvation,age=30ms", "oat:batch=4", "oat:batch=5,mode=sliding",
+      "oat:batch=3,mode=greedy", "gstf:group=10", "gstf:group=500,admit=frozen", "wstf:tmax=50ms"};
   for (const auto& spec : specs) {
     INFO(spec);
     auto s = make_scheduler(spec, *m);

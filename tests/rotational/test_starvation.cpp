@@ -121,8 +121,8 @@ TEST_CASE("the forcing family serves the far request once it is too old (JW sec.
   const Millis P = max_positioning(*m, {1000, 1001, 1900}, targets);
   const Millis T = m->rotation_ms();
   INFO("P = " << P << " ms");
-  for (const char* spec : {"satfuf:age=500", "satfuf:age=200,n=3", "satfdf:age=500,d=5",
-                           "satfdf:age=300,n=2,d=2", "satfgdf:age=500,d=5", "satfgdf:age=300,d=1"}) {
+  for (const char* spec : {"satfuf:age=500ms", "satfuf:age=200ms,n=3", "satfdf:age=500ms,d=5",
+                           "satfdf:age=300ms,n=2,d=2", "satfgdf:age=500ms,d=5", "satfgdf:age=300ms,d=1"}) {
     INFO(spec);
     auto [a, params] = Registry::builtin().parse(spec);
     const Millis age = params.number("age");
@@ -176,7 +176,7 @@ TEST_CASE("WSTF and GSTF admit=frozen bound the wait; GSTF admit=all does not "
     // Past T_max the far request's weighted time is 0, the least possible; only hot
     // requests older than it (at most depth, also overdue) and the dispatch in progress
     // can precede it then: it waits at most T_max + (depth + 1) * S.
-    const auto res = run_adversarial(make("wstf:tmax=400", *m), *m, cfg);
+    const auto res = run_adversarial(make("wstf:tmax=400ms", *m), *m, cfg);
     REQUIRE(res.far_served);
     CHECK(res.far_wait_ms <= 400.0 + (cfg.depth + 1) * res.max_service_ms);
   }

@@ -112,8 +112,8 @@ TEST_CASE("non-default variants keep every request too", "[no-loss]") {
   Models models;
   for (const char* spec :
        {"sstf:by=lbn", "look:by=lbn", "clook:by=lbn", "vr:r=0", "vr:r=1", "sswt:threshold=5",
-        "priority:variant=2,timeout=20,queues=3,high=satf,low=clook",
-        "priority:timeout=5,expired=mix", "zsptf:pyramid=on,merge4_below=40,merge16_below=10",
+        "priority:variant=2,timeout=20ms,queues=3,high=satf,low=clook",
+        "priority:timeout=5ms,expired=mix", "zsptf:pyramid=on,merge4_below=40,merge16_below=10",
         "ztsptf:zone=60x600,pyramid=on", "zfcfs:zone=240x2400"}) {
     const AlgorithmInfo* a = Registry::builtin().find(std::string(spec).substr(0, std::string(spec).find(':')));
     REQUIRE(a != nullptr);

@@ -27,7 +27,7 @@ TEST_CASE("priority: critical and time-limited before noncritical (GP sec. 6.1)"
           "[priority]") {
   auto m = hp97560();
   auto s = make("priority", *m);
-  CHECK(s->spec() == "priority:variant=1,timeout=500,queues=2,high=sstf,low=look,expired=first");
+  CHECK(s->spec() == "priority:variant=1,timeout=500ms,queues=2,high=sstf,low=look,expired=first");
   s->add(req(1, 110, 0, kLow));
   s->add(req(2, 500, 0, kCritical));
   s->add(req(3, 300, 0, kLimited));
@@ -76,7 +76,7 @@ TEST_CASE("priority low=clook sweeps the low queue one way", "[priority]") {
 TEST_CASE("priority timeouts: a timed-out request goes ahead of the high queue (GP sec. 6.3)",
           "[priority][timeout]") {
   auto m = hp97560();
-  for (const char* spec : {"priority:timeout=50", "priority:timeout=0.05s", "priority:timeout=50ms"}) {
+  for (const char* spec : {"priority:timeout=50000us", "priority:timeout=0.05s", "priority:timeout=50ms"}) {
     INFO(spec);
     auto s = make(spec, *m);
     s->add(req(1, 1900, 0, kLow));
@@ -101,11 +101,11 @@ TEST_CASE("priority expired=mix moves a timed-out request into the high queue (G
   CHECK(pick_all(*build("priority:timeout=0"), at_cylinder(0)) == Ids{2, 1});
   // At 60 ms request 1 has waited past its 50 ms timeout: it is high priority now and,
   // being alone there, goes before the low queue.
-  auto s = build("priority:timeout=50,expired=mix");
+  auto s = build("priority:timeout=50ms,expired=mix");
   CHECK(s->pick(60, at_cylinder(0))->id == 1);
   // Among high requests shortest seek decides: a critical request nearer the head goes
   // before a timed-out one.
-  auto t = build("priority:timeout=50,expired=mix");
+  auto t = build("priority:timeout=50ms,expired=mix");
   t->add(req(3, 5, 55, kCritical));
   CHECK(pick_all(*t, at_cylinder(0), 60) == Ids{3, 1, 2});
 }
@@ -121,10 +121,10 @@ TEST_CASE("priority queues=3: past half its timeout a request outranks the low q
     return s;
   };
   // At 60 ms: request 1 waited 60 >= 100/2, request 2 only 30.
-  CHECK(build("priority:timeout=100")->pick(60, at_cylinder(0))->id == 2);
-  CHECK(build("priority:timeout=100,queues=3")->pick(60, at_cylinder(0))->id == 1);
+  CHECK(build("priority:timeout=100ms")->pick(60, at_cylinder(0))->id == 2);
+  CHECK(build("priority:timeout=100ms,queues=3")->pick(60, at_cylinder(0))->id == 1);
   // The middle queue still yields to the high one, until the full timeout.
-  auto s = build("priority:timeout=100,queues=3");
+  auto s = build("priority:timeout=100ms,queues=3");
   s->add(req(3, 5, 60, kCritical));
   CHECK(s->pick(60, at_cylinder(0))->id == 3);
   s->add(req(4, 6, 100, kCritical));
@@ -164,7 +164,7 @@ TEST_CASE("priority high=satf orders the high queue by positioning time", "[prio
 
 TEST_CASE("priority remove and drain reach every queue", "[priority]") {
   auto m = hp97560();
-  auto s = make("priority:timeout=100,queues=3", *m);
+  auto s = make("priority:timeout=100ms,queues=3", *m);
   s->add(req(1, 10, 0, kLow));
   s->add(req(2, 20, 0, kCritical));
   s->add(req(3, 30, 0, kLow));

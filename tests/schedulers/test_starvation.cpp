@@ -64,8 +64,8 @@ TEST_CASE("priority with a timeout serves a starved noncritical request within t
   cfg.hot_class = IoClass::TimeCritical;
   cfg.far_class = IoClass::TimeNoncritical;
   // The default times out at 500 ms: GP's original (timeout=0) starves, below.
-  for (const char* spec : {"priority", "priority:timeout=500", "priority:variant=2,timeout=200ms",
-                           "priority:timeout=500,queues=3", "priority:timeout=500,high=satf"}) {
+  for (const char* spec : {"priority", "priority:timeout=500ms", "priority:variant=2,timeout=200ms",
+                           "priority:timeout=500ms,queues=3", "priority:timeout=500ms,high=satf"}) {
     INFO(spec);
     auto s = make(spec, *m);
     auto [a, params] = Registry::builtin().parse(spec);
@@ -79,7 +79,7 @@ TEST_CASE("priority with a timeout serves a starved noncritical request within t
     // With expired=mix the timed-out request joins the high queue, where shortest seek
     // keeps preferring the hot region: GP's timeout bounds waiting only when the high
     // queue drains now and then.
-    for (const char* spec : {"priority:timeout=0", "priority:timeout=500,expired=mix"}) {
+    for (const char* spec : {"priority:timeout=0", "priority:timeout=500ms,expired=mix"}) {
       INFO(spec);
       auto res = run_adversarial(make(spec, *m), *m, cfg);
       CHECK_FALSE(res.far_served);

@@ -185,7 +185,7 @@ TEST_CASE("pyramid level follows the queue length thresholds (Hong sec. 9)", "[z
 
 TEST_CASE("zone schedulers need a MEMS model", "[zones]") {
   auto disk = hp97560();
-  for (const char* name : {"zsptf", "ztsptf", "zfcfs", "pzsptf"}) {
+  for (const char* name : {"zsptf", "ztsptf", "zfcfs"}) {
     try {
       make(name, *disk);
       FAIL("accepted a disk");

@@ -19,6 +19,12 @@ TEST_CASE("student t quantiles match the published table", "[sim][stats]") {
   CHECK(student_t_quantile(0.975, 1000) == Approx(1.962339).epsilon(1e-6));
   CHECK(student_t_quantile(0.025, 4) == Approx(-2.776445).epsilon(1e-6));
   CHECK(student_t_quantile(0.95, 9) == Approx(1.833113).epsilon(1e-6));
+  // More of the table (now computed by Boost.Math).
+  CHECK(student_t_quantile(0.995, 2) == Approx(9.924843).epsilon(1e-6));
+  CHECK(student_t_quantile(0.975, 30) == Approx(2.042272).epsilon(1e-6));
+  CHECK(student_t_quantile(0.5, 7) == 0.0);
+  CHECK_THROWS_AS(student_t_quantile(1.0, 4), std::invalid_argument);
+  CHECK_THROWS_AS(student_t_quantile(0.9, 0), std::invalid_argument);
 }
 
 TEST_CASE("replications: mean and 95% half-width by hand", "[sim][stats]") {

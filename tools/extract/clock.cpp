@@ -3,28 +3,17 @@
 #include <sys/resource.h>
 #include <time.h>
 
-namespace disksched::extract {
+#include <cmath>
 
-Millis monotonic_ms() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
-}
+#include "common/clock.hpp"
+#include "common/wait.hpp"
+
+namespace disksched::extract {
 
 void wait_until_monotonic(Millis t_ms) {
   // Wake-up latency on a busy 2-core VM is up to a millisecond or so: sleep until
   // 2 ms before, then spin.
-  const Millis now = monotonic_ms();
-  if (t_ms - now > 2.0) {
-    const Millis wake = t_ms - 2.0;
-    timespec ts{};
-    ts.tv_sec = static_cast<time_t>(wake / 1e3);
-    ts.tv_nsec = static_cast<long>((wake - static_cast<double>(ts.tv_sec) * 1e3) * 1e6);
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) != 0) {
-    }
-  }
-  while (monotonic_ms() < t_ms) {
-  }
+  sleep_then_spin_until_ns(static_cast<std::int64_t>(std::ceil(t_ms * 1e6)), 2'000'000);
 }
 
 long involuntary_switches() {

@@ -1,12 +1,13 @@
 // CLOCK_MONOTONIC in milliseconds, and a precise wait for the real-device targets.
 #pragma once
 
+#include "common/clock.hpp"
 #include "predictor/device_model.hpp"
 #include "tools/extract/probe_target.hpp"
 
 namespace disksched::extract {
 
-Millis monotonic_ms();
+using disksched::monotonic_ms;  // common/clock.hpp
 // Sleeps most of the way, then spins: issue times land within microseconds.
 void wait_until_monotonic(Millis t_ms);
 // Involuntary context switches of the calling thread so far (preemptions).

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -17,20 +16,17 @@ std::string clock_text(double seconds) {
 }  // namespace
 
 Progress::Progress(std::FILE* out, std::vector<std::string> steps)
-    : out_(out), tty_(out && isatty(fileno(out))), steps_(std::move(steps)) {}
+    : line_(out), steps_(std::move(steps)) {}
 
 void Progress::step(const std::string& name) {
   auto it = std::find(steps_.begin(), steps_.end(), name);
   current_ = it == steps_.end() ? current_ : static_cast<std::size_t>(it - steps_.begin());
   fraction_ = 0.0;
   last_permille_ = -1;
-  if (out_ && !tty_) {
-    std::fputs(fmt::format("extract: [{}/{}] {} (elapsed {}, budget left {})\n", current_ + 1,
-                           steps_.size(), steps_[current_], clock_text(elapsed_ / 1000.0),
-                           clock_text(std::max(0.0, budget_ - elapsed_) / 1000.0))
-                   .c_str(),
-               out_);
-    std::fflush(out_);
+  if (line_.enabled() && !line_.tty()) {
+    line_.print(fmt::format("extract: [{}/{}] {} (elapsed {}, budget left {})", current_ + 1,
+                            steps_.size(), steps_[current_], clock_text(elapsed_ / 1000.0),
+                            clock_text(std::max(0.0, budget_ - elapsed_) / 1000.0)));
     return;
   }
   draw();
@@ -49,36 +45,18 @@ void Progress::update(double fraction, Millis elapsed_ms, Millis budget_ms) {
 }
 
 void Progress::note(const std::string& line) {
-  if (!out_) return;
-  if (tty_ && drawn_) std::fputs("\r\033[K", out_);
-  std::fputs(line.c_str(), out_);
-  std::fputc('\n', out_);
-  drawn_ = false;
+  line_.print(line);
   draw();
 }
 
 void Progress::draw() {
-  if (!out_ || !tty_ || steps_.empty()) return;
-  constexpr int kWidth = 24;
-  const int full = static_cast<int>(std::lround(fraction_ * kWidth));
-  std::string bar(static_cast<std::size_t>(full), '#');
-  bar.resize(kWidth, '.');
+  if (steps_.empty()) return;
   const double left = std::max(0.0, (budget_ - elapsed_) / 1000.0);
-  std::fputs(fmt::format("\r\033[K[{}/{}] {:<10} [{}] {:3.0f}%  elapsed {}  left <= {}",
-                         current_ + 1, steps_.size(), steps_[current_], bar, fraction_ * 100,
-                         clock_text(elapsed_ / 1000.0), clock_text(left))
-                 .c_str(),
-             out_);
-  std::fflush(out_);
-  drawn_ = true;
+  line_.draw(fmt::format("[{}/{}] {:<10}", current_ + 1, steps_.size(), steps_[current_]),
+             fraction_,
+             fmt::format("elapsed {}  left <= {}", clock_text(elapsed_ / 1000.0), clock_text(left)));
 }
 
-void Progress::finish() {
-  if (out_ && drawn_) {
-    std::fputc('\n', out_);
-    std::fflush(out_);
-  }
-  drawn_ = false;
-}
+void Progress::finish() { line_.finish(); }
 
 }  // namespace disksched::extract

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "common/progress_line.hpp"
 #include "predictor/device_model.hpp"
 
 namespace disksched::extract {
@@ -26,13 +27,11 @@ class Progress {
  private:
   void draw();
 
-  std::FILE* out_;
-  bool tty_ = false;  // redraw one line; else print a line per step
+  ProgressLine line_;  // redrawn on a terminal; else a line per step
   std::vector<std::string> steps_;
   std::size_t current_ = 0;
   double fraction_ = 0.0;
   Millis elapsed_ = 0.0, budget_ = 0.0;
-  bool drawn_ = false;
   int last_permille_ = -1;
   long last_second_ = -1;
 };
