@@ -67,10 +67,13 @@ nlohmann::json stats_json(const Dispatcher::Snapshot& s) {
 
 std::string handle_control_command(const std::string& line, Dispatcher* dispatcher,
                                    std::string& configured_scheduler, const std::string& classes) {
-  std::string cmd = line, arg;
-  if (auto sp = line.find(' '); sp != std::string::npos) {
-    cmd = line.substr(0, sp);
-    arg = line.substr(sp + 1);
+  // A line ended by CRLF (a client such as socat's crlf or a Windows tool) means the same.
+  std::string trimmed = line;
+  while (!trimmed.empty() && (trimmed.back() == '\r' || trimmed.back() == ' ')) trimmed.pop_back();
+  std::string cmd = trimmed, arg;
+  if (auto sp = trimmed.find(' '); sp != std::string::npos) {
+    cmd = trimmed.substr(0, sp);
+    arg = trimmed.substr(sp + 1);
     while (!arg.empty() && (arg.front() == ' ')) arg.erase(0, 1);
     while (!arg.empty() && (arg.back() == ' ' || arg.back() == '\r')) arg.pop_back();
   }

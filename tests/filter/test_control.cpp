@@ -2,6 +2,9 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <cstring>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -69,4 +72,83 @@ TEST_CASE("control socket: show, switch, stats", "[filter][control]") {
   server.stop();
   REQUIRE(access(path.c_str(), F_OK) != 0);
   REQUIRE_THROWS_WITH(control_request(path, "show"), Contains("cannot connect"));
+}
+
+namespace {
+
+std::string test_socket_path(const char* name) {
+  return "/tmp/disksched-ctl-" + std::to_string(getpid()) + "-" + name + ".sock";
+}
+
+int connect_to(const std::string& path) {
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  std::strncpy(a.sun_path, path.c_str(), sizeof a.sun_path - 1);
+  const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  REQUIRE(fd >= 0);
+  REQUIRE(connect(fd, reinterpret_cast<const sockaddr*>(&a), sizeof a) == 0);
+  return fd;
+}
+
+std::string echo_handler(const std::string& line) {
+  return nlohmann::json({{"ok", true}, {"line", line}}).dump();
+}
+
+}  // namespace
+
+TEST_CASE("control socket: an exiting server leaves a socket path another server took over",
+          "[filter][control]") {
+  const std::string path = test_socket_path("takeover");
+  ControlServer first(path, echo_handler);
+  first.start();
+  // The file is removed (an operator, a tmp cleaner) and a second instance binds the path.
+  REQUIRE(unlink(path.c_str()) == 0);
+  ControlServer second(path, echo_handler);
+  second.start();
+  first.stop();
+  auto r = nlohmann::json::parse(control_request(path, "show"));
+  REQUIRE(r["ok"] == true);
+  second.stop();
+  REQUIRE(access(path.c_str(), F_OK) != 0);
+}
+
+TEST_CASE("control socket: clients that say nothing do not hold up the others",
+          "[filter][control]") {
+  const std::string path = test_socket_path("idle");
+  ControlServer server(path, echo_handler);
+  server.start();
+  // Served one at a time, each idle client would hold the socket for kIdleMs and the
+  // request below would wait 8 x 2 s, past its own 5 s limit.
+  std::vector<int> idle;
+  for (int i = 0; i < 8; ++i) idle.push_back(connect_to(path));
+  auto r = nlohmann::json::parse(control_request(path, "show"));
+  REQUIRE(r["line"] == "show");
+  for (int fd : idle) close(fd);
+  server.stop();
+}
+
+TEST_CASE("control socket: an over-long line gets an error reply; CRLF is a line end",
+          "[filter][control]") {
+  const std::string path = test_socket_path("long");
+  ControlServer server(path, echo_handler);
+  server.start();
+  const std::string too_long(ControlServer::kMaxLine + 1, 'x');
+  auto r = nlohmann::json::parse(control_request(path, too_long));
+  REQUIRE(r["ok"] == false);
+  REQUIRE_THAT(r["error"].get<std::string>(), Contains("longer than 65536 bytes"));
+  // A line of exactly the limit is still a command.
+  const std::string at_limit(ControlServer::kMaxLine, 'y');
+  REQUIRE(nlohmann::json::parse(control_request(path, at_limit))["ok"] == true);
+  REQUIRE(nlohmann::json::parse(control_request(path, "show\r"))["line"] == "show");
+  server.stop();
+}
+
+TEST_CASE("control commands: 'show' ended by CRLF is show", "[filter][control]") {
+  std::string configured = "fcfs";
+  auto r = nlohmann::json::parse(handle_control_command("show\r", nullptr, configured, ""));
+  REQUIRE(r["ok"] == true);
+  REQUIRE(r["scheduler"] == "fcfs");
+  auto s = nlohmann::json::parse(handle_control_command("switch sstf \r", nullptr, configured, ""));
+  REQUIRE(s["ok"] == true);
+  REQUIRE_THAT(configured, Catch::Matchers::StartsWith("sstf"));
 }
