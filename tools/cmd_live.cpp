@@ -625,9 +625,13 @@ void add_live_commands(CLI::App& app) {
           c));
     if (c == "save") {
       if (words->size() != 2)
-        throw std::invalid_argument("ctl save needs the file to write, e.g. save refined.json");
-      // The daemon resolves paths from its own directory: send an absolute one.
-      (*words)[1] = std::filesystem::absolute((*words)[1]).string();
+        throw std::invalid_argument(
+            "ctl save needs the file to write, e.g. save refined.json (a name in the "
+            "filter's sched-save-dir)");
+      // A bare name is one in the filter's sched-save-dir; a path is the caller's, and the
+      // daemon resolves paths from its own directory: send an absolute one.
+      if ((*words)[1].find('/') != std::string::npos)
+        (*words)[1] = std::filesystem::absolute((*words)[1]).string();
     }
     if (c == "switch" && words->size() != 2)
       throw std::invalid_argument("ctl switch needs a scheduler spec, e.g. switch asatf:w=30");

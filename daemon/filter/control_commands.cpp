@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "daemon/filter/control_save.hpp"
 #include "daemon/filter/lbn_model.hpp"
 #include "predictor/profile.hpp"
 #include "schedulers/registry.hpp"
@@ -65,8 +66,10 @@ nlohmann::json stats_json(const Dispatcher::Snapshot& s) {
 
 }  // namespace
 
-std::string handle_control_command(const std::string& line, Dispatcher* dispatcher,
-                                   std::string& configured_scheduler, const std::string& classes) {
+std::string handle_control_command(const std::string& line, ControlTarget& target,
+                                   std::unique_lock<std::mutex>* lock) {
+  Dispatcher* const dispatcher = target.dispatcher;
+  std::string& configured_scheduler = *target.configured_scheduler;
   // A line ended by CRLF (a client such as socat's crlf or a Windows tool) means the same.
   std::string trimmed = line;
   while (!trimmed.empty() && (trimmed.back() == '\r' || trimmed.back() == ' ')) trimmed.pop_back();
@@ -86,7 +89,9 @@ std::string handle_control_command(const std::string& line, Dispatcher* dispatch
       } else {
         reply = {{"scheduler", configured_scheduler}, {"geometry", nullptr}, {"opened", false}};
       }
-      reply["classes"] = classes;
+      reply["classes"] = target.classes;
+      reply["save_dir"] = target.save_dir.empty() ? nlohmann::json(nullptr)
+                                                  : nlohmann::json(target.save_dir);
       reply["ok"] = true;
     } else if (cmd == "switch") {
       if (arg.empty()) {
@@ -129,17 +134,21 @@ std::string handle_control_command(const std::string& line, Dispatcher* dispatch
       }
     } else if (cmd == "save") {
       // The daemon's working directory is not the caller's (nbdkit daemonized runs in
-      // /), so only an absolute path says where the file goes.
-      if (arg.empty() || arg.front() != '/') {
-        reply = {{"ok", false},
-                 {"error", "save needs an absolute path for the profile, not '" + arg + "'"}};
+      // /): a bare name goes into sched-save-dir, a path must be absolute and in it.
+      if (arg.empty()) {
+        reply = {{"ok", false}, {"error", "save needs a file name, e.g. save refined.json"}};
+      } else if (target.save_dir.empty()) {
+        reply = {{"ok", false}, {"error", kSaveOff}};
       } else if (dispatcher == nullptr) {
         reply = {{"ok", false}, {"error", "save: no client has opened the device yet"}};
       } else {
         const DiskProfile p = dispatcher->current_profile();
-        save_profile(p, arg);
+        const std::string save_dir = target.save_dir;
+        if (lock != nullptr) lock->unlock();
+        const std::string saved =
+            save_in_directory(save_dir, arg, profile_to_json(p).dump(2) + "\n");
         reply = {{"ok", true},
-                 {"saved", arg},
+                 {"saved", saved},
                  {"rotation_ms", p.rotation_ms},
                  {"track_phases", p.track_phase.size()}};
       }
@@ -147,7 +156,7 @@ std::string handle_control_command(const std::string& line, Dispatcher* dispatch
       reply = {{"ok", false},
                {"error", "unknown command '" + cmd +
                              "'; valid: show, stats, switch SPEC, period refine|fixed, "
-                             "tracks refine|fixed, save PATH"}};
+                             "tracks refine|fixed, save NAME.json"}};
     }
   } catch (const std::exception& e) {
     reply = {{"ok", false}, {"error", e.what()}};

@@ -1,17 +1,26 @@
 // What the control socket's commands do (see control.hpp for the protocol).
 #pragma once
 
+#include <mutex>
 #include <string>
 
 #include "daemon/filter/dispatcher.hpp"
 
 namespace disksched {
 
-// Answers one command line with one line of JSON. `dispatcher` may be null before the
-// first client opened the device; `configured_scheduler` is then what `show` reports,
-// and a `switch` is remembered there for when the device opens.
-std::string handle_control_command(const std::string& line, Dispatcher* dispatcher,
-                                   std::string& configured_scheduler,
-                                   const std::string& classes);
+// What the commands act on.
+struct ControlTarget {
+  Dispatcher* dispatcher = nullptr;            // null before the first client opened the device
+  std::string* configured_scheduler = nullptr;  // what `show` reports then; a `switch` lands here
+  std::string classes;                          // sched-classes, as described
+  std::string save_dir;                         // sched-save-dir=; empty: `save` is refused
+};
+
+// Answers one command line with one line of JSON. `lock`, when given, is held on entry
+// and guards the target (the filter's device lock, which new connections need too);
+// `save` releases it before it touches the file system, so a slow or stalled file
+// system never holds up new connections or other commands.
+std::string handle_control_command(const std::string& line, ControlTarget& target,
+                                   std::unique_lock<std::mutex>* lock = nullptr);
 
 }  // namespace disksched

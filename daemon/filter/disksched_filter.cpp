@@ -88,9 +88,10 @@ void create_device(std::unique_ptr<DeviceModel> model) {
 }
 
 std::string control_reply(const std::string& line) {
-  std::lock_guard lock(device_mu);
-  return handle_control_command(line, device.load(), pending_scheduler,
-                                config.classes.describe());
+  std::unique_lock lock(device_mu);
+  ControlTarget target{device.load(), &pending_scheduler, config.classes.describe(),
+                       config.save_dir};
+  return handle_control_command(line, target, &lock);
 }
 
 int disksched_config(nbdkit_next_config* next, nbdkit_backend* nxdata, const char* key,
@@ -98,7 +99,7 @@ int disksched_config(nbdkit_next_config* next, nbdkit_backend* nxdata, const cha
   try {
     std::string v = value;
     const std::string k = key;
-    if (k == "sched-log" || k == "sched-control") {
+    if (k == "sched-log" || k == "sched-control" || k == "sched-save-dir") {
       char* abs = nbdkit_absolute_path(value);
       if (abs == nullptr) return -1;
       v = abs;

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include <sys/stat.h>
+
 #include <fmt/format.h>
 
 #include "daemon/filter/duration.hpp"
@@ -31,6 +33,8 @@ const char* const kFilterConfigHelp =
     "sched-control=PATH          Control socket for `disksched ctl PATH\n"
     "                            show|switch SPEC|stats|period|tracks refine|fixed|\n"
     "                            save PROFILE.json`.\n"
+    "sched-save-dir=DIR          The only directory `ctl save` writes into\n"
+    "                            (default: none, save is refused).\n"
     "sched-delta=auto|TIME       Overhead from dispatch to device start (default\n"
     "                            auto: calibrated from completions), e.g. 150us.\n"
     "sched-refine=on|off         Refine the geometry's rotation period and each\n"
@@ -82,6 +86,13 @@ bool FilterConfig::set(std::string_view key, std::string_view value) {
   } else if (key == "sched-control") {
     if (value.empty()) throw bad(key, value, "needs a socket path");
     control_path = value;
+  } else if (key == "sched-save-dir") {
+    struct stat st{};
+    const std::string dir(value);
+    if (value.empty() || stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+      throw bad(key, value, "expected an existing directory (where `disksched ctl save` may "
+                            "write geometry profiles)");
+    save_dir = value;
   } else if (key == "sched-delta") {
     if (value == "auto") {
       delta_ms.reset();
@@ -96,7 +107,8 @@ bool FilterConfig::set(std::string_view key, std::string_view value) {
   } else {
     throw std::invalid_argument(fmt::format(
         "unknown key '{}'; the disksched filter's keys are sched, sched-geometry, sched-depth, "
-        "sched-log, sched-timescale, sched-classes, sched-control, sched-delta, sched-refine",
+        "sched-log, sched-timescale, sched-classes, sched-control, sched-save-dir, sched-delta, "
+        "sched-refine",
         key));
   }
   return true;
