@@ -380,7 +380,10 @@ void run_replay(const ReplayOptions& o) {
   std::vector<LatencyRecord> records;
   const bool saturated = r.run(w, rows, records);
   if (!o.log.empty()) {
-    LatencyLogWriter writer(o.log);
+    LatencyLogWriter::Options lo;
+    lo.append = false;  // one run, one log (an existing latency log is replaced)
+    lo.drop_when_full = false;
+    LatencyLogWriter writer(o.log, lo);
     for (auto& rec : records) writer.push(std::move(rec));
     writer.stop();
   }
@@ -469,7 +472,10 @@ std::vector<LogRow> read_view(const std::string& path, const LogView& v, std::si
   const std::int64_t from = window_value(v.from_ns, index, logs, INT64_MIN, "--from-ns");
   const std::int64_t to = window_value(v.to_ns, index, logs, INT64_MAX, "--to-ns");
   std::vector<LogRow> rows;
-  for (auto& r : read_latency_log(path)) {
+  std::vector<std::string> notes;
+  auto all = read_latency_log(path, &notes);
+  for (const auto& n : notes) std::cerr << "disksched: note: " << n << "\n";
+  for (auto& r : all) {
     if (r.arrive_ns < from || r.arrive_ns >= to) continue;
     if (v.timescale != 1.0) {
       const std::int64_t base = r.arrive_ns;
@@ -609,19 +615,19 @@ void add_live_commands(CLI::App& app) {
   auto ctl_json = std::make_shared<bool>(false);
   auto* ctl = app.add_subcommand(
       "ctl", "talk to a running filter's control socket (sched-control=PATH): "
-             "show | stats | switch SPEC | period refine|fixed | tracks refine|fixed | save PROFILE.json");
+             "show | stats | switch SPEC | period refine|fixed | tracks refine|fixed | save PROFILE.json | reopen");
   ctl->add_option("socket", *socket, "the control socket")->required();
-  ctl->add_option("command", *words, "show | stats | switch SPEC | period refine|fixed | tracks refine|fixed | save PROFILE.json")
+  ctl->add_option("command", *words, "show | stats | switch SPEC | period refine|fixed | tracks refine|fixed | save PROFILE.json | reopen")
       ->required()
       ->expected(1, 2);
   ctl->add_flag("--json", *ctl_json, "print the daemon's JSON reply");
   ctl->callback([socket, words, ctl_json] {
     const std::string& c = words->front();
     if (c != "show" && c != "stats" && c != "switch" && c != "period" && c != "tracks" &&
-        c != "save")
+        c != "save" && c != "reopen")
       throw std::invalid_argument(fmt::format(
           "unknown ctl command '{}'; valid: show, stats, switch SPEC, period refine|fixed, "
-          "tracks refine|fixed, save PROFILE.json",
+          "tracks refine|fixed, save PROFILE.json, reopen",
           c));
     if (c == "save") {
       if (words->size() != 2)

@@ -64,6 +64,20 @@ nlohmann::json stats_json(const Dispatcher::Snapshot& s) {
   return j;
 }
 
+// The latency log's state: lines written, records dropped, write errors (the last one).
+void add_log_status(nlohmann::json& j, const LatencyLogWriter* log) {
+  if (log == nullptr) {
+    j["log_path"] = nullptr;
+    return;
+  }
+  const auto st = log->status();
+  j["log_path"] = st.path;
+  j["log_written"] = st.written;
+  j["log_dropped"] = st.dropped;
+  j["log_write_errors"] = st.write_errors;
+  j["log_error"] = st.last_error.empty() ? nlohmann::json(nullptr) : nlohmann::json(st.last_error);
+}
+
 }  // namespace
 
 std::string handle_control_command(const std::string& line, ControlTarget& target,
@@ -90,6 +104,7 @@ std::string handle_control_command(const std::string& line, ControlTarget& targe
         reply = {{"scheduler", configured_scheduler}, {"geometry", nullptr}, {"opened", false}};
       }
       reply["classes"] = target.classes;
+      add_log_status(reply, target.log);
       reply["save_dir"] = target.save_dir.empty() ? nlohmann::json(nullptr)
                                                   : nlohmann::json(target.save_dir);
       reply["ok"] = true;
@@ -152,11 +167,24 @@ std::string handle_control_command(const std::string& line, ControlTarget& targe
                  {"rotation_ms", p.rotation_ms},
                  {"track_phases", p.track_phase.size()}};
       }
+    } else if (cmd == "reopen") {
+      // logrotate moved the log away: the next lines go to a new file at the path.
+      if (!arg.empty()) {
+        reply = {{"ok", false}, {"error", "reopen takes no argument"}};
+      } else if (target.log == nullptr) {
+        reply = {{"ok", false}, {"error", "reopen: no latency log is written (sched-log=)"}};
+      } else {
+        LatencyLogWriter* log = target.log;
+        if (lock != nullptr) lock->unlock();
+        log->reopen();
+        reply = {{"ok", true}};
+        add_log_status(reply, log);
+      }
     } else {
       reply = {{"ok", false},
                {"error", "unknown command '" + cmd +
                              "'; valid: show, stats, switch SPEC, period refine|fixed, "
-                             "tracks refine|fixed, save NAME.json"}};
+                             "tracks refine|fixed, save NAME.json, reopen"}};
     }
   } catch (const std::exception& e) {
     reply = {{"ok", false}, {"error", e.what()}};

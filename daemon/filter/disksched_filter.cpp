@@ -90,7 +90,7 @@ void create_device(std::unique_ptr<DeviceModel> model) {
 std::string control_reply(const std::string& line) {
   std::unique_lock lock(device_mu);
   ControlTarget target{device.load(), &pending_scheduler, config.classes.describe(),
-                       config.save_dir};
+                       config.save_dir, latency_log};
   return handle_control_command(line, target, &lock);
 }
 
@@ -120,7 +120,9 @@ int disksched_config_complete(nbdkit_next_config_complete* next, nbdkit_backend*
     pending_scheduler = config.sched;
     if (!config.log_path.empty()) {
       try {
-        latency_log = new LatencyLogWriter(config.log_path);
+        LatencyLogWriter::Options o;
+        o.report = [](const std::string& m) { nbdkit_error("disksched: sched-log: %s", m.c_str()); };
+        latency_log = new LatencyLogWriter(config.log_path, std::move(o));
       } catch (const std::exception& e) {
         throw std::runtime_error("sched-log=" + config.log_path + ": " + e.what());
       }

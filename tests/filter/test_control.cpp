@@ -158,6 +158,9 @@ TEST_CASE("control commands: 'show' ended by CRLF is show", "[filter][control]")
   auto s = nlohmann::json::parse(handle_control_command("switch sstf \r", target));
   REQUIRE(s["ok"] == true);
   REQUIRE_THAT(configured, Catch::Matchers::StartsWith("sstf"));
+  auto reopen = nlohmann::json::parse(handle_control_command("reopen", target));
+  REQUIRE(reopen["ok"] == false);
+  REQUIRE_THAT(reopen["error"].get<std::string>(), Contains("sched-log="));
 }
 
 namespace {
