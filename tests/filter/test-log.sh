@@ -71,6 +71,31 @@ PY
 [ "$(rows "$lat.1")" = 4 ] || fail "the rotated log has $(rows "$lat.1") lines, expected 4"
 [ "$(rows "$lat")" = 4 ] || fail "the reopened log has $(rows "$lat") lines, expected 4"
 
+# A full file system (a file-size limit stands in for it: writes past 100 KiB fail, and
+# SIGXFSZ, ignored here, stays ignored in nbdkit): the failure is reported once, and the
+# lines that did land are whole.
+cat > "$TMPDIR_TEST/many.py" <<'PY'
+import sys
+import nbd
+h = nbd.NBD()
+h.connect_uri(sys.argv[1])
+for i in range(2000):
+    h.pread(512, (i % 64) * 4096)
+h.shutdown()
+PY
+rm -f "$lat"
+( trap '' XFSZ; ulimit -f 100
+  timeout 60 nbdkit -U - --filter="$DISKSCHED_FILTER" memory 16M sched-log="$lat" \
+    --run "/usr/bin/python3 '$TMPDIR_TEST/many.py' \"\$uri\"" ) 2> "$TMPDIR_TEST/full.err" \
+  || fail "the run on a full log failed: $(cat "$TMPDIR_TEST/full.err")"
+reports=$(grep -c "sched-log: .*write failed" "$TMPDIR_TEST/full.err" || true)
+[ "$reports" = 1 ] || fail "write failures reported $reports times: $(cat "$TMPDIR_TEST/full.err")"
+"$DISKSCHED" log summary "$lat" > /dev/null 2> "$TMPDIR_TEST/notes" \
+  || fail "the summary rejected the log of a full file system: $(cat "$TMPDIR_TEST/notes")"
+[ ! -s "$TMPDIR_TEST/notes" ] || fail "the full log has a cut line: $(cat "$TMPDIR_TEST/notes")"
+[ "$(rows "$lat")" -lt 2000 ] || fail "the file-size limit did not bite"
+echo "full file system: $(rows "$lat") of 2000 lines written, the failure reported once"
+
 # A log whose last line was cut (the disk filled up, the server was killed).
 head -c -20 "$lat.1" > "$TMPDIR_TEST/cut.csv"
 "$DISKSCHED" log summary "$TMPDIR_TEST/cut.csv" > "$TMPDIR_TEST/summary" 2> "$TMPDIR_TEST/notes" \
