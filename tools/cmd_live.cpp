@@ -376,7 +376,10 @@ void run_replay(const ReplayOptions& o) {
   std::vector<LatencyRecord> records;
   const bool saturated = r.run(w, rows, records);
   if (!o.log.empty()) {
-    LatencyLogWriter writer(o.log);
+    LatencyLogWriter::Options lo;
+    lo.append = false;  // one run, one log (an existing latency log is replaced)
+    lo.drop_when_full = false;
+    LatencyLogWriter writer(o.log, lo);
     for (auto& rec : records) writer.push(std::move(rec));
     writer.stop();
   }
@@ -469,7 +472,10 @@ std::vector<LogRow> read_view(const std::string& path, const LogView& v, std::si
   const std::int64_t from = window_value(v.from_ns, index, logs, INT64_MIN, "--from-ns");
   const std::int64_t to = window_value(v.to_ns, index, logs, INT64_MAX, "--to-ns");
   std::vector<LogRow> rows;
-  for (auto& r : read_latency_log(path)) {
+  std::vector<std::string> notes;
+  auto all = read_latency_log(path, &notes);
+  for (const auto& n : notes) std::cerr << "disksched: note: " << n << "\n";
+  for (auto& r : all) {
     if (r.arrive_ns < from || r.arrive_ns >= to) continue;
     if (v.timescale != 1.0) {
       const std::int64_t base = r.arrive_ns;
@@ -610,28 +616,32 @@ void add_live_commands(CLI::App& app) {
   auto* ctl = app.add_subcommand(
       "ctl", "talk to a running filter's control socket (sched-control=PATH) or instance "
              "(disksched@NAME): show | stats | metrics | switch SPEC | period refine|fixed | "
-             "tracks refine|fixed | save PROFILE.json");
+             "tracks refine|fixed | save PROFILE.json | reopen");
   ctl->add_option("socket", *socket,
                   "the control socket, or an instance name (NAME: " + instance_run_dir() +
                       "/NAME/control.sock)")
       ->required();
-  ctl->add_option("command", *words, "show | stats | metrics | switch SPEC | period refine|fixed | tracks refine|fixed | save PROFILE.json")
+  ctl->add_option("command", *words, "show | stats | metrics | switch SPEC | period refine|fixed | tracks refine|fixed | save PROFILE.json | reopen")
       ->required()
       ->expected(1, 2);
   ctl->add_flag("--json", *ctl_json, "print the daemon's JSON reply");
   ctl->callback([socket, words, ctl_json] {
     const std::string& c = words->front();
     if (c != "show" && c != "stats" && c != "metrics" && c != "switch" && c != "period" &&
-        c != "tracks" && c != "save")
+        c != "tracks" && c != "save" && c != "reopen")
       throw std::invalid_argument(fmt::format(
           "unknown ctl command '{}'; valid: show, stats, metrics, switch SPEC, period refine|fixed, "
-          "tracks refine|fixed, save PROFILE.json",
+          "tracks refine|fixed, save PROFILE.json, reopen",
           c));
     if (c == "save") {
       if (words->size() != 2)
-        throw std::invalid_argument("ctl save needs the file to write, e.g. save refined.json");
-      // The daemon resolves paths from its own directory: send an absolute one.
-      (*words)[1] = std::filesystem::absolute((*words)[1]).string();
+        throw std::invalid_argument(
+            "ctl save needs the file to write, e.g. save refined.json (a name in the "
+            "filter's sched-save-dir)");
+      // A bare name is one in the filter's sched-save-dir; a path is the caller's, and the
+      // daemon resolves paths from its own directory: send an absolute one.
+      if ((*words)[1].find('/') != std::string::npos)
+        (*words)[1] = std::filesystem::absolute((*words)[1]).string();
     }
     if (c == "switch" && words->size() != 2)
       throw std::invalid_argument("ctl switch needs a scheduler spec, e.g. switch asatf:w=30");

@@ -48,6 +48,7 @@ for sched in fcfs asatf:w=30; do
     sim=$("$disksched" sim --sched "$sched" --rate "$rate" --workload uniform --seed 1 \
             --reps 1 --warmup "$warmup" --requests "$requests" --max-queue 200 --json)
     add sim "$sched" "$rate" "$sim"
+    rm -f "$out/live-${sched%%:*}-$rate.csv"  # sched-log= appends to an existing log
     live=$(nbdkit -U - -t 64 --filter="$filter" "$diskemu" model=hp97560 timescale="$timescale" \
              sched="$sched" sched-geometry=hp97560 sched-timescale="$timescale" \
              sched-log="$out/live-${sched%%:*}-$rate.csv" \

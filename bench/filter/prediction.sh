@@ -22,6 +22,7 @@ fracs=""
 for run in "fcfs 30" "asatf:w=30 50"; do
   set -- $run
   log="$work/pred.csv"
+  rm -f "$log"  # one log per run: sched-log= appends to an existing one
   nbdkit -U - -t 64 --filter="$filter" "$diskemu" model=hp97560 stats="$work/emu.json" sched="$1" \
     sched-geometry=hp97560 sched-log="$log" \
     --run "'$disksched' replay --nbd \"\$uri\" --workload uniform --rate $2 \

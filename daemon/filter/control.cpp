@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 namespace disksched {
 namespace {
@@ -31,23 +32,29 @@ std::runtime_error sys_error(const std::string& what) {
   return std::runtime_error(fmt::format("{}: {}", what, std::strerror(errno)));
 }
 
-// Reads until '\n' or EOF, at most 64 KiB, waiting at most timeout_ms for each part.
-bool read_line(int fd, std::string& out, int timeout_ms) {
+enum class LineResult { Line, TooLong, Nothing };
+
+// Reads until '\n' (dropped, with a '\r' before it) or EOF, at most `max` bytes, waiting
+// at most timeout_ms for each part; returns early when `stop_fd` becomes readable.
+LineResult read_line(int fd, std::string& out, int timeout_ms, std::size_t max,
+                     int stop_fd = -1) {
   char buf[4096];
-  while (out.size() < 65536) {
-    pollfd p{fd, POLLIN, 0};
-    const int r = poll(&p, 1, timeout_ms);
-    if (r <= 0) return false;
+  for (;;) {
+    pollfd p[2] = {{fd, POLLIN, 0}, {stop_fd, POLLIN, 0}};
+    const int r = poll(p, stop_fd >= 0 ? 2 : 1, timeout_ms);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0 || (stop_fd >= 0 && p[1].revents != 0)) return LineResult::Nothing;
     const ssize_t n = read(fd, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return !out.empty();
+    if (n <= 0) return out.empty() ? LineResult::Nothing : LineResult::Line;
     out.append(buf, static_cast<std::size_t>(n));
     if (auto nl = out.find('\n'); nl != std::string::npos) {
       out.resize(nl);
-      return true;
+      if (!out.empty() && out.back() == '\r') out.pop_back();
+      return out.size() > max ? LineResult::TooLong : LineResult::Line;
     }
+    if (out.size() > max) return LineResult::TooLong;
   }
-  return false;
 }
 
 void write_all(int fd, const std::string& s) {
@@ -58,6 +65,15 @@ void write_all(int fd, const std::string& s) {
     if (n <= 0) return;
     done += static_cast<std::size_t>(n);
   }
+}
+
+// Removes the socket file only if it is still the one this instance bound: after the
+// path was taken over (the file removed, another daemon bound it), it is not ours.
+void unlink_own_socket(const std::string& path, dev_t dev, ino_t ino) {
+  struct stat st{};
+  if (lstat(path.c_str(), &st) != 0 || !S_ISSOCK(st.st_mode)) return;
+  if (st.st_dev != dev || st.st_ino != ino) return;
+  unlink(path.c_str());
 }
 
 }  // namespace
@@ -86,11 +102,15 @@ ControlServer::ControlServer(std::string path, Handler handler)
     listen_fd_ = -1;
     throw e;
   }
-  if (listen(listen_fd_, 8) != 0) {
+  if (struct stat bound{}; lstat(path_.c_str(), &bound) == 0) {
+    socket_dev_ = bound.st_dev;
+    socket_ino_ = bound.st_ino;
+  }
+  if (listen(listen_fd_, 64) != 0) {
     auto e = sys_error(fmt::format("cannot listen on '{}'", path_));
     close(listen_fd_);
     listen_fd_ = -1;
-    unlink(path_.c_str());
+    unlink_own_socket(path_, socket_dev_, socket_ino_);
     throw e;
   }
   stop_fd_ = eventfd(0, EFD_CLOEXEC);
@@ -114,10 +134,11 @@ void ControlServer::stop() {
     [[maybe_unused]] auto n = write(stop_fd_, &one, sizeof one);
   }
   if (thread_.joinable()) thread_.join();
+  reap(true);
   if (listen_fd_ >= 0) {
     close(listen_fd_);
     listen_fd_ = -1;
-    unlink(path_.c_str());
+    unlink_own_socket(path_, socket_dev_, socket_ino_);
   }
   if (stop_fd_ >= 0) {
     close(stop_fd_);
@@ -136,17 +157,58 @@ void ControlServer::loop() {
     if ((p[0].revents & POLLIN) == 0) continue;
     const int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
     if (fd < 0) continue;
-    std::string line;
-    if (read_line(fd, line, 2000)) {
+    reap(false);
+    if (clients_.size() >= kMaxClients) {
+      write_all(fd, fmt::format("{{\"ok\":false,\"error\":\"busy: {} control connections are "
+                                "open; try again\"}}\n",
+                                kMaxClients));
+      close(fd);
+      continue;
+    }
+    auto c = std::make_unique<Client>();
+    Client* raw = c.get();
+    c->thread = std::thread([this, fd, raw] {
+      serve(fd);
+      raw->done = true;
+    });
+    clients_.push_back(std::move(c));
+  }
+}
+
+void ControlServer::serve(int fd) {
+  std::string line;
+  switch (read_line(fd, line, kIdleMs, kMaxLine, stop_fd_)) {
+    case LineResult::Nothing:
+      break;
+    case LineResult::TooLong:
+      write_all(fd, fmt::format("{{\"ok\":false,\"error\":\"command line longer than {} "
+                                "bytes\"}}\n",
+                                kMaxLine));
+      break;
+    case LineResult::Line: {
       std::string reply;
       try {
         reply = handler_(line);
       } catch (const std::exception& e) {
-        reply = fmt::format("{{\"ok\":false,\"error\":\"internal: {}\"}}", e.what());
+        reply = nlohmann::json({{"ok", false}, {"error", std::string("internal: ") + e.what()}})
+                    .dump();
       }
       write_all(fd, reply + "\n");
+      break;
     }
-    close(fd);
+  }
+  close(fd);
+}
+
+// Joins the client threads that finished (all of them when `all`).
+void ControlServer::reap(bool all) {
+  for (auto it = clients_.begin(); it != clients_.end();) {
+    if (all || (*it)->done) {
+      (*it)->thread.join();
+      it = clients_.erase(it);
+    } else {
+      ++it;
+    }
   }
 }
 
@@ -161,7 +223,7 @@ std::string control_request(const std::string& path, const std::string& line, in
   }
   write_all(fd, line + "\n");
   std::string reply;
-  const bool ok = read_line(fd, reply, timeout_ms);
+  const bool ok = read_line(fd, reply, timeout_ms, std::size_t{1} << 24) == LineResult::Line;
   close(fd);
   if (!ok)
     throw std::runtime_error(fmt::format("no reply from control socket '{}' within {} ms", path,

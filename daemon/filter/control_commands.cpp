@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "daemon/filter/control_save.hpp"
 #include "daemon/filter/lbn_model.hpp"
 #include "predictor/profile.hpp"
 #include "schedulers/registry.hpp"
@@ -63,15 +64,33 @@ nlohmann::json stats_json(const Dispatcher::Snapshot& s) {
   return j;
 }
 
+// The latency log's state: lines written, records dropped, write errors (the last one).
+void add_log_status(nlohmann::json& j, const LatencyLogWriter* log) {
+  if (log == nullptr) {
+    j["log_path"] = nullptr;
+    return;
+  }
+  const auto st = log->status();
+  j["log_path"] = st.path;
+  j["log_written"] = st.written;
+  j["log_dropped"] = st.dropped;
+  j["log_write_errors"] = st.write_errors;
+  j["log_error"] = st.last_error.empty() ? nlohmann::json(nullptr) : nlohmann::json(st.last_error);
+}
+
 }  // namespace
 
-std::string handle_control_command(const std::string& line, Dispatcher* dispatcher,
-                                   std::string& configured_scheduler, const std::string& classes,
-                                   const std::function<std::string()>& metrics) {
-  std::string cmd = line, arg;
-  if (auto sp = line.find(' '); sp != std::string::npos) {
-    cmd = line.substr(0, sp);
-    arg = line.substr(sp + 1);
+std::string handle_control_command(const std::string& line, ControlTarget& target,
+                                   std::unique_lock<std::mutex>* lock) {
+  Dispatcher* const dispatcher = target.dispatcher;
+  std::string& configured_scheduler = *target.configured_scheduler;
+  // A line ended by CRLF (a client such as socat's crlf or a Windows tool) means the same.
+  std::string trimmed = line;
+  while (!trimmed.empty() && (trimmed.back() == '\r' || trimmed.back() == ' ')) trimmed.pop_back();
+  std::string cmd = trimmed, arg;
+  if (auto sp = trimmed.find(' '); sp != std::string::npos) {
+    cmd = trimmed.substr(0, sp);
+    arg = trimmed.substr(sp + 1);
     while (!arg.empty() && (arg.front() == ' ')) arg.erase(0, 1);
     while (!arg.empty() && (arg.back() == ' ' || arg.back() == '\r')) arg.pop_back();
   }
@@ -84,11 +103,14 @@ std::string handle_control_command(const std::string& line, Dispatcher* dispatch
       } else {
         reply = {{"scheduler", configured_scheduler}, {"geometry", nullptr}, {"opened", false}};
       }
-      reply["classes"] = classes;
+      reply["classes"] = target.classes;
+      add_log_status(reply, target.log);
+      reply["save_dir"] = target.save_dir.empty() ? nlohmann::json(nullptr)
+                                                  : nlohmann::json(target.save_dir);
       reply["ok"] = true;
     } else if (cmd == "metrics") {
-      if (metrics)
-        reply = {{"ok", true}, {"metrics", metrics()}};
+      if (target.metrics)
+        reply = {{"ok", true}, {"metrics", target.metrics()}};
       else
         reply = {{"ok", false}, {"error", "metrics are not kept by this filter"}};
     } else if (cmd == "switch") {
@@ -132,25 +154,42 @@ std::string handle_control_command(const std::string& line, Dispatcher* dispatch
       }
     } else if (cmd == "save") {
       // The daemon's working directory is not the caller's (nbdkit daemonized runs in
-      // /), so only an absolute path says where the file goes.
-      if (arg.empty() || arg.front() != '/') {
-        reply = {{"ok", false},
-                 {"error", "save needs an absolute path for the profile, not '" + arg + "'"}};
+      // /): a bare name goes into sched-save-dir, a path must be absolute and in it.
+      if (arg.empty()) {
+        reply = {{"ok", false}, {"error", "save needs a file name, e.g. save refined.json"}};
+      } else if (target.save_dir.empty()) {
+        reply = {{"ok", false}, {"error", kSaveOff}};
       } else if (dispatcher == nullptr) {
         reply = {{"ok", false}, {"error", "save: no client has opened the device yet"}};
       } else {
         const DiskProfile p = dispatcher->current_profile();
-        save_profile(p, arg);
+        const std::string save_dir = target.save_dir;
+        if (lock != nullptr) lock->unlock();
+        const std::string saved =
+            save_in_directory(save_dir, arg, profile_to_json(p).dump(2) + "\n");
         reply = {{"ok", true},
-                 {"saved", arg},
+                 {"saved", saved},
                  {"rotation_ms", p.rotation_ms},
                  {"track_phases", p.track_phase.size()}};
+      }
+    } else if (cmd == "reopen") {
+      // logrotate moved the log away: the next lines go to a new file at the path.
+      if (!arg.empty()) {
+        reply = {{"ok", false}, {"error", "reopen takes no argument"}};
+      } else if (target.log == nullptr) {
+        reply = {{"ok", false}, {"error", "reopen: no latency log is written (sched-log=)"}};
+      } else {
+        LatencyLogWriter* log = target.log;
+        if (lock != nullptr) lock->unlock();
+        log->reopen();
+        reply = {{"ok", true}};
+        add_log_status(reply, log);
       }
     } else {
       reply = {{"ok", false},
                {"error", "unknown command '" + cmd +
                              "'; valid: show, stats, metrics, switch SPEC, period refine|fixed, "
-                             "tracks refine|fixed, save PATH"}};
+                             "tracks refine|fixed, save NAME.json, reopen"}};
     }
   } catch (const std::exception& e) {
     reply = {{"ok", false}, {"error", e.what()}};

@@ -118,10 +118,13 @@ std::string metrics_text() {
 }
 
 std::string control_reply(const std::string& line) {
-  std::lock_guard lock(device_mu);
-  std::string reply = handle_control_command(line, device.load(), pending_scheduler,
-                                             config.classes.describe(), metrics_text);
-  // The other exports' devices follow the first one's scheduler.
+  std::unique_lock lock(device_mu);
+  ControlTarget target{device.load(), &pending_scheduler, config.classes.describe(),
+                       config.save_dir, latency_log, metrics ? metrics_text : nullptr};
+  std::string reply = handle_control_command(line, target, &lock);
+  // The other exports' devices follow the first one's scheduler (`save` and `reopen`
+  // gave the lock up for their file work).
+  if (!lock.owns_lock()) lock.lock();
   if (Dispatcher* first = device.load(); first != nullptr && devices.size() > 1) {
     pending_scheduler = first->snapshot().scheduler;
     for (Dispatcher* d : devices) {
@@ -141,7 +144,7 @@ int disksched_config(nbdkit_next_config* next, nbdkit_backend* nxdata, const cha
   try {
     std::string v = value;
     const std::string k = key;
-    if (k == "sched-log" || k == "sched-control" || k == "sched-metrics") {
+    if (k == "sched-log" || k == "sched-control" || k == "sched-metrics" || k == "sched-save-dir") {
       char* abs = nbdkit_absolute_path(value);
       if (abs == nullptr) return -1;
       v = abs;
@@ -162,7 +165,9 @@ int disksched_config_complete(nbdkit_next_config_complete* next, nbdkit_backend*
     pending_scheduler = config.sched;
     if (!config.log_path.empty()) {
       try {
-        latency_log = new LatencyLogWriter(config.log_path);
+        LatencyLogWriter::Options o;
+        o.report = [](const std::string& m) { nbdkit_error("disksched: sched-log: %s", m.c_str()); };
+        latency_log = new LatencyLogWriter(config.log_path, std::move(o));
       } catch (const std::exception& e) {
         throw std::runtime_error("sched-log=" + config.log_path + ": " + e.what());
       }

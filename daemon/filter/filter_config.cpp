@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include <sys/stat.h>
+
 #include <fmt/format.h>
 
 #include "daemon/filter/lbn_model.hpp"
@@ -21,7 +23,8 @@ const char* const kFilterConfigHelp =
     "                            LBN distances are known (rotation-aware schedulers\n"
     "                            refuse to start).\n"
     "sched-depth=N               Requests at the device at once (default 1).\n"
-    "sched-log=PATH              Latency log: one CSV line per request.\n"
+    "sched-log=PATH              Latency log: one CSV line per request (a\n"
+    "                            regular file; a latency log is appended to).\n"
     "sched-timescale=F           Real time per model time (default 1); must match\n"
     "                            the emulator's timescale.\n"
     "sched-classes=RULES         Request classes, SOURCE=CLASS,... (see the man\n"
@@ -30,7 +33,9 @@ const char* const kFilterConfigHelp =
     "                            noncritical|limited:TIME.\n"
     "sched-control=PATH          Control socket for `disksched ctl PATH\n"
     "                            show|switch SPEC|stats|period|tracks refine|fixed|\n"
-    "                            save PROFILE.json`.\n"
+    "                            save PROFILE.json|reopen`.\n"
+    "sched-save-dir=DIR          The only directory `ctl save` writes into\n"
+    "                            (default: none, save is refused).\n"
     "sched-delta=auto|TIME       Overhead from dispatch to device start (default\n"
     "                            auto: calibrated from completions), e.g. 150us.\n"
     "sched-refine=BOOL           Refine the geometry's rotation period and each\n"
@@ -87,6 +92,13 @@ bool FilterConfig::set(std::string_view key, std::string_view value, const KeyPa
   } else if (key == "sched-control") {
     if (value.empty()) throw bad(key, value, "needs a socket path");
     control_path = value;
+  } else if (key == "sched-save-dir") {
+    struct stat st{};
+    const std::string dir(value);
+    if (value.empty() || stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+      throw bad(key, value, "expected an existing directory (where `disksched ctl save` may "
+                            "write geometry profiles)");
+    save_dir = value;
   } else if (key == "sched-delta") {
     if (value == "auto") {
       delta_ms.reset();
@@ -119,8 +131,8 @@ bool FilterConfig::set(std::string_view key, std::string_view value, const KeyPa
   } else {
     throw std::invalid_argument(fmt::format(
         "unknown key '{}'; the disksched filter's keys are sched, sched-geometry, sched-depth, "
-        "sched-log, sched-timescale, sched-classes, sched-control, sched-delta, sched-refine, "
-        "sched-metrics, sched-metrics-interval, sched-disk",
+        "sched-log, sched-timescale, sched-classes, sched-control, sched-save-dir, sched-delta, "
+        "sched-refine, sched-metrics, sched-metrics-interval, sched-disk",
         key));
   }
   return true;

@@ -22,6 +22,7 @@ struct FilterConfig {
   std::string classes_text;         // sched-classes=RULES
   ClassMap classes;
   std::string control_path;         // sched-control=PATH
+  std::string save_dir;             // sched-save-dir=DIR: where `ctl save` may write
   std::optional<Millis> delta_ms;   // sched-delta=TIME (real ms); nullopt: auto
   bool refine = true;               // sched-refine=BOOL: period and track phases refined
   std::string metrics_path;         // sched-metrics=PATH (Prometheus text file)

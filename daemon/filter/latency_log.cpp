@@ -1,5 +1,6 @@
 #include "daemon/filter/latency_log.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -7,6 +8,10 @@
 #include <fstream>
 #include <map>
 #include <stdexcept>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -54,40 +59,193 @@ std::string format_latency_record(const LatencyRecord& r) {
                      r.error != 0 ? errno_name(r.error) : "");
 }
 
-LatencyLogWriter::LatencyLogWriter(const std::string& path) : path_(path) {
-  file_ = std::fopen(path.c_str(), "w");
-  if (file_ == nullptr)
+namespace {
+
+const char* kind_of(mode_t m) {
+  if (S_ISDIR(m)) return "a directory";
+  if (S_ISFIFO(m)) return "a FIFO";
+  if (S_ISSOCK(m)) return "a socket";
+  if (S_ISCHR(m) || S_ISBLK(m)) return "a device";
+  return "not a regular file";
+}
+
+std::runtime_error not_regular(const std::string& path, mode_t m) {
+  return std::runtime_error(fmt::format(
+      "'{}' is {}: the latency log must be a regular file (a reader that stops would hold "
+      "up the server, and a device or image would be overwritten); give a file name",
+      path, kind_of(m)));
+}
+
+bool write_all(int fd, const std::string& s) {
+  std::size_t done = 0;
+  while (done < s.size()) {
+    const ssize_t n = write(fd, s.data() + done, s.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n == 0) errno = EIO;
+    if (n <= 0) return false;
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+// Opens a latency log for appending; see the constructor. `note` hears about an earlier
+// run's cut last line being removed.
+int open_latency_log(const std::string& path, bool append,
+                     const std::function<void(const std::string&)>& note) {
+  struct stat st{};
+  // Looked at before opening: opening a FIFO or a device can block or act.
+  if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) throw not_regular(path, st.st_mode);
+  const int fd =
+      open(path.c_str(), O_RDWR | O_APPEND | O_CREAT | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0644);
+  if (fd < 0)
     throw std::runtime_error(fmt::format("cannot create '{}': {}", path, std::strerror(errno)));
-  std::setvbuf(file_, nullptr, _IOFBF, 1 << 16);
-  std::fprintf(file_, "%s\n", latency_log_header());
-  std::fflush(file_);
-  buffer_.reserve(1024);
+  try {
+    if (fstat(fd, &st) != 0)
+      throw std::runtime_error(fmt::format("'{}': {}", path, std::strerror(errno)));
+    if (!S_ISREG(st.st_mode)) throw not_regular(path, st.st_mode);
+    fcntl(fd, F_SETFL, O_APPEND);  // blocking again: a regular file, written by our thread
+    const std::string header = std::string(latency_log_header()) + "\n";
+    bool needs_header = st.st_size == 0;
+    if (st.st_size > 0) {
+      std::string first(header.size(), '\0');
+      const ssize_t n = pread(fd, first.data(), first.size(), 0);
+      if (n != static_cast<ssize_t>(header.size()) || first != header)
+        throw std::runtime_error(fmt::format(
+            "'{}' exists and is not a disksched latency log (its first line is not the log's "
+            "header), and a latency log is never written over another file: give a new file "
+            "name, or remove this file",
+            path));
+      if (!append) {
+        if (ftruncate(fd, 0) != 0)
+          throw std::runtime_error(fmt::format("cannot empty '{}': {}", path, std::strerror(errno)));
+        needs_header = true;
+      } else {
+        // A run that died mid-line left a cut last line; appended to, it would sit in the
+        // middle of the log where the reader rejects it.
+        const off_t size = st.st_size;
+        const off_t from = std::max<off_t>(0, size - 65536);
+        std::string tail(static_cast<std::size_t>(size - from), '\0');
+        if (pread(fd, tail.data(), tail.size(), from) == static_cast<ssize_t>(tail.size()) &&
+            tail.back() != '\n') {
+          const auto nl = tail.rfind('\n');
+          const off_t keep = nl == std::string::npos ? static_cast<off_t>(header.size())
+                                                     : from + static_cast<off_t>(nl) + 1;
+          if (ftruncate(fd, keep) == 0 && note)
+            note(fmt::format("removed a cut last line ({} bytes) that an earlier run left in '{}'",
+                             size - keep, path));
+        }
+      }
+    }
+    if (needs_header && !write_all(fd, header))
+      throw std::runtime_error(fmt::format("cannot write to '{}': {}", path, std::strerror(errno)));
+  } catch (...) {
+    close(fd);
+    throw;
+  }
+  return fd;
+}
+
+void report_to_stderr(const std::string& m) {
+  std::fprintf(stderr, "disksched: latency log: %s\n", m.c_str());
+}
+
+}  // namespace
+
+LatencyLogWriter::LatencyLogWriter(const std::string& path) : LatencyLogWriter(path, Options{}) {}
+
+LatencyLogWriter::LatencyLogWriter(const std::string& path, Options options)
+    : path_(path), options_(std::move(options)) {
+  if (!options_.report) options_.report = report_to_stderr;
+  if (options_.capacity == 0) options_.capacity = 1;
+  fd_ = open_latency_log(path_, options_.append, options_.report);
+  buffer_.reserve(std::min<std::size_t>(1024, options_.capacity));
 }
 
 LatencyLogWriter::~LatencyLogWriter() { stop(); }
 
 void LatencyLogWriter::start() {
   std::lock_guard lock(mu_);
-  if (thread_.joinable() || file_ == nullptr) return;
+  if (thread_.joinable() || fd_ < 0) return;
   stopping_ = false;
   thread_ = std::thread([this] { loop(); });
 }
 
+void LatencyLogWriter::report_once(bool& reported, const std::string& message) {
+  {
+    std::lock_guard lock(mu_);
+    if (reported) return;
+    reported = true;
+  }
+  options_.report(message);
+}
+
 void LatencyLogWriter::push(LatencyRecord r) {
-  std::lock_guard lock(mu_);
+  std::unique_lock lock(mu_);
+  if (buffer_.size() >= options_.capacity) {
+    if (!options_.drop_when_full) {
+      std::vector<LatencyRecord> batch;
+      batch.swap(buffer_);
+      lock.unlock();
+      write_batch(batch);
+      lock.lock();
+    } else {
+      ++dropped_;
+      lock.unlock();
+      report_once(reported_drop_,
+                  fmt::format("'{}': the writer cannot keep up ({} records buffered); further "
+                              "records are dropped and counted (log_dropped in `disksched ctl "
+                              "SOCKET show`); reported once",
+                              path_, options_.capacity));
+      return;
+    }
+  }
   buffer_.push_back(std::move(r));
   if (buffer_.size() == 512) cv_.notify_one();
 }
 
 void LatencyLogWriter::write_batch(std::vector<LatencyRecord>& batch) {
+  if (batch.empty()) return;
+  std::string text;
+  text.reserve(batch.size() * 128);
   for (const auto& r : batch) {
-    const std::string line = format_latency_record(r);
-    std::fwrite(line.data(), 1, line.size(), file_);
-    std::fputc('\n', file_);
+    text += format_latency_record(r);
+    text += '\n';
   }
-  std::fflush(file_);
-  written_ += batch.size();
+  const std::uint64_t n = batch.size();
   batch.clear();
+  std::unique_lock io(io_mu_);
+  if (fd_ < 0) {
+    std::lock_guard lock(mu_);
+    dropped_ += n;
+    return;
+  }
+  struct stat st{};
+  const bool have_size = fstat(fd_, &st) == 0;
+  // Emptied under us (logrotate's copytruncate): the next reader needs the header.
+  if (have_size && st.st_size == 0) text.insert(0, std::string(latency_log_header()) + "\n");
+  if (write_all(fd_, text)) {
+    std::lock_guard lock(mu_);
+    written_ += n;
+    return;
+  }
+  const std::string why = std::strerror(errno);
+  // Take back what part of the batch did land, so no cut line is left for the next
+  // batch to follow (O_APPEND: the file ends where the batch began).
+  if (have_size && ftruncate(fd_, st.st_size) != 0) {
+    // The cut part stays; the reader skips a cut last line and says so.
+  }
+  io.unlock();
+  {
+    std::lock_guard lock(mu_);
+    dropped_ += n;
+    ++write_errors_;
+    last_error_ = why;
+  }
+  report_once(reported_error_,
+              fmt::format("'{}': write failed: {}; {} lines lost; later failures are counted "
+                          "(log_write_errors, log_dropped in `disksched ctl SOCKET show`) but "
+                          "not reported again",
+                          path_, why, n));
 }
 
 void LatencyLogWriter::loop() {
@@ -113,22 +271,40 @@ void LatencyLogWriter::stop() {
   }
   cv_.notify_all();
   if (thread_.joinable()) thread_.join();
-  std::lock_guard lock(mu_);
-  if (file_ == nullptr) return;
-  // Whatever was pushed without a running thread (or after it left).
+  flush();  // whatever was pushed without a running thread (or after it left)
+  std::lock_guard io(io_mu_);
+  if (fd_ >= 0) close(fd_);
+  fd_ = -1;
+}
+
+void LatencyLogWriter::flush() {
   std::vector<LatencyRecord> rest;
-  rest.swap(buffer_);
+  {
+    std::lock_guard lock(mu_);
+    rest.swap(buffer_);
+  }
   write_batch(rest);
-  std::fclose(file_);
-  file_ = nullptr;
 }
 
-std::uint64_t LatencyLogWriter::written() const {
+void LatencyLogWriter::reopen() {
+  const int fd = open_latency_log(path_, true, options_.report);
+  flush();  // what completed before the reopen belongs in the old file
+  {
+    std::lock_guard io(io_mu_);
+    if (fd_ >= 0) close(fd_);
+    fd_ = fd;
+  }
   std::lock_guard lock(mu_);
-  return written_;
+  reported_error_ = reported_drop_ = false;
+  last_error_.clear();
 }
 
-std::vector<LogRow> read_latency_log(const std::string& path) {
+LatencyLogWriter::Status LatencyLogWriter::status() const {
+  std::lock_guard lock(mu_);
+  return {path_, written_, dropped_, write_errors_, last_error_};
+}
+
+std::vector<LogRow> read_latency_log(const std::string& path, std::vector<std::string>* notes) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error(fmt::format("cannot open '{}': {}", path, std::strerror(errno)));
   std::string line;
@@ -156,9 +332,9 @@ std::vector<LogRow> read_latency_log(const std::string& path) {
 
   std::vector<LogRow> rows;
   std::size_t lineno = 1;
-  while (std::getline(in, line)) {
-    ++lineno;
-    if (line.empty() || line[0] == '#') continue;
+  auto parse_row = [&](const std::string& text, std::size_t at) {
+    const std::string& line = text;
+    const std::size_t lineno = at;
     auto f = csv_fields(line);
     if (f.size() < col.size())
       throw std::runtime_error(fmt::format("{}:{}: {} fields, the header has {}", path, lineno,
@@ -196,7 +372,26 @@ std::vector<LogRow> read_latency_log(const std::string& path) {
     if (r.complete_ns < r.arrive_ns)
       throw std::runtime_error(fmt::format("{}:{}: complete_ns {} is before arrive_ns {}", path,
                                            lineno, r.complete_ns, r.arrive_ns));
-    rows.push_back(std::move(r));
+    return r;
+  };
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (line.empty() || line[0] == '#') continue;
+    // A last line without its newline was cut (the writer died, the disk filled up):
+    // skipped, and said so, when it does not parse.
+    if (in.eof()) {
+      try {
+        rows.push_back(parse_row(line, lineno));
+      } catch (const std::runtime_error&) {
+        if (notes != nullptr)
+          notes->push_back(fmt::format(
+              "{}:{}: the last line is cut (no newline at its end, and it does not parse): "
+              "skipped",
+              path, lineno));
+      }
+      break;
+    }
+    rows.push_back(parse_row(line, lineno));
   }
   return rows;
 }

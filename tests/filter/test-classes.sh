@@ -17,6 +17,7 @@ h.pwrite(b"y" * 4096, 8192, nbd.CMD_FLAG_FUA)
 h.shutdown()
 PY
 run() {
+  rm -f "$lat"  # a new log per run (sched-log= appends to an existing one)
   timeout 30 nbdkit -U - --filter="$DISKSCHED_FILTER" memory 16M sched=priority \
     sched-log="$lat" "$@" --run "$CLIENT" || fail "run $* failed"
 }

@@ -31,6 +31,8 @@ expect_refused 'sched-refine=maybe' sched-refine=maybe
 expect_refused "unknown key 'sched-colour'" sched-colour=blue
 expect_refused 'sched-log.*cannot create' sched-log="$TMPDIR_TEST/no/such/dir/lat.csv"
 expect_refused 'sched-control.*cannot bind' sched-control="$TMPDIR_TEST/no/such/dir/ctl.sock"
+expect_refused 'sched-save-dir=.*an existing directory' sched-save-dir="$TMPDIR_TEST/no/such/dir"
+expect_refused 'sched-log=.*is a directory' sched-log="$TMPDIR_TEST"
 expect_refused 'sched=satf.*needs a device geometry' sched=satf sched-geometry=fixed:ms=5
 expect_refused 'sched=zsptf.*MEMS' sched=zsptf sched-geometry=hp97560
 
@@ -90,7 +92,7 @@ fi
 # --help documents every key.
 help=$(nbdkit --filter="$DISKSCHED_FILTER" null --help)
 for key in sched= sched-geometry= sched-depth= sched-log= sched-timescale= sched-classes= \
-           sched-control= sched-delta= sched-refine=; do
+           sched-control= sched-save-dir= sched-delta= sched-refine=; do
   echo "$help" | grep -q "^$key" || fail "--help does not document $key"
 done
 echo ok

@@ -47,13 +47,25 @@ grep -q "refine" "$TMPDIR_TEST/refused"
 "\$D" ctl "$ctl" switch sstf
 wait \$client
 "\$D" ctl "$ctl" stats --json > "$TMPDIR_TEST/stats.json"
-# The refined geometry, saved for the next run; a relative path is the caller's.
-(cd "$TMPDIR_TEST" && "\$D" ctl "$ctl" save refined.json)
+# The refined geometry, saved for the next run: a bare name goes into sched-save-dir, a
+# path must lie in it.
+"\$D" ctl "$ctl" save refined.json
 if "\$D" ctl "$ctl" save 2>/dev/null; then echo "save without a path accepted"; exit 1; fi
+if (cd / && "\$D" ctl "$ctl" save tmp/x.json 2>"$TMPDIR_TEST/refused"); then
+  echo "save outside sched-save-dir accepted"; exit 1
+fi
+grep -q "not in the save directory" "$TMPDIR_TEST/refused"
+# A FIFO nobody reads at the name: refused at once, and the daemon keeps answering.
+mkfifo "$TMPDIR_TEST/fifo.json"
+if timeout 10 "\$D" ctl "$ctl" save "$TMPDIR_TEST/fifo.json" 2>"$TMPDIR_TEST/refused"; then
+  echo "save into a FIFO accepted"; exit 1
+fi
+grep -q "is a FIFO" "$TMPDIR_TEST/refused"
+timeout 10 "\$D" ctl "$ctl" show >/dev/null
 SH
 timeout 90 nbdkit -U - -t 64 --filter="$DISKSCHED_FILTER" --filter=delay memory 1G rdelay=2ms \
   sched=fcfs sched-geometry=hp97560 sched-control="$ctl" sched-log="$lat" \
-  --run "uri=\"\$uri\" bash '$TMPDIR_TEST/switcher.sh'" || fail "control run failed"
+  sched-save-dir="$TMPDIR_TEST" --run "uri=\"\$uri\" bash '$TMPDIR_TEST/switcher.sh'" || fail "control run failed"
 /usr/bin/python3 - "$TMPDIR_TEST/stats.json" "$lat" <<'PY' || fail "stats or log wrong"
 import csv, json, sys
 s = json.load(open(sys.argv[1]))

@@ -134,3 +134,14 @@ TEST_CASE("class map: bad rules", "[filter][classes]") {
   REQUIRE_THROWS_WITH(ClassMap::parse("fua=limited"), Contains("needs a time limit"));
   REQUIRE_THROWS_WITH(ClassMap::parse("fua=limited:0ms"), Contains("not a duration > 0"));
 }
+
+TEST_CASE("sched-save-dir must be an existing directory", "[filter][config]") {
+  FilterConfig c;
+  REQUIRE(c.save_dir.empty());  // save is off unless asked for
+  REQUIRE_THROWS_WITH(c.set("sched-save-dir", "/nonexistent/dir"),
+                      Contains("sched-save-dir=/nonexistent/dir") &&
+                          Contains("an existing directory"));
+  REQUIRE_THROWS_WITH(c.set("sched-save-dir", "/dev/null"), Contains("an existing directory"));
+  REQUIRE(c.set("sched-save-dir", "/tmp"));
+  REQUIRE(c.save_dir == "/tmp");
+}

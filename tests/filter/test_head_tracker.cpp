@@ -411,8 +411,9 @@ TEST_CASE("the filter's status shows the refined period in real milliseconds and
   o.timescale = timescale;
   Dispatcher d(std::move(model), std::move(sched), o, [&] { return clock_ns; });
   std::string configured = "fcfs";
+  ControlTarget target{&d, &configured, "", ""}, unopened{nullptr, &configured, "", ""};
   auto ctl = [&](const std::string& line) {
-    return nlohmann::json::parse(handle_control_command(line, &d, configured, ""));
+    return nlohmann::json::parse(handle_control_command(line, target));
   };
   Rng rng(8);
   Millis now = 1.0;  // model ms
@@ -457,8 +458,7 @@ TEST_CASE("the filter's status shows the refined period in real milliseconds and
   auto bad = ctl("period sometimes");
   REQUIRE(bad["ok"] == false);
   REQUIRE_THAT(bad["error"].get<std::string>(), Catch::Contains("'refine'"));
-  REQUIRE(nlohmann::json::parse(handle_control_command("period fixed", nullptr, configured, ""))
-              ["ok"] == false);
+  REQUIRE(nlohmann::json::parse(handle_control_command("period fixed", unopened))["ok"] == false);
 }
 
 TEST_CASE("track phase refiner: agreeing residuals turn a track, scattered ones do not",

@@ -74,11 +74,13 @@ TEST_CASE("metrics: the control command and the file", "[filter][metrics]") {
   Metrics m("sdc");
   m.observe({Op::Read, IoClass::TimeNoncritical, true, 0.01, 0.01, 0, std::nullopt});
   std::string sched = "fcfs";
-  auto reply = nlohmann::json::parse(handle_control_command(
-      "metrics", nullptr, sched, "", [&] { return m.render(nullptr, std::nullopt); }));
+  ControlTarget target{nullptr, &sched, "", "", nullptr,
+                       [&] { return m.render(nullptr, std::nullopt); }};
+  auto reply = nlohmann::json::parse(handle_control_command("metrics", target));
   REQUIRE(reply["ok"] == true);
   CHECK(reply["metrics"].get<std::string>() == m.render(nullptr, std::nullopt));
-  auto off = nlohmann::json::parse(handle_control_command("metrics", nullptr, sched, ""));
+  ControlTarget none{nullptr, &sched, "", ""};
+  auto off = nlohmann::json::parse(handle_control_command("metrics", none));
   CHECK(off["ok"] == false);
 
   namespace fs = std::filesystem;
