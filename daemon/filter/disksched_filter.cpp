@@ -113,8 +113,9 @@ Dispatcher* create_device(std::unique_ptr<DeviceModel> model) {
 std::string metrics_text() {
   std::optional<Dispatcher::Snapshot> snap;
   if (const Dispatcher* d = device.load(std::memory_order_acquire)) snap = d->snapshot();
-  return metrics->render(snap ? &*snap : nullptr,
-                         latency_log ? std::optional(latency_log->written()) : std::nullopt);
+  std::optional<LatencyLogWriter::Status> log;
+  if (latency_log) log = latency_log->status();
+  return metrics->render(snap ? &*snap : nullptr, log ? &*log : nullptr);
 }
 
 std::string control_reply(const std::string& line) {

@@ -101,7 +101,7 @@ void Metrics::observe(const Completion& c) {
 }
 
 std::string Metrics::render(const Dispatcher::Snapshot* snap,
-                            std::optional<std::uint64_t> log_written) const {
+                            const LatencyLogWriter::Status* log) const {
   Writer w(disk_);
   {
     std::lock_guard lock(mu_);
@@ -185,10 +185,16 @@ std::string Metrics::render(const Dispatcher::Snapshot* snap,
                static_cast<double>(snap->track_phase_adjustments));
     }
   }
-  if (log_written) {
+  if (log != nullptr) {
     w.family("disksched_log_records_written_total", "counter",
-             "Records written to the latency log (sched-log=); the writer buffers and never drops.");
-    w.sample("disksched_log_records_written_total", "", static_cast<double>(*log_written));
+             "Records written to the latency log (sched-log=).");
+    w.sample("disksched_log_records_written_total", "", static_cast<double>(log->written));
+    w.family("disksched_log_records_dropped_total", "counter",
+             "Latency log records lost: its buffer was full or a write failed.");
+    w.sample("disksched_log_records_dropped_total", "", static_cast<double>(log->dropped));
+    w.family("disksched_log_write_errors_total", "counter",
+             "Failed writes to the latency log (each loses its batch of records).");
+    w.sample("disksched_log_write_errors_total", "", static_cast<double>(log->write_errors));
   }
   return w.take();
 }

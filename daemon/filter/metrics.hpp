@@ -12,6 +12,7 @@
 #include <string>
 
 #include "daemon/filter/dispatcher.hpp"
+#include "daemon/filter/latency_log.hpp"
 #include "schedulers/request.hpp"
 
 namespace disksched {
@@ -41,8 +42,8 @@ class Metrics {
   void observe(const Completion& c);
 
   // Everything, as exposition text. `snap` is null before a client opened the device;
-  // `log_written` is the latency log's count (nullopt without a log).
-  std::string render(const Dispatcher::Snapshot* snap, std::optional<std::uint64_t> log_written) const;
+  // `log`: the latency log's counts (null without a log).
+  std::string render(const Dispatcher::Snapshot* snap, const LatencyLogWriter::Status* log) const;
 
   const std::string& disk() const { return disk_; }
 

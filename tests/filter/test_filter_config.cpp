@@ -138,10 +138,10 @@ TEST_CASE("class map: bad rules", "[filter][classes]") {
 TEST_CASE("sched-save-dir must be an existing directory", "[filter][config]") {
   FilterConfig c;
   REQUIRE(c.save_dir.empty());  // save is off unless asked for
-  REQUIRE_THROWS_WITH(c.set("sched-save-dir", "/nonexistent/dir"),
+  REQUIRE_THROWS_WITH(c.set("sched-save-dir", "/nonexistent/dir", keys),
                       Contains("sched-save-dir=/nonexistent/dir") &&
                           Contains("an existing directory"));
-  REQUIRE_THROWS_WITH(c.set("sched-save-dir", "/dev/null"), Contains("an existing directory"));
-  REQUIRE(c.set("sched-save-dir", "/tmp"));
+  REQUIRE_THROWS_WITH(c.set("sched-save-dir", "/dev/null", keys), Contains("an existing directory"));
+  REQUIRE(c.set("sched-save-dir", "/tmp", keys));
   REQUIRE(c.save_dir == "/tmp");
 }

@@ -34,7 +34,7 @@ TEST_CASE("metrics: counters and cumulative histogram buckets per op and class",
   m.observe({Op::Read, IoClass::TimeNoncritical, true, 0.003, 0.002, 4, 0.0015});
   m.observe({Op::Read, IoClass::TimeNoncritical, false, 0.2, 0.1, 0, std::nullopt});
   m.observe({Op::Write, IoClass::TimeCritical, true, 0.0004, 0.0003, 1, 0.0003});
-  const std::string t = m.render(nullptr, std::nullopt);
+  const std::string t = m.render(nullptr, nullptr);
 
   CHECK(has_line(t, "# TYPE disksched_requests_total counter"));
   CHECK(has_line(t, R"(disksched_requests_total{disk="sdb",op="read",class="noncritical"} 2)"));
@@ -60,14 +60,20 @@ TEST_CASE("metrics: counters and cumulative histogram buckets per op and class",
   CHECK(has_line(t, R"(disksched_dispatch_queue_length_sum{disk="sdb"} 5)"));
   CHECK(has_line(t, R"(disksched_device_open{disk="sdb"} 0)"));
   CHECK_FALSE(Contains("disksched_log_records_written_total").match(t));
-  CHECK(has_line(m.render(nullptr, 7), R"(disksched_log_records_written_total{disk="sdb"} 7)"));
+  LatencyLogWriter::Status log;
+  log.written = 7;
+  log.dropped = 3;
+  log.write_errors = 1;
+  CHECK(has_line(m.render(nullptr, &log), R"(disksched_log_records_written_total{disk="sdb"} 7)"));
+  CHECK(has_line(m.render(nullptr, &log), R"(disksched_log_records_dropped_total{disk="sdb"} 3)"));
+  CHECK(has_line(m.render(nullptr, &log), R"(disksched_log_write_errors_total{disk="sdb"} 1)"));
 }
 
 TEST_CASE("metrics: label values are escaped", "[filter][metrics]") {
   CHECK(prometheus_label_value(R"(a"b\c)") == R"(a\"b\\c)");
   CHECK(prometheus_label_value("x\ny") == "x\\ny");
   Metrics m(R"(we"ird)");
-  CHECK(has_line(m.render(nullptr, std::nullopt), R"(disksched_device_open{disk="we\"ird"} 0)"));
+  CHECK(has_line(m.render(nullptr, nullptr), R"(disksched_device_open{disk="we\"ird"} 0)"));
 }
 
 TEST_CASE("metrics: the control command and the file", "[filter][metrics]") {
@@ -75,10 +81,10 @@ TEST_CASE("metrics: the control command and the file", "[filter][metrics]") {
   m.observe({Op::Read, IoClass::TimeNoncritical, true, 0.01, 0.01, 0, std::nullopt});
   std::string sched = "fcfs";
   ControlTarget target{nullptr, &sched, "", "", nullptr,
-                       [&] { return m.render(nullptr, std::nullopt); }};
+                       [&] { return m.render(nullptr, nullptr); }};
   auto reply = nlohmann::json::parse(handle_control_command("metrics", target));
   REQUIRE(reply["ok"] == true);
-  CHECK(reply["metrics"].get<std::string>() == m.render(nullptr, std::nullopt));
+  CHECK(reply["metrics"].get<std::string>() == m.render(nullptr, nullptr));
   ControlTarget none{nullptr, &sched, "", ""};
   auto off = nlohmann::json::parse(handle_control_command("metrics", none));
   CHECK(off["ok"] == false);
