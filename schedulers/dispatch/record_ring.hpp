@@ -14,7 +14,7 @@ namespace disksched {
 
 class RecordRing {
  public:
-  RecordRing() : slots_(1024), live_(1024, 0) {}
+  RecordRing() : slots_(64), live_(64, 0) {}
 
   // A fresh record for the next id (ids come in order: `seq` == end()).
   RequestRecord& add(std::uint64_t seq) {
