@@ -72,11 +72,9 @@ struct Prediction {
 struct TrackerSample {
   Millis dispatch_ms = 0.0;
   Millis complete_ms = 0.0;
-  HeadState from;              // position at dispatch (time_ms not used)
-  bool anchored = false;       // a rotation anchor existed at dispatch
-  Millis anchor_ms = 0.0;      // ... the platter was at anchor_angle at anchor_ms
-  double anchor_angle = 0.0;
-  Millis anchor_period_ms = 0.0;  // ... turning with this period (0: the model's own)
+  // Position at dispatch (time_ms not used), with the spin the tracker predicted with
+  // (not given before the first anchor).
+  HeadState from;
   Op op = Op::Read;
   std::uint64_t offset = 0;
   std::uint32_t length = 0;
@@ -163,9 +161,10 @@ class HeadTracker {
     std::size_t track_records = 4096;    // tracks whose residuals are kept
   };
 
-  // The tracker re-anchors `model`'s rotation at completions, so it must be the model
-  // the scheduler costs requests with (and no one else anchors it).
-  HeadTracker(DeviceModel& model, Options options);
+  // The tracker never changes `model`: what it learns (the platter's spin, track angles)
+  // is its rotation state, passed with every head state it predicts (HeadState::spin)
+  // and to the model's calls that need track angles.
+  HeadTracker(const DeviceModel& model, Options options);
 
   // The head state the device would start a request from if one were dispatched at
   // `now`: after everything in flight, and no earlier than now + delta.
@@ -183,6 +182,16 @@ class HeadTracker {
   // prediction made at dispatch. Throws std::invalid_argument for an unknown id.
   Prediction completed(std::uint64_t id, Millis now, bool ok);
 
+  // What the tracker has learnt so far: the spin (not given until the first anchor) and
+  // the tracks whose angle it corrected. Replaced, never changed in place, at completions.
+  const RotationState& rotation() const { return state_; }
+  // The tracks turned by the last completed() call (each one's Locations are stale).
+  struct Track {
+    std::int64_t cylinder;
+    std::int32_t head;
+  };
+  const std::vector<Track>& turned() const { return turned_; }
+
   Millis delta_ms() const { return delta_ms_; }
   void set_delta_ms(Millis d);
 
@@ -194,7 +203,7 @@ class HeadTracker {
   const DeviceModel& model() const { return model_; }
 
   // Rotation period the predictions use, and the profile's (0 without rotation).
-  Millis period_ms() const { return model_.rotation_ms(); }
+  Millis period_ms() const { return state_.spin.given() ? state_.spin.period_ms : nominal_period_ms_; }
   Millis nominal_period_ms() const { return nominal_period_ms_; }
   // The period estimator (null when the model does not rotate).
   const RotationEstimator* period_estimator() const {
@@ -222,13 +231,15 @@ class HeadTracker {
     bool travelled = false;  // stops were read first: not a one-request sample
   };
 
-  DeviceModel& model_;
+  // The model's service with the tracks learnt so far.
+  Cost service(const HeadState& from, Op op, std::uint64_t offset, std::uint32_t length) const;
+
+  const DeviceModel& model_;
   Options options_;
   Millis delta_ms_;
   HeadState position_;            // after the last completion (time not used)
-  bool anchored_ = false;
-  Millis anchor_ms_ = 0.0;
-  double anchor_angle_ = 0.0;
+  RotationState state_;
+  std::vector<Track> turned_;
   std::map<std::uint64_t, InFlight> flight_;
   std::uint64_t next_order_ = 0;
   // The most recently dispatched request still in flight (predict() chains after it).
@@ -241,7 +252,7 @@ class HeadTracker {
     std::int64_t cylinder;  // ... the end of a transfer on this track
     std::int32_t head;
   };
-  // Re-anchors the rotation at the circular median of the phases recent_ implies under
+  // Re-anchors the spin at the circular median of the phases recent_ implies under
   // `period`; returns that phase.
   double anchor_at_median(Millis t, Millis period);
 
@@ -268,9 +279,9 @@ struct CalibrationOptions {
 // by as much until the target sector is missed), so the best deltas form a plateau: the
 // middle of the widest best plateau is returned, the value furthest from a miss. Without
 // rotation the prediction is delta plus a fixed cost and the median residual is returned.
-// `scratch` must be the same model as the tracker's (a separate instance: its rotation
-// anchor is overwritten). Empty samples give delta 0 and within 0.
-Calibration calibrate_delta(DeviceModel& scratch, const std::vector<TrackerSample>& samples,
-                            CalibrationOptions options = {});
+// `learnt`: the track angles to replay the samples on (the tracker's, or none).
+// Empty samples give delta 0 and within 0.
+Calibration calibrate_delta(const DeviceModel& model, const std::vector<TrackerSample>& samples,
+                            CalibrationOptions options = {}, const TrackAngles* learnt = nullptr);
 
 }  // namespace disksched

@@ -1,7 +1,7 @@
 // Refines a rotating disk's period and phase from completions while it runs (issue 7:
 // "keeps refining the rotation period and the per-track phase from completions while
 // it runs, so drift does not accumulate"). Pure: observations in, estimates out; the
-// caller owns the clock and decides when to apply them (DeviceModel::anchor_rotation).
+// caller owns the clock and decides when to apply them (HeadTracker: its spin).
 //
 // Each observation says: at time t the platter was at angle a (rotations), e.g. a
 // completion at t of a transfer that ended at DiskModel::end_angle(). Under the nominal

@@ -59,18 +59,19 @@ bool RequestQueue::conflicts_before(const Request& r, std::uint64_t seq_limit) c
   return found;
 }
 
-void RequestQueue::push(Request r) {
+Location RequestQueue::locate(const Request& r, const TrackAngles* learnt) const {
+  if (!has_extent(r.op) || r.length == 0) return Location{};
+  const std::uint32_t sb = model_.sector_bytes();
+  const std::uint64_t lba = r.offset / sb;
+  const auto sectors = static_cast<std::uint32_t>((r.offset + r.length + sb - 1) / sb - lba);
+  // The op matters: the model charges its command overhead in the Location.
+  return learnt ? model_.locate(lba, sectors, r.op, *learnt) : model_.locate(lba, sectors, r.op);
+}
+
+void RequestQueue::push(Request r, const TrackAngles* learnt) {
   if (seq_of_.count(r.id) != 0)
     throw std::invalid_argument("request id " + std::to_string(r.id) + " is already queued");
-  const std::uint32_t sb = model_.sector_bytes();
-  if (has_extent(r.op) && r.length > 0) {
-    const std::uint64_t lba = r.offset / sb;
-    const std::uint64_t end = (r.offset + r.length + sb - 1) / sb;
-    // The op matters: the model charges its command overhead in the Location.
-    r.loc = model_.locate(lba, static_cast<std::uint32_t>(end - lba), r.op);
-  } else {
-    r.loc = Location{};
-  }
+  r.loc = locate(r, learnt);
   const std::uint64_t seq = next_seq_++;
   Unfinished u{r, false, conflicts_before(r, seq)};
   seq_of_[r.id] = seq;
@@ -80,6 +81,21 @@ void RequestQueue::push(Request r) {
     scheduler_->add(r);
   auto it = unfinished_.emplace(seq, std::move(u)).first;
   index(seq, it->second);
+}
+
+std::size_t RequestQueue::relocate_track(std::int64_t cylinder, std::int32_t head,
+                                         const TrackAngles& learnt) {
+  // A track turns rarely (a few times per mis-skewed track): a pass over what is
+  // unfinished costs less than keeping requests by track.
+  std::size_t moved = 0;
+  for (auto& [seq, u] : unfinished_) {
+    Request& r = u.req;
+    if (!indexed(r) || r.loc.cylinder != cylinder || r.loc.head != head) continue;
+    r.loc = locate(r, &learnt);
+    if (!u.at_device && !u.blocked) scheduler_->relocate(r);
+    ++moved;
+  }
+  return moved;
 }
 
 std::optional<Request> RequestQueue::pick(Millis now, const HeadState& head) {

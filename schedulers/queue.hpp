@@ -27,10 +27,15 @@ class RequestQueue {
  public:
   RequestQueue(std::unique_ptr<Scheduler> scheduler, const DeviceModel& model);
 
-  // A new request. Computes its Location from the model; hands it to the scheduler
-  // at once when it overlaps nothing unfinished, else holds it back. Its id must be
-  // unique among unfinished requests.
-  void push(Request r);
+  // A new request. Computes its Location from the model (with the track angles learnt
+  // so far, when given); hands it to the scheduler at once when it overlaps nothing
+  // unfinished, else holds it back. Its id must be unique among unfinished requests.
+  void push(Request r, const TrackAngles* learnt = nullptr);
+
+  // Track (cylinder, head)'s angle was learnt (it is in `learnt`): finds the Location of
+  // every unfinished request starting on it again, and tells the scheduler of those it
+  // holds. Returns how many moved.
+  std::size_t relocate_track(std::int64_t cylinder, std::int32_t head, const TrackAngles& learnt);
 
   // The scheduler's choice among eligible requests; it is then "at the device"
   // (unfinished) until complete(id).
@@ -58,6 +63,7 @@ class RequestQueue {
     bool at_device = false;
     bool blocked = false;
   };
+  Location locate(const Request& r, const TrackAngles* learnt) const;
   // True when an earlier unfinished request (seq < seq_limit) conflicts with `r`.
   bool conflicts_before(const Request& r, std::uint64_t seq_limit) const;
   // Calls f(seq, unfinished) for every unfinished request with an extent that may

@@ -36,7 +36,7 @@ void DispatchCore::arrive(Request r, Millis now, std::vector<Granted>& out) {
   r.arrival_ms = now;
   const std::uint64_t id = r.id;
   const Op op = r.op;
-  queue_.push(std::move(r));
+  queue_.push(std::move(r), tracker_.rotation().learnt_tracks());
   active_[id] = Active{op, now, 0.0};
   ++stats_.arrived;
   pump(now, out);
@@ -69,6 +69,9 @@ Prediction DispatchCore::complete(std::uint64_t id, Millis now, bool ok,
   if (a == active_.end())
     throw std::invalid_argument("complete: unknown request " + std::to_string(id));
   const Prediction p = tracker_.completed(id, now, ok);
+  // Requests queued on a track whose angle was just learnt rank by the new angle.
+  for (const HeadTracker::Track& t : tracker_.turned())
+    queue_.relocate_track(t.cylinder, t.head, *tracker_.rotation().tracks);
   queue_.complete(id, now);
   ++stats_.completed;
   if (!ok) ++stats_.failed;
@@ -100,7 +103,7 @@ DiskProfile DispatchCore::current_profile() const {
   if (disk == nullptr)
     throw std::invalid_argument("the device runs the '" + model_->name() +
                                 "' model, not a disk geometry: there is no profile to save");
-  return disk->current_profile();
+  return disk->current_profile(tracker_.rotation());
 }
 
 bool DispatchCore::calibration_due() const {
@@ -117,16 +120,6 @@ bool DispatchCore::refit_lbn(const std::vector<TrackerSample>& samples) {
   return true;
 }
 
-bool DispatchCore::sync_track_phases(DeviceModel& scratch) {
-  const std::uint64_t n = tracker_.track_phase_adjustments();
-  if (n == synced_adjustments_) return false;
-  auto* live = dynamic_cast<const DiskModel*>(model_.get());
-  auto* copy = dynamic_cast<DiskModel*>(&scratch);
-  if (live == nullptr || copy == nullptr) return false;
-  copy->copy_track_phases(*live);
-  synced_adjustments_ = n;
-  return true;
-}
 
 std::vector<TrackerSample> DispatchCore::take_calibration_samples() {
   next_calibration_at_ = tracker_.samples_recorded() + options_.calibrate_every;

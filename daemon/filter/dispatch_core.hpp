@@ -104,10 +104,9 @@ class DispatchCore {
   DiskProfile current_profile() const;
   std::size_t tracks_rephased() const { return tracker_.tracks_rephased(); }
   std::uint64_t track_phase_adjustments() const { return tracker_.track_phase_adjustments(); }
-  // Gives `scratch` (another instance of the model, e.g. calibration's) the track
-  // phases learnt so far, when any changed since the last call. False when nothing
-  // was copied (nothing new, or not a disk model).
-  bool sync_track_phases(DeviceModel& scratch);
+  // What the head tracker learnt of the rotation: the spin predictions use and the
+  // track angles corrected so far (a snapshot: calibration replays samples on it).
+  const RotationState& rotation() const { return tracker_.rotation(); }
 
   const DeviceModel& model() const { return *model_; }
   unsigned depth() const { return options_.depth; }
@@ -133,7 +132,6 @@ class DispatchCore {
   std::unordered_map<std::uint64_t, Active> active_;
   DispatchStats stats_;
   std::uint64_t next_calibration_at_;
-  std::uint64_t synced_adjustments_ = 0;
 };
 
 }  // namespace disksched
