@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <iterator>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -29,9 +30,11 @@ bool moves_media(Op op) { return op == Op::Read || op == Op::Write || op == Op::
 
 double frac(double x) { return x - std::floor(x); }
 
-// Distance between two angles on the circle, in rotations [0, 0.5].
+// Distance between two angles in [0, 1) on the circle, in rotations [0, 0.5]. Their
+// difference lies in (-1, 1), so no floor (a library call on plain x86-64) and no
+// branch (the median below compares every pair of angles, in random order).
 double circular_distance(double a, double b) {
-  const double d = frac(a - b);
+  const double d = std::fabs(a - b);
   return std::min(d, 1.0 - d);
 }
 
@@ -86,12 +89,20 @@ std::optional<double> TrackPhaseRefiner::observe(std::int64_t cylinder, std::int
   auto it = records_.find(k);
   if (it == records_.end()) {
     if (records_.size() >= options_.max_tracks) {
-      records_.erase(lru_.back());
-      lru_.pop_back();
+      // The least recently observed track's nodes take the new one: on a workload that
+      // spreads over more tracks than are kept (most), no allocation per completion.
+      auto node = records_.extract(lru_.back());
+      lru_.splice(lru_.begin(), lru_, std::prev(lru_.end()));
+      lru_.front() = k;
+      node.key() = k;
+      node.mapped() = Record{};
+      node.mapped().lru = lru_.begin();
+      it = records_.insert(std::move(node)).position;
+    } else {
+      lru_.push_front(k);
+      it = records_.emplace(k, Record{}).first;
+      it->second.lru = lru_.begin();
     }
-    lru_.push_front(k);
-    it = records_.emplace(k, Record{}).first;
-    it->second.lru = lru_.begin();
   } else {
     lru_.splice(lru_.begin(), lru_, it->second.lru);
   }
@@ -165,9 +176,16 @@ HeadTracker::HeadTracker(const DeviceModel& model, Options options)
 double HeadTracker::anchor_at_median(Millis t, Millis period) {
   // The phases recent completions imply under the (refined) period; their circular
   // median is robust to a late report.
-  std::vector<double> phases;
-  phases.reserve(recent_.size());
-  for (const Observation& o : recent_) phases.push_back(frac(o.angle - o.t / period));
+  std::vector<double>& phases = phases_;
+  phases.clear();
+  for (Observation& o : recent_) {
+    // Each observation's phase is found once per period, not at every completion.
+    if (o.phase_period != period) {
+      o.phase = frac(o.angle - o.t / period);
+      o.phase_period = period;
+    }
+    phases.push_back(o.phase);
+  }
   const double phase = circular_median(phases);
   state_.spin = Spin::anchored(t, frac(phase + t / period), period);
   return phase;
@@ -254,12 +272,11 @@ Prediction HeadTracker::completed(std::uint64_t id, Millis now, bool ok) {
         if (options_.refine_period) period = estimator_->period_ms();
       }
       const bool refine_track = refiner_.has_value() && options_.refine_track_phase;
-      Observation o{t, angle, -1, -1};
+      Observation o{t, angle, -1, -1, 0.0, 0.0};
       if (refine_track) {
-        // The track whose end this completion marks.
-        const Location last = model_.locate(e.lba + e.sectors - 1, 1, f.sample.op);
-        o.cylinder = last.cylinder;
-        o.head = last.head;
+        // The track whose end this completion marks: where the predicted transfer ended.
+        o.cylinder = f.pred.cost.end.cylinder;
+        o.head = f.pred.cost.end.head;
       }
       recent_.push_back(o);
       while (recent_.size() > options_.anchor_window) recent_.pop_front();
@@ -275,7 +292,10 @@ Prediction HeadTracker::completed(std::uint64_t id, Millis now, bool ok) {
           state_.tracks = std::move(tracks);
           turned_.push_back({o.cylinder, o.head});
           for (Observation& r : recent_)
-            if (r.cylinder == o.cylinder && r.head == o.head) r.angle += *turn;
+            if (r.cylinder == o.cylinder && r.head == o.head) {
+              r.angle += *turn;
+              r.phase_period = 0.0;  // its phase moved
+            }
           anchor_at_median(t, period);
         }
       }

@@ -251,12 +251,15 @@ class HeadTracker {
     double angle;
     std::int64_t cylinder;  // ... the end of a transfer on this track
     std::int32_t head;
+    double phase;           // the phase it implies under phase_period (0: not yet found)
+    Millis phase_period;
   };
   // Re-anchors the spin at the circular median of the phases recent_ implies under
   // `period`; returns that phase.
   double anchor_at_median(Millis t, Millis period);
 
   std::deque<Observation> recent_;  // the last anchor_window completions
+  std::vector<double> phases_;      // anchor_at_median's, kept to spare an allocation
   Millis nominal_period_ms_ = 0.0;
   std::optional<RotationEstimator> estimator_;
   std::optional<TrackPhaseRefiner> refiner_;
