@@ -11,6 +11,9 @@
 #include <string>
 #include <string_view>
 
+#include "predictor/rotation_state.hpp"
+#include "predictor/spin.hpp"
+
 namespace disksched {
 
 using Millis = double;
@@ -19,16 +22,18 @@ enum class Op : std::uint8_t { Read, Write, Flush, Trim, Zero, Cache };
 
 std::string_view op_name(Op op);
 
-// Where the mechanism is and when. For a disk: cylinder and head at `time_ms`; the
-// platter angle is a function of time (the model knows its rotation period and phase),
-// so it is not stored. For MEMS: the sled's x column (`cylinder`), its y position in
-// bits (`y`) and its direction of motion in y (`y_dir`, +1 or -1) at `time_ms`.
+// Where the mechanism is and when. For a disk: cylinder and head at `time_ms`, and how
+// the platter turns (`spin`: the angle is a function of time; not given, the model's
+// own from its profile; the head tracker passes the one it learnt). For MEMS: the
+// sled's x column (`cylinder`), its y position in bits (`y`) and its direction of
+// motion in y (`y_dir`, +1 or -1) at `time_ms`.
 struct HeadState {
   Millis time_ms = 0.0;
   std::int64_t cylinder = 0;
   std::int32_t head = 0;
   double y = 0.0;
   std::int8_t y_dir = +1;
+  Spin spin;
 };
 
 // A request's physical start, computed once when the request is queued so the
@@ -67,6 +72,9 @@ class ModelError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Immutable once built: what is learnt while running (the platter's spin, track angles)
+// is passed in (HeadState::spin, TrackAngles), never stored here, so Locations found
+// earlier stay true to the model they came from.
 class DeviceModel {
  public:
   virtual ~DeviceModel() = default;
@@ -85,6 +93,12 @@ class DeviceModel {
   // Throws ModelError when the range lies beyond the device.
   virtual Location locate(std::uint64_t lba, std::uint32_t sectors = 1,
                           Op op = Op::Read) const = 0;
+  // The same with the track angles learnt so far (`learnt` overrides the profile's
+  // angle of the tracks it holds). Models without tracks ignore them.
+  virtual Location locate(std::uint64_t lba, std::uint32_t sectors, Op op,
+                          const TrackAngles& /*learnt*/) const {
+    return locate(lba, sectors, op);
+  }
 
   // Time from `from.time_ms` until the media transfer of `to` can start: the op's
   // command overhead, then seek (with settle / head switch) and rotational wait (or
@@ -100,6 +114,11 @@ class DeviceModel {
   // Full cost of a request starting at `from.time_ms`, from head state `from`.
   virtual Cost service(const HeadState& from, Op op, std::uint64_t offset,
                        std::uint32_t length) const = 0;
+  // The same with the track angles learnt so far.
+  virtual Cost service(const HeadState& from, Op op, std::uint64_t offset, std::uint32_t length,
+                       const TrackAngles& /*learnt*/) const {
+    return service(from, op, offset, length);
+  }
 
   // The state at power-on: cylinder 0, head 0 (MEMS: sled centred), at time 0.
   virtual HeadState initial_state() const { return HeadState{}; }
@@ -109,21 +128,29 @@ class DeviceModel {
   // Time of one sector passing under the head in the outermost zone (disk), else 0.
   virtual Millis sector_time_ms() const { return 0.0; }
 
+  // How the platter turns as the profile says (not given for non-rotating devices).
+  virtual Spin spin() const { return Spin{}; }
+  // The spin a head state runs with: its own when given, else the model's.
+  Spin spin_of(const HeadState& s) const { return s.spin.given() ? s.spin : spin(); }
   // Live head tracking (Huang & Chiueh). The platter angle, in rotations [0, 1), under
-  // the heads at time `t`; 0 for non-rotating devices.
-  virtual double angle_at(Millis /*t*/) const { return 0.0; }
-  // Re-anchor the rotation: the platter is at `angle` at time `t`. Optionally refine
-  // the rotation period (`period_ms` > 0). A no-op for non-rotating devices.
-  virtual void anchor_rotation(Millis /*t*/, double /*angle*/, Millis /*period_ms*/ = 0.0) {}
+  // the heads at time `t` as the profile's spin has it; 0 for non-rotating devices.
+  double angle_at(Millis t) const {
+    const Spin s = spin();
+    return s.given() ? s.angle_at(t) : 0.0;
+  }
   // The angle at which the last sector of [lba, lba + sectors) ends: where the
   // platter is when that transfer finishes.
   virtual double end_angle(std::uint64_t /*lba*/, std::uint32_t /*sectors*/) const { return 0.0; }
-  // Turn track (cylinder, head)'s sector 0 by `delta_rotations` from where the model has
-  // it now (a phase learnt from completions: the skews the profile assumes are off
-  // there). Everything that depends on the track's angle follows (locate, end_angle,
-  // service). A no-op for devices without tracks.
-  virtual void adjust_track_phase(std::int64_t /*cylinder*/, std::int32_t /*head*/,
-                                  double /*delta_rotations*/) {}
+  virtual double end_angle(std::uint64_t lba, std::uint32_t sectors,
+                           const TrackAngles& /*learnt*/) const {
+    return end_angle(lba, sectors);
+  }
+  // Records in `learnt` that track (cylinder, head)'s sector 0 is `delta_rotations` from
+  // where the model (with `learnt`) has it now: a phase learnt from completions (the
+  // skews the profile assumes are off there). Throws ModelError for a track the device
+  // does not have; a no-op for devices without tracks.
+  virtual void turn_track(TrackAngles& /*learnt*/, std::int64_t /*cylinder*/,
+                          std::int32_t /*head*/, double /*delta_rotations*/) const {}
 };
 
 // Builds a model from a built-in name (`hp97560`, `hp97560-full`, `mems`,

@@ -17,10 +17,8 @@ constexpr double kAngleEpsilon = 1e-9;
 
 DiskModel::DiskModel(DiskProfile profile) : profile_(std::move(profile)) {
   if (profile_.zones.empty()) throw ModelError(profile_.name + ": a disk needs at least one zone");
-  rotation_ms_ = profile_.rotation_ms;
-  if (!(rotation_ms_ > 0)) throw ModelError(profile_.name + ": rotation period must be > 0");
-  inv_rotation_ = 1.0 / rotation_ms_;
-  phase_ = frac(profile_.rotation_phase);
+  if (!(profile_.rotation_ms > 0)) throw ModelError(profile_.name + ": rotation period must be > 0");
+  spin_ = Spin::of(profile_.rotation_ms, profile_.rotation_phase);
 
   const auto heads = static_cast<std::uint64_t>(profile_.heads);
   std::uint64_t pba = 0;
@@ -114,7 +112,11 @@ std::uint32_t DiskModel::sectors_per_track(std::int64_t cylinder) const {
   return zone_of_cylinder(cylinder).spt;
 }
 
-double DiskModel::track_angle(std::int64_t c, std::int32_t h) const {
+double DiskModel::track_angle(std::int64_t c, std::int32_t h, const TrackAngles* learnt) const {
+  if (learnt != nullptr && !learnt->empty()) {
+    auto it = learnt->find(c * profile_.heads + h);
+    if (it != learnt->end()) return it->second;
+  }
   if (!track_phase_.empty()) {
     auto it = track_phase_.find(c * profile_.heads + h);
     if (it != track_phase_.end()) return it->second;
@@ -125,29 +127,30 @@ double DiskModel::track_angle(std::int64_t c, std::int32_t h) const {
               static_cast<double>(h) * z.track_skew / z.spt);
 }
 
-double DiskModel::sector_angle(const Chs& chs) const {
-  return frac(track_angle(chs.cylinder, chs.head) +
+double DiskModel::sector_angle(const Chs& chs, const TrackAngles* learnt) const {
+  return frac(track_angle(chs.cylinder, chs.head, learnt) +
               static_cast<double>(chs.sector) / zone_of_cylinder(chs.cylinder).spt);
 }
 
-Millis DiskModel::sector_time_ms() const { return rotation_ms_ / zones_.front().spt; }
-
-double DiskModel::angle_at(Millis t) const { return frac(t * inv_rotation_ + phase_); }
-
-void DiskModel::anchor_rotation(Millis t, double angle, Millis period_ms) {
-  if (period_ms > 0) {
-    rotation_ms_ = period_ms;
-    inv_rotation_ = 1.0 / period_ms;
-  }
-  phase_ = frac(angle - t * inv_rotation_);
-}
+Millis DiskModel::sector_time_ms() const { return spin_.period_ms / zones_.front().spt; }
 
 double DiskModel::end_angle(std::uint64_t lba, std::uint32_t sectors) const {
-  const Chs last = pba_to_chs(lba_to_pba(lba + std::max<std::uint32_t>(sectors, 1) - 1));
-  return frac(sector_angle(last) + 1.0 / zone_of_cylinder(last.cylinder).spt);
+  return end_angle(lba, sectors, nullptr);
 }
 
-void DiskModel::adjust_track_phase(std::int64_t c, std::int32_t h, double delta_rotations) {
+double DiskModel::end_angle(std::uint64_t lba, std::uint32_t sectors,
+                            const TrackAngles& learnt) const {
+  return end_angle(lba, sectors, &learnt);
+}
+
+double DiskModel::end_angle(std::uint64_t lba, std::uint32_t sectors,
+                            const TrackAngles* learnt) const {
+  const Chs last = pba_to_chs(lba_to_pba(lba + std::max<std::uint32_t>(sectors, 1) - 1));
+  return frac(sector_angle(last, learnt) + 1.0 / zone_of_cylinder(last.cylinder).spt);
+}
+
+void DiskModel::turn_track(TrackAngles& learnt, std::int64_t c, std::int32_t h,
+                           double delta_rotations) const {
   if (c < 0 || c >= cylinders_ || h < 0 || h >= profile_.heads)
     throw ModelError(fmt::format("{}: cannot adjust the phase of cylinder {} head {}: no such "
                                  "track ({} cylinders, {} heads)",
@@ -155,14 +158,17 @@ void DiskModel::adjust_track_phase(std::int64_t c, std::int32_t h, double delta_
   if (!std::isfinite(delta_rotations))
     throw ModelError(fmt::format("{}: track phase adjustment must be finite, not {}", name(),
                                  delta_rotations));
-  track_phase_[c * profile_.heads + h] = frac(track_angle(c, h) + delta_rotations);
+  learnt[c * profile_.heads + h] = frac(track_angle(c, h, &learnt) + delta_rotations);
 }
 
-DiskProfile DiskModel::current_profile() const {
+DiskProfile DiskModel::current_profile(const RotationState& state) const {
   DiskProfile p = profile_;
-  p.rotation_ms = rotation_ms_;
+  if (state.spin.given()) p.rotation_ms = state.spin.period_ms;
+  TrackAngles all = track_phase_;
+  if (state.tracks)
+    for (const auto& [key, angle] : *state.tracks) all[key] = angle;
   p.track_phase.clear();
-  for (const auto& [key, angle] : track_phase_) {
+  for (const auto& [key, angle] : all) {
     TrackPhase t;
     t.cylinder = key / profile_.heads;
     t.head = static_cast<std::int32_t>(key % profile_.heads);
@@ -175,18 +181,10 @@ DiskProfile DiskModel::current_profile() const {
   return p;
 }
 
-void DiskModel::copy_track_phases(const DiskModel& other) {
-  if (other.lbas_ != lbas_ || other.cylinders_ != cylinders_ ||
-      other.profile_.heads != profile_.heads)
-    throw ModelError(fmt::format("{}: cannot take the track phases of {}: another geometry",
-                                 name(), other.name()));
-  track_phase_ = other.track_phase_;
-}
-
-Millis DiskModel::wait_for(Millis t, double angle) const {
-  double d = frac(angle - angle_at(t));
+Millis DiskModel::wait_for(const Spin& spin, Millis t, double angle) {
+  double d = frac(angle - spin.angle_at(t));
   if (d > 1.0 - kAngleEpsilon) d = 0.0;
-  return d * rotation_ms_;
+  return d * spin.period_ms;
 }
 
 Millis DiskModel::move_ms(std::int64_t c0, std::int32_t h0, std::int64_t c1, std::int32_t h1) const {
@@ -198,6 +196,16 @@ Millis DiskModel::move_ms(std::int64_t c0, std::int32_t h0, std::int64_t c1, std
 }
 
 Location DiskModel::locate(std::uint64_t lba, std::uint32_t sectors, Op op) const {
+  return locate(lba, sectors, op, nullptr);
+}
+
+Location DiskModel::locate(std::uint64_t lba, std::uint32_t sectors, Op op,
+                           const TrackAngles& learnt) const {
+  return locate(lba, sectors, op, &learnt);
+}
+
+Location DiskModel::locate(std::uint64_t lba, std::uint32_t sectors, Op op,
+                           const TrackAngles* learnt) const {
   if (lba >= lbas_ || sectors > lbas_ - lba)
     throw ModelError(fmt::format("{}: sectors [{}, {}) lie beyond the device ({} sectors)", name(),
                                  lba, lba + sectors, lbas_));
@@ -207,7 +215,7 @@ Location DiskModel::locate(std::uint64_t lba, std::uint32_t sectors, Op op) cons
   l.sectors = sectors;
   l.cylinder = chs.cylinder;
   l.head = chs.head;
-  l.angle = sector_angle(chs);
+  l.angle = sector_angle(chs, learnt);
   l.overhead_ms = profile_.overhead_ms.of(op);
   return l;
 }
@@ -215,11 +223,21 @@ Location DiskModel::locate(std::uint64_t lba, std::uint32_t sectors, Op op) cons
 Millis DiskModel::positioning_ms(const HeadState& from, const Location& to) const {
   const Millis move = move_ms(from.cylinder, from.head, to.cylinder, to.head);
   const Millis t = from.time_ms + to.overhead_ms + move;
-  return to.overhead_ms + move + wait_for(t, to.angle);
+  return to.overhead_ms + move + wait_for(spin_from(from), t, to.angle);
 }
 
 Cost DiskModel::service(const HeadState& from, Op op, std::uint64_t offset,
                         std::uint32_t length) const {
+  return service(from, op, offset, length, nullptr);
+}
+
+Cost DiskModel::service(const HeadState& from, Op op, std::uint64_t offset, std::uint32_t length,
+                        const TrackAngles& learnt) const {
+  return service(from, op, offset, length, &learnt);
+}
+
+Cost DiskModel::service(const HeadState& from, Op op, std::uint64_t offset, std::uint32_t length,
+                        const TrackAngles* learnt) const {
   Cost c;
   c.end = from;
   c.overhead_ms = profile_.overhead_ms.of(op);
@@ -233,10 +251,11 @@ Cost DiskModel::service(const HeadState& from, Op op, std::uint64_t offset,
   }
   const std::uint64_t lba = offset / sb;
   const std::uint64_t end_lba = (offset + length + sb - 1) / sb;
-  const Location loc = locate(lba, static_cast<std::uint32_t>(end_lba - lba), op);
+  const Location loc = locate(lba, static_cast<std::uint32_t>(end_lba - lba), op, learnt);
+  const Spin& spin = spin_from(from);
   c.seek_ms = move_ms(from.cylinder, from.head, loc.cylinder, loc.head);
   Millis t = from.time_ms + c.overhead_ms + c.seek_ms;
-  c.rotation_ms = wait_for(t, loc.angle);
+  c.rotation_ms = wait_for(spin, t, loc.angle);
   t += c.rotation_ms;
   const Millis transfer_start = t;
 
@@ -248,12 +267,12 @@ Cost DiskModel::service(const HeadState& from, Op op, std::uint64_t offset,
   for (;;) {
     const Zone& z = zone_of_cylinder(pos.cylinder);
     const std::uint64_t on_track = std::min<std::uint64_t>(z.spt - pos.sector, last_pba - pba + 1);
-    t += static_cast<double>(on_track) * rotation_ms_ / z.spt;
+    t += static_cast<double>(on_track) * spin.period_ms / z.spt;
     pba += on_track;
     if (pba > last_pba) break;
     const Chs next = pba_to_chs(pba);
     t += move_ms(pos.cylinder, pos.head, next.cylinder, next.head);
-    t += wait_for(t, sector_angle(next));
+    t += wait_for(spin, t, sector_angle(next, learnt));
     pos = next;
   }
   c.transfer_ms = t - transfer_start;

@@ -7,8 +7,10 @@
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "predictor/device_model.hpp"
+#include "predictor/rotation_state.hpp"
 
 namespace disksched {
 
@@ -22,6 +24,12 @@ struct Prediction {
   Millis completion_ms() const { return from.time_ms + cost.service_ms(); }
   // Predicted service time as observed by the dispatcher: completion - dispatch.
   Millis observed_service_ms() const { return completion_ms() - dispatch_ms; }
+};
+
+// A track whose angle a completion corrected: the Locations cached on it are stale.
+struct TurnedTrack {
+  std::int64_t cylinder;
+  std::int32_t head;
 };
 
 class HeadSource {
@@ -41,6 +49,11 @@ class HeadSource {
   // Request `id`'s completion was observed at `now`. Returns its prediction. Throws
   // std::invalid_argument for an id that is not in flight.
   virtual Prediction completed(std::uint64_t id, Millis now, bool ok) = 0;
+
+  // The track angles learnt so far, which requests are located with (null: the model's
+  // own), and the tracks the last completed() turned. A device that knows has none.
+  virtual const TrackAngles* learnt_tracks() const { return nullptr; }
+  virtual std::span<const TurnedTrack> turned() const { return {}; }
 };
 
 }  // namespace disksched

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <iterator>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -28,9 +30,11 @@ bool moves_media(Op op) { return op == Op::Read || op == Op::Write || op == Op::
 
 double frac(double x) { return x - std::floor(x); }
 
-// Distance between two angles on the circle, in rotations [0, 0.5].
+// Distance between two angles in [0, 1) on the circle, in rotations [0, 0.5]. Their
+// difference lies in (-1, 1), so no floor (a library call on plain x86-64) and no
+// branch (the median below compares every pair of angles, in random order).
 double circular_distance(double a, double b) {
-  const double d = frac(a - b);
+  const double d = std::fabs(a - b);
   return std::min(d, 1.0 - d);
 }
 
@@ -85,12 +89,20 @@ std::optional<double> TrackPhaseRefiner::observe(std::int64_t cylinder, std::int
   auto it = records_.find(k);
   if (it == records_.end()) {
     if (records_.size() >= options_.max_tracks) {
-      records_.erase(lru_.back());
-      lru_.pop_back();
+      // The least recently observed track's nodes take the new one: on a workload that
+      // spreads over more tracks than are kept (most), no allocation per completion.
+      auto node = records_.extract(lru_.back());
+      lru_.splice(lru_.begin(), lru_, std::prev(lru_.end()));
+      lru_.front() = k;
+      node.key() = k;
+      node.mapped() = Record{};
+      node.mapped().lru = lru_.begin();
+      it = records_.insert(std::move(node)).position;
+    } else {
+      lru_.push_front(k);
+      it = records_.emplace(k, Record{}).first;
+      it->second.lru = lru_.begin();
     }
-    lru_.push_front(k);
-    it = records_.emplace(k, Record{}).first;
-    it->second.lru = lru_.begin();
   } else {
     lru_.splice(lru_.begin(), lru_, it->second.lru);
   }
@@ -128,7 +140,7 @@ std::optional<double> TrackPhaseRefiner::observe(std::int64_t cylinder, std::int
   return -median;
 }
 
-HeadTracker::HeadTracker(DeviceModel& model, Options options)
+HeadTracker::HeadTracker(const DeviceModel& model, Options options)
     : model_(model), options_(options), delta_ms_(options.delta_ms),
       position_(model.initial_state()) {
   if (!(options.delta_ms >= 0.0)) throw std::invalid_argument("head tracker: delta must be >= 0");
@@ -164,14 +176,18 @@ HeadTracker::HeadTracker(DeviceModel& model, Options options)
 double HeadTracker::anchor_at_median(Millis t, Millis period) {
   // The phases recent completions imply under the (refined) period; their circular
   // median is robust to a late report.
-  std::vector<double> phases;
-  phases.reserve(recent_.size());
-  for (const Observation& o : recent_) phases.push_back(frac(o.angle - o.t / period));
+  std::vector<double>& phases = phases_;
+  phases.clear();
+  for (Observation& o : recent_) {
+    // Each observation's phase is found once per period, not at every completion.
+    if (o.phase_period != period) {
+      o.phase = frac(o.angle - o.t / period);
+      o.phase_period = period;
+    }
+    phases.push_back(o.phase);
+  }
   const double phase = circular_median(phases);
-  anchor_ms_ = t;
-  anchor_angle_ = frac(phase + t / period);
-  model_.anchor_rotation(anchor_ms_, anchor_angle_, period);
-  anchored_ = true;
+  state_.spin = Spin::anchored(t, frac(phase + t / period), period);
   return phase;
 }
 
@@ -180,15 +196,23 @@ void HeadTracker::set_delta_ms(Millis d) {
   delta_ms_ = d;
 }
 
+Cost HeadTracker::service(const HeadState& from, Op op, std::uint64_t offset,
+                          std::uint32_t length) const {
+  return state_.tracks ? model_.service(from, op, offset, length, *state_.tracks)
+                       : model_.service(from, op, offset, length);
+}
+
 HeadState HeadTracker::predict(Millis now) const {
   HeadState s = position_;
   s.time_ms = now + delta_ms_;
+  s.spin = state_.spin;
   if (!flight_.empty()) {
     // The device serves what it holds first: start after the last one dispatched.
     const Prediction& last = flight_.at(last_id_).pred;
     const HeadState& end = last.cost.end;
     s = end;
     s.time_ms = std::max(now + delta_ms_, last.completion_ms());
+    s.spin = state_.spin;
   }
   return s;
 }
@@ -205,18 +229,15 @@ const Prediction& HeadTracker::dispatched(std::uint64_t id, Millis now, Op op,
   f.pred.from = predict(now);
   for (const std::uint64_t lba : stops) {
     // The worker issues the request after the stop's completion reaches it: one delta.
-    const Cost stop = model_.service(f.pred.from, Op::Read, lba * model_.sector_bytes(),
-                                     model_.sector_bytes());
+    const Cost stop = service(f.pred.from, Op::Read, lba * model_.sector_bytes(),
+                              model_.sector_bytes());
     f.pred.from = stop.end;
     f.pred.from.time_ms += delta_ms_;
   }
-  f.pred.cost = model_.service(f.pred.from, op, offset, length);
+  f.pred.cost = service(f.pred.from, op, offset, length);
   f.sample.dispatch_ms = now;
   f.sample.from = f.pred.idle_start ? position_ : f.pred.from;
-  f.sample.anchored = anchored_;
-  f.sample.anchor_ms = anchor_ms_;
-  f.sample.anchor_angle = anchor_angle_;
-  f.sample.anchor_period_ms = model_.rotation_ms();
+  f.sample.from.spin = state_.spin;
   f.sample.op = op;
   f.sample.offset = offset;
   f.sample.length = length;
@@ -233,6 +254,7 @@ Prediction HeadTracker::completed(std::uint64_t id, Millis now, bool ok) {
                                 std::to_string(id));
   InFlight f = it->second;
   flight_.erase(it);
+  turned_.clear();
   if (ok) {
     // The head stays where this request left it (or where the last one dispatched
     // will leave it: predict() chains after that one while any is in flight).
@@ -242,19 +264,19 @@ Prediction HeadTracker::completed(std::uint64_t id, Millis now, bool ok) {
       // The platter was at the transfer's end angle when the completion left the
       // device: that fixes its phase (angle at time 0) for a given period.
       const Millis t = now - f.pred.cost.completion_ms;
-      const double angle = model_.end_angle(e.lba, e.sectors);
+      const double angle = state_.tracks ? model_.end_angle(e.lba, e.sectors, *state_.tracks)
+                                         : model_.end_angle(e.lba, e.sectors);
       Millis period = nominal_period_ms_;
       if (estimator_) {
         estimator_->add(t, angle);
         if (options_.refine_period) period = estimator_->period_ms();
       }
       const bool refine_track = refiner_.has_value() && options_.refine_track_phase;
-      Observation o{t, angle, -1, -1};
+      Observation o{t, angle, -1, -1, 0.0, 0.0};
       if (refine_track) {
-        // The track whose end this completion marks.
-        const Location last = model_.locate(e.lba + e.sectors - 1, 1, f.sample.op);
-        o.cylinder = last.cylinder;
-        o.head = last.head;
+        // The track whose end this completion marks: where the predicted transfer ended.
+        o.cylinder = f.pred.cost.end.cylinder;
+        o.head = f.pred.cost.end.head;
       }
       recent_.push_back(o);
       while (recent_.size() > options_.anchor_window) recent_.pop_front();
@@ -264,9 +286,16 @@ Prediction HeadTracker::completed(std::uint64_t id, Millis now, bool ok) {
         // completion sees it (the model's angle minus the true one).
         const double residual = signed_difference(frac(angle - t / period), phase);
         if (const auto turn = refiner_->observe(o.cylinder, o.head, residual)) {
-          model_.adjust_track_phase(o.cylinder, o.head, *turn);
+          auto tracks = state_.tracks ? std::make_shared<TrackAngles>(*state_.tracks)
+                                      : std::make_shared<TrackAngles>();
+          model_.turn_track(*tracks, o.cylinder, o.head, *turn);
+          state_.tracks = std::move(tracks);
+          turned_.push_back({o.cylinder, o.head});
           for (Observation& r : recent_)
-            if (r.cylinder == o.cylinder && r.head == o.head) r.angle += *turn;
+            if (r.cylinder == o.cylinder && r.head == o.head) {
+              r.angle += *turn;
+              r.phase_period = 0.0;  // its phase moved
+            }
           anchor_at_median(t, period);
         }
       }
@@ -288,23 +317,24 @@ Prediction HeadTracker::completed(std::uint64_t id, Millis now, bool ok) {
   return f.pred;
 }
 
-Calibration calibrate_delta(DeviceModel& scratch, const std::vector<TrackerSample>& samples,
-                            CalibrationOptions options) {
+Calibration calibrate_delta(const DeviceModel& model, const std::vector<TrackerSample>& samples,
+                            CalibrationOptions options, const TrackAngles* learnt) {
   Calibration out;
   std::vector<const TrackerSample*> usable;
   for (const auto& s : samples)
-    if (!scratch.rotational() || s.anchored) usable.push_back(&s);
+    if (!model.rotational() || s.from.spin.given()) usable.push_back(&s);
   out.samples = usable.size();
   if (usable.empty()) return out;
 
   auto service_of = [&](const TrackerSample& s, Millis delta) {
-    if (s.anchored) scratch.anchor_rotation(s.anchor_ms, s.anchor_angle, s.anchor_period_ms);
     HeadState from = s.from;
     from.time_ms = s.dispatch_ms + delta;
-    return scratch.service(from, s.op, s.offset, s.length).service_ms();
+    const Cost c = learnt ? model.service(from, s.op, s.offset, s.length, *learnt)
+                          : model.service(from, s.op, s.offset, s.length);
+    return c.service_ms();
   };
 
-  if (!scratch.rotational()) {
+  if (!model.rotational()) {
     // Prediction = delta + a cost that does not depend on time: the median residual.
     const Millis tol = options.tolerance_ms > 0 ? options.tolerance_ms : 0.1;
     std::vector<Millis> residual;
@@ -319,9 +349,9 @@ Calibration calibrate_delta(DeviceModel& scratch, const std::vector<TrackerSampl
     return out;
   }
 
-  const Millis tol = options.tolerance_ms > 0 ? options.tolerance_ms : scratch.sector_time_ms();
+  const Millis tol = options.tolerance_ms > 0 ? options.tolerance_ms : model.sector_time_ms();
   const Millis max_delta =
-      options.max_delta_ms > 0 ? options.max_delta_ms : 2.0 * scratch.rotation_ms();
+      options.max_delta_ms > 0 ? options.max_delta_ms : 2.0 * model.rotation_ms();
   const Millis step = tol / 8.0;
   const std::size_t n = static_cast<std::size_t>(std::ceil(max_delta / step)) + 1;
   std::vector<std::size_t> hits(n, 0);

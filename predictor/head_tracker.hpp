@@ -61,11 +61,9 @@ namespace disksched {
 struct TrackerSample {
   Millis dispatch_ms = 0.0;
   Millis complete_ms = 0.0;
-  HeadState from;              // position at dispatch (time_ms not used)
-  bool anchored = false;       // a rotation anchor existed at dispatch
-  Millis anchor_ms = 0.0;      // ... the platter was at anchor_angle at anchor_ms
-  double anchor_angle = 0.0;
-  Millis anchor_period_ms = 0.0;  // ... turning with this period (0: the model's own)
+  // Position at dispatch (time_ms not used), with the spin the tracker predicted with
+  // (not given before the first anchor).
+  HeadState from;
   Op op = Op::Read;
   std::uint64_t offset = 0;
   std::uint32_t length = 0;
@@ -152,9 +150,10 @@ class HeadTracker final : public HeadSource {
     std::size_t track_records = 4096;    // tracks whose residuals are kept
   };
 
-  // The tracker re-anchors `model`'s rotation at completions, so it must be the model
-  // the scheduler costs requests with (and no one else anchors it).
-  HeadTracker(DeviceModel& model, Options options);
+  // The tracker never changes `model`: what it learns (the platter's spin, track angles)
+  // is its rotation state, passed with every head state it predicts (HeadState::spin)
+  // and to the model's calls that need track angles.
+  HeadTracker(const DeviceModel& model, Options options);
 
   // The head state the device would start a request from if one were dispatched at
   // `now`: after everything in flight, and no earlier than now + delta.
@@ -173,6 +172,14 @@ class HeadTracker final : public HeadSource {
   // prediction made at dispatch. Throws std::invalid_argument for an unknown id.
   Prediction completed(std::uint64_t id, Millis now, bool ok) override;
 
+  // What the tracker has learnt so far: the spin (not given until the first anchor) and
+  // the tracks whose angle it corrected. Replaced, never changed in place, at completions.
+  const RotationState& rotation() const { return state_; }
+  // The tracks turned by the last completed() call (each one's Locations are stale).
+  using Track = TurnedTrack;
+  std::span<const TurnedTrack> turned() const override { return turned_; }
+  const TrackAngles* learnt_tracks() const override { return state_.learnt_tracks(); }
+
   Millis delta_ms() const { return delta_ms_; }
   void set_delta_ms(Millis d);
 
@@ -184,7 +191,7 @@ class HeadTracker final : public HeadSource {
   const DeviceModel& model() const { return model_; }
 
   // Rotation period the predictions use, and the profile's (0 without rotation).
-  Millis period_ms() const { return model_.rotation_ms(); }
+  Millis period_ms() const { return state_.spin.given() ? state_.spin.period_ms : nominal_period_ms_; }
   Millis nominal_period_ms() const { return nominal_period_ms_; }
   // The period estimator (null when the model does not rotate).
   const RotationEstimator* period_estimator() const {
@@ -212,13 +219,15 @@ class HeadTracker final : public HeadSource {
     bool travelled = false;  // stops were read first: not a one-request sample
   };
 
-  DeviceModel& model_;
+  // The model's service with the tracks learnt so far.
+  Cost service(const HeadState& from, Op op, std::uint64_t offset, std::uint32_t length) const;
+
+  const DeviceModel& model_;
   Options options_;
   Millis delta_ms_;
   HeadState position_;            // after the last completion (time not used)
-  bool anchored_ = false;
-  Millis anchor_ms_ = 0.0;
-  double anchor_angle_ = 0.0;
+  RotationState state_;
+  std::vector<Track> turned_;
   std::map<std::uint64_t, InFlight> flight_;
   std::uint64_t next_order_ = 0;
   // The most recently dispatched request still in flight (predict() chains after it).
@@ -230,12 +239,15 @@ class HeadTracker final : public HeadSource {
     double angle;
     std::int64_t cylinder;  // ... the end of a transfer on this track
     std::int32_t head;
+    double phase;           // the phase it implies under phase_period (0: not yet found)
+    Millis phase_period;
   };
-  // Re-anchors the rotation at the circular median of the phases recent_ implies under
+  // Re-anchors the spin at the circular median of the phases recent_ implies under
   // `period`; returns that phase.
   double anchor_at_median(Millis t, Millis period);
 
   std::deque<Observation> recent_;  // the last anchor_window completions
+  std::vector<double> phases_;      // anchor_at_median's, kept to spare an allocation
   Millis nominal_period_ms_ = 0.0;
   std::optional<RotationEstimator> estimator_;
   std::optional<TrackPhaseRefiner> refiner_;
@@ -258,9 +270,9 @@ struct CalibrationOptions {
 // by as much until the target sector is missed), so the best deltas form a plateau: the
 // middle of the widest best plateau is returned, the value furthest from a miss. Without
 // rotation the prediction is delta plus a fixed cost and the median residual is returned.
-// `scratch` must be the same model as the tracker's (a separate instance: its rotation
-// anchor is overwritten). Empty samples give delta 0 and within 0.
-Calibration calibrate_delta(DeviceModel& scratch, const std::vector<TrackerSample>& samples,
-                            CalibrationOptions options = {});
+// `learnt`: the track angles to replay the samples on (the tracker's, or none).
+// Empty samples give delta 0 and within 0.
+Calibration calibrate_delta(const DeviceModel& model, const std::vector<TrackerSample>& samples,
+                            CalibrationOptions options = {}, const TrackAngles* learnt = nullptr);
 
 }  // namespace disksched

@@ -104,20 +104,21 @@ bool RequestQueue::conflicts_before(const Request& r, std::uint64_t id_limit) co
   return found;
 }
 
-void RequestQueue::push(Request r) {
+Location RequestQueue::locate(const Request& r, const TrackAngles* learnt) const {
+  if (!has_extent(r.op) || r.length == 0) return Location{};
+  const std::uint32_t sb = model_.sector_bytes();
+  const std::uint64_t lba = r.offset / sb;
+  const auto sectors = static_cast<std::uint32_t>((r.offset + r.length + sb - 1) / sb - lba);
+  // The op matters: the model charges its command overhead in the Location.
+  return learnt ? model_.locate(lba, sectors, r.op, *learnt) : model_.locate(lba, sectors, r.op);
+}
+
+void RequestQueue::push(Request r, const TrackAngles* learnt) {
   if (any_ && r.id < end_)
     throw std::invalid_argument("request id " + std::to_string(r.id) +
                                 " is not above the last one queued (" + std::to_string(end_ - 1) +
                                 "): ids must increase");
-  const std::uint32_t sb = model_.sector_bytes();
-  if (has_extent(r.op) && r.length > 0) {
-    const std::uint64_t lba = r.offset / sb;
-    const std::uint64_t end = (r.offset + r.length + sb - 1) / sb;
-    // The op matters: the model charges its command overhead in the Location.
-    r.loc = model_.locate(lba, static_cast<std::uint32_t>(end - lba), r.op);
-  } else {
-    r.loc = Location{};
-  }
+  r.loc = locate(r, learnt);
   const bool blocked = conflicts_before(r, r.id);
   Unfinished& u = add(r.id);
   u.req = std::move(r);
@@ -127,6 +128,24 @@ void RequestQueue::push(Request r) {
   else
     scheduler_->add(u.req);
   index(u);
+}
+
+std::size_t RequestQueue::relocate_track(std::int64_t cylinder, std::int32_t head,
+                                         const TrackAngles& learnt) {
+  // A track turns rarely (a few times per mis-skewed track): a pass over what is
+  // unfinished costs less than keeping requests by track.
+  std::size_t moved = 0;
+  if (unfinished_ == 0) return 0;
+  for (std::uint64_t id = oldest_; id < end_; ++id) {
+    Unfinished& u = ring_[id & (ring_.size() - 1)];
+    if (!u.live) continue;
+    Request& r = u.req;
+    if (!indexed(r) || r.loc.cylinder != cylinder || r.loc.head != head) continue;
+    r.loc = locate(r, &learnt);
+    if (!u.at_device && !u.blocked) scheduler_->relocate(r);
+    ++moved;
+  }
+  return moved;
 }
 
 std::optional<Request> RequestQueue::pick(Millis now, const HeadState& head) {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "predictor/device_model.hpp"
+#include "predictor/rotation_state.hpp"
 #include "schedulers/request.hpp"
 #include "schedulers/scheduler.hpp"
 
@@ -25,13 +26,19 @@ class RequestQueue {
  public:
   RequestQueue(std::unique_ptr<Scheduler> scheduler, const DeviceModel& model);
 
-  // A new request. Computes its Location from the model; hands it to the scheduler
-  // at once when it overlaps nothing unfinished, else holds it back. Ids must increase
+  // A new request. Computes its Location from the model (with the track angles learnt
+  // so far, when given); hands it to the scheduler at once when it overlaps nothing
+  // unfinished, else holds it back. Ids must increase
   // from push to push (the dispatch core numbers requests in arrival order), so the
   // queue finds a request by id without a hash. Throws std::invalid_argument for an id
   // not above the last one, ModelError for a request beyond the device (the queue is
   // then untouched).
-  void push(Request r);
+  void push(Request r, const TrackAngles* learnt = nullptr);
+
+  // Track (cylinder, head)'s angle was learnt (it is in `learnt`): finds the Location of
+  // every unfinished request starting on it again, and tells the scheduler of those it
+  // holds. Returns how many moved.
+  std::size_t relocate_track(std::int64_t cylinder, std::int32_t head, const TrackAngles& learnt);
 
   // The scheduler's choice among eligible requests; it is then "at the device"
   // (unfinished) until complete(id).
@@ -60,6 +67,7 @@ class RequestQueue {
     bool at_device = false;
     bool blocked = false;
   };
+  Location locate(const Request& r, const TrackAngles* learnt) const;
   Unfinished* find(std::uint64_t id);
   Unfinished& add(std::uint64_t id);
   void remove(std::uint64_t id);

@@ -30,6 +30,16 @@ class Scheduler {
   // Returns false when the id is not held.
   virtual bool remove(std::uint64_t id) = 0;
 
+  // A held request's Location changed (its track's angle was learnt): `r` is the request
+  // with the new one. Returns false when the id is not held. The default withdraws and
+  // offers it again; a scheduler whose order depends on when a request was added keeps
+  // its place instead.
+  virtual bool relocate(const Request& r) {
+    if (!remove(r.id)) return false;
+    add(r);
+    return true;
+  }
+
   // Choose the next request to send to the device and remove it from the scheduler.
   // `now` is the current time; `head` the predicted head state when the device will
   // be free (head.time_ms >= now when the device is still busy). Ties go to the

@@ -136,15 +136,15 @@ void Dispatcher::calibration_loop() {
     calibration_cv_.wait(lock, [&] { return stopping_ || calibration_pending_; });
     if (stopping_) return;
     std::vector<TrackerSample> samples = std::move(pending_samples_);
-    // Replay the samples on the tracks as the live model now has them.
-    core_.sync_track_phases(*scratch);
+    // Replay the samples on the tracks as the tracker now has them.
+    const std::shared_ptr<const TrackAngles> learnt = core_.rotation().tracks;
     // Without a geometry: fit the LBN model's terms (cheap) instead of delta alone.
     if (core_.refit_lbn(samples)) {
       calibration_pending_ = false;
       continue;
     }
     lock.unlock();
-    const Calibration c = calibrate_delta(*scratch, samples);
+    const Calibration c = calibrate_delta(*scratch, samples, {}, learnt.get());
     lock.lock();
     calibration_pending_ = false;
     if (c.samples > 0) core_.set_delta(c.delta_ms);

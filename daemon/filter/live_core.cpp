@@ -34,7 +34,7 @@ DiskProfile LiveCore::current_profile() const {
   if (disk == nullptr)
     throw std::invalid_argument("the device runs the '" + model_->name() +
                                 "' model, not a disk geometry: there is no profile to save");
-  return disk->current_profile();
+  return disk->current_profile(tracker_->rotation());
 }
 
 bool LiveCore::calibration_due() const {
@@ -48,17 +48,6 @@ bool LiveCore::refit_lbn(const std::vector<TrackerSample>& samples) {
   if (!p) return false;
   lbn->set_params(*p);
   tracker_->set_delta_ms(0.0);
-  return true;
-}
-
-bool LiveCore::sync_track_phases(DeviceModel& scratch) {
-  const std::uint64_t n = tracker_->track_phase_adjustments();
-  if (n == synced_adjustments_) return false;
-  auto* live = dynamic_cast<const DiskModel*>(model_.get());
-  auto* copy = dynamic_cast<DiskModel*>(&scratch);
-  if (live == nullptr || copy == nullptr) return false;
-  copy->copy_track_phases(*live);
-  synced_adjustments_ = n;
   return true;
 }
 

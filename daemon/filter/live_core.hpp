@@ -82,10 +82,9 @@ class LiveCore {
   DiskProfile current_profile() const;
   std::size_t tracks_rephased() const { return tracker_->tracks_rephased(); }
   std::uint64_t track_phase_adjustments() const { return tracker_->track_phase_adjustments(); }
-  // Gives `scratch` (another instance of the model, e.g. calibration's) the track
-  // phases learnt so far, when any changed since the last call. False when nothing
-  // was copied (nothing new, or not a disk model).
-  bool sync_track_phases(DeviceModel& scratch);
+  // What the head tracker learnt of the rotation: the spin predictions use and the
+  // track angles corrected so far (a snapshot: calibration replays samples on it).
+  const RotationState& rotation() const { return tracker_->rotation(); }
 
   const DeviceModel& model() const { return *model_; }
   unsigned depth() const { return options_.depth; }
@@ -100,7 +99,6 @@ class LiveCore {
   std::unique_ptr<HeadTracker> tracker_;  // on the heap: core_ holds it by reference
   DispatchCore core_;
   std::uint64_t next_calibration_at_;
-  std::uint64_t synced_adjustments_ = 0;
 };
 
 }  // namespace disksched

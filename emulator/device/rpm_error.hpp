@@ -8,8 +8,8 @@
 //
 //   phase(t) = angle_at_model(0) + (t (1 + E) + D t^2 / 2000) / T     (rotations)
 //
-// where T is the model's rotation period. Before each request the device re-anchors its
-// model there (DeviceModel::anchor_rotation with period T / f(start)); within one request
+// where T is the model's rotation period. Each request is served with the spin the
+// platter has at its start (HeadState::spin, period T / f(start)); within one request
 // the speed is taken as constant. The predictor in the filter keeps the nominal model, so
 // the difference is what head tracking has to find.
 #pragma once

@@ -51,19 +51,16 @@ Service VirtualDevice::serve(Millis arrival_ms, Op op, std::uint64_t offset, std
     len = (offset + length + sb - 1) / sb * sb - begin;
   }
 
+  HeadState from = head_;
+  from.time_ms = s.start_ms;
   if (!options_.rpm_error.none()) {
     const double f = options_.rpm_error.speed_factor(s.start_ms);
     if (!(f > 0.0))
       throw ModelError(fmt::format("rpm-error={}: the platter has stopped at t={} ms",
                                    options_.rpm_error.to_string(), s.start_ms));
-    if (!owned_)
-      throw ModelError(fmt::format("rpm-error={}: needs a model of the device's own",
-                                   options_.rpm_error.to_string()));
-    owned_->anchor_rotation(s.start_ms, true_angle_at(s.start_ms), period_ms_ / f);
+    // The platter turns at another speed than the profile's: serve with its true spin.
+    from.spin = Spin::anchored(s.start_ms, true_angle_at(s.start_ms), period_ms_ / f);
   }
-
-  HeadState from = head_;
-  from.time_ms = s.start_ms;
   s.cost = model_->service(from, op, begin, static_cast<std::uint32_t>(len));
   s.jitter_ms = jitter_.sample();
   s.completion_ms = s.cost.end.time_ms + s.jitter_ms;

@@ -43,7 +43,7 @@ class VirtualDevice {
   // does not rotate).
   VirtualDevice(std::unique_ptr<DeviceModel> model, DeviceOptions options = {});
   // A device over a model it does not own (the simulator's: one model instance may
-  // serve many runs). Without rpm error, which re-anchors the model's rotation.
+  // serve many runs; the model is immutable, so rpm error serves with a spin of its own).
   explicit VirtualDevice(const DeviceModel& model, DeviceOptions options = {});
 
   const DeviceModel& model() const { return *model_; }

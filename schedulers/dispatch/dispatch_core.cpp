@@ -30,7 +30,7 @@ std::uint64_t DispatchCore::admit(Request r, Millis now) {
   rec.limit_ms = r.limit_ms;
   rec.arrival_ms = now;
   try {
-    queue_.push(std::move(r));
+    queue_.push(std::move(r), head_.learnt_tracks());
   } catch (...) {
     records_.drop_newest();
     throw;
@@ -61,6 +61,9 @@ const RequestRecord& DispatchCore::retire(std::uint64_t id, Millis now, bool ok)
   if (!records_.holds(id))
     throw std::invalid_argument("complete: unknown request " + std::to_string(id));
   const Prediction p = head_.completed(id, now, ok);
+  // Requests queued on a track whose angle was just learnt rank by the new angle.
+  if (const TrackAngles* learnt = head_.learnt_tracks())
+    for (const TurnedTrack& t : head_.turned()) queue_.relocate_track(t.cylinder, t.head, *learnt);
   queue_.complete(id, now);
   RequestRecord& rec = records_.at(id);
   rec.completion_ms = now;

@@ -39,7 +39,7 @@ AccessIndex::AccessIndex(const DeviceModel& model, bool track_age)
   set_units(T_);
 }
 
-void AccessIndex::set_units(Millis period) const {
+void AccessIndex::set_units(Millis period) {
   T_ = period;
   unit_ms_ = rot_ ? T_ : 1.0;
   inv_unit_ = 1.0 / unit_ms_;
@@ -56,7 +56,7 @@ void AccessIndex::set_units(Millis period) const {
   walk_gap_ = kWalkGapScale * (rot_ ? T_ : seek_lb_[C_ - 1]);
 }
 
-void AccessIndex::sync_rotation(Millis period) const {
+void AccessIndex::sync_rotation(Millis period) {
   set_units(period);
   for (Hot& h : hot_) set_probe(h.p, slots_[h.slot].req.loc);
   for (std::size_t i = order_head_; i < order_.size(); ++i) {
@@ -287,6 +287,24 @@ std::optional<Request> AccessIndex::erase(std::uint64_t id) {
   // Built in place in the caller's object (a temporary here costs a store-forwarding
   // stall); the dead slot keeps its request until the next insert reuses it.
   return std::optional<Request>(std::in_place, std::move(s.req));
+}
+
+bool AccessIndex::relocate(const Request& r) {
+  const std::int32_t si = slot_of_.find(r.id);
+  if (si == IdMap::kAbsent) return false;
+  Slot& s = slots_[si];
+  if (grid_on_) {
+    // Its arrival-order entry goes stale (the generation stays odd: live); grid_link
+    // files a new one.
+    slot_gen_[si] += 2;
+    grid_unlink(si, s.req.arrival_ms);
+  }
+  remove_overhead(s.req.loc.overhead_ms);
+  s.req.loc = r.loc;
+  add_overhead(r.loc.overhead_ms);
+  set_probe(hot_[static_cast<std::size_t>(s.hot)].p, r.loc);
+  if (grid_on_) grid_link(si);
+  return true;
 }
 
 const Request* AccessIndex::find(std::uint64_t id) const {

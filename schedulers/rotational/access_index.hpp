@@ -61,8 +61,12 @@
 // On any other model (fixed) the bounds do not hold, so the index falls back to an
 // exhaustive scan there (cell_search() == false).
 //
-// One index belongs to one scheduler: best() is const but records last_stats(), so
-// it is not for concurrent use.
+// The rotation period and phase come with each query (the head's spin): when the period
+// differs from the last query's, best() converts the bounds to it first. Locations are
+// the caller's: when a track's angle is learnt, relocate() the requests on it.
+//
+// One index belongs to one scheduler: best() records last_stats(), so it is not for
+// concurrent use.
 #pragma once
 
 #include <bit>
@@ -109,6 +113,9 @@ class AccessIndex {
   void insert(const Request& r);
   // Removes and returns the request with this id; nullopt when not held.
   std::optional<Request> erase(std::uint64_t id);
+  // The held request with r's id now lies at r.loc (its track's angle was learnt); it
+  // keeps its arrival and sequence number. False when not held.
+  bool relocate(const Request& r);
   const Request* find(std::uint64_t id) const;
   bool contains(std::uint64_t id) const { return slot_of_.find(id) != IdMap::kAbsent; }
   std::size_t size() const { return count_; }
@@ -158,12 +165,12 @@ class AccessIndex {
   // that would otherwise become the best so far, so it may be expensive; it must be a
   // pure function of the request for the result to be exact.
   template <class Accept = NoFilter>
-  Choice best(const Query& q, Accept&& accept = Accept{}) const;
+  Choice best(const Query& q, Accept&& accept = Accept{});
 
   // The same choice by an exhaustive scan of every held request (the reference the
   // fast search is tested against, and the method on models without bounds).
   template <class Accept = NoFilter>
-  Choice best_scan(const Query& q, Accept&& accept = Accept{}) const;
+  Choice best_scan(const Query& q, Accept&& accept = Accept{});
 
   // Visits counted by the last best() (cells entered, requests costed): for tests and
   // tuning, not part of any decision.
@@ -229,8 +236,8 @@ class AccessIndex {
     std::uint32_t angle;
   };
   // Converts the rotation-dependent state to a new period (see T_).
-  void sync_rotation(Millis period) const;
-  void set_units(Millis period) const;
+  void sync_rotation(Millis period);
+  void set_units(Millis period);
   void set_probe(Probe& p, const Location& l) const {
     const double overhead = l.overhead_ms * inv_unit_;
     p.phase = rot_ ? to_fixed(l.angle - overhead) : 0u;
@@ -260,7 +267,7 @@ class AccessIndex {
   }
 
   template <bool Rot, bool Aged, class Accept>
-  Choice search(const Query& q, Accept& accept) const;
+  Choice search(const Query& q, const Spin& spin, Accept& accept);
 
   void order_insert(const AgeEntry& e);
   void order_erased();
@@ -323,23 +330,23 @@ class AccessIndex {
   std::int64_t W_ = 1;       // band width in cylinders
   std::int32_t B_ = 1;       // bands
   // The rotation period the bounds were computed for, and what depends on it. The
-  // model's period can be refined while requests are held (the daemon's head tracker,
-  // DeviceModel::anchor_rotation), so best() compares and, when it moved, converts
-  // everything again (sync_rotation); hence mutable.
-  mutable Millis T_ = 0.0;           // rotation period
-  mutable Millis unit_ms_ = 1.0;     // ms per bound unit: T_ on a disk, 1 on MEMS
-  mutable double inv_unit_ = 1.0;
+  // period comes with each query (the head's spin; the daemon's head tracker refines
+  // it while requests are held), so best() compares and, when it moved, converts
+  // everything again (sync_rotation).
+  Millis T_ = 0.0;           // rotation period
+  Millis unit_ms_ = 1.0;     // ms per bound unit: T_ on a disk, 1 on MEMS
+  double inv_unit_ = 1.0;
 
   std::vector<Slot> slots_;
   // Per slot, bumped at every insert and erase: odd while live. Kept apart from the
   // slots so the oldest-first walk checks staleness in a small array.
   std::vector<std::uint32_t> slot_gen_;
-  mutable std::vector<Hot> hot_;            // every live request, densely
+  std::vector<Hot> hot_;                    // every live request, densely
   std::vector<std::int32_t> free_;
-  mutable std::vector<AgeEntry> order_;     // track_age: arrival order, from order_head_
+  std::vector<AgeEntry> order_;             // track_age: arrival order, from order_head_
   std::size_t order_head_ = 0;
   std::size_t order_stale_ = 0;
-  mutable Millis walk_gap_ = 0.0;           // kWalkGapScale * the access-time scale
+  Millis walk_gap_ = 0.0;                   // kWalkGapScale * the access-time scale
   Millis near_seek_ = 0.0;                  // seek_lb_[1]: the nearest other band
   IdMap slot_of_;
   std::size_t count_ = 0;
@@ -352,14 +359,14 @@ class AccessIndex {
   std::vector<double> band_oldest_;         // track_age: oldest arrival per band
   std::vector<double> group_oldest_;        // track_age: ... per kGroupBands bands
   std::vector<Millis> seek_lb_;             // C_ entries, non-decreasing, ms
-  mutable std::vector<SeekBound> seek_u_;   // seek_lb_ for the bounds
+  std::vector<SeekBound> seek_u_;           // seek_lb_ for the bounds
   std::vector<std::pair<Millis, std::size_t>> overheads_;  // distinct overheads, counts
   Millis min_overhead_ = 0.0;
-  mutable Stats stats_;
+  Stats stats_;
 };
 
 template <class Accept>
-AccessIndex::Choice AccessIndex::best_scan(const Query& q, Accept&& accept) const {
+AccessIndex::Choice AccessIndex::best_scan(const Query& q, Accept&& accept) {
   Choice out;
   out.rank = q.initial;
   stats_ = Stats{};
@@ -376,20 +383,18 @@ AccessIndex::Choice AccessIndex::best_scan(const Query& q, Accept&& accept) cons
 }
 
 template <class Accept>
-AccessIndex::Choice AccessIndex::best(const Query& q, Accept&& accept) const {
+AccessIndex::Choice AccessIndex::best(const Query& q, Accept&& accept) {
   // Without the per-cell ages an age term cannot be bounded: scan (not used so).
   if (!cells_ || (q.beta > 0.0 && !track_age_)) return best_scan(q, accept);
-  if (rot_) {
-    const Millis period = model_.rotation_ms();
-    if (period != T_) sync_rotation(period);
-  }
+  const Spin spin = rot_ ? model_.spin_of(q.head) : Spin{};
+  if (rot_ && spin.period_ms != T_) sync_rotation(spin.period_ms);
   if (q.beta > 0.0)
-    return rot_ ? search<true, true>(q, accept) : search<false, true>(q, accept);
-  return rot_ ? search<true, false>(q, accept) : search<false, false>(q, accept);
+    return rot_ ? search<true, true>(q, spin, accept) : search<false, true>(q, spin, accept);
+  return rot_ ? search<true, false>(q, spin, accept) : search<false, false>(q, spin, accept);
 }
 
 template <bool Rot, bool Aged, class Accept>
-AccessIndex::Choice AccessIndex::search(const Query& q, Accept& accept) const {
+AccessIndex::Choice AccessIndex::search(const Query& q, const Spin& spin, Accept& accept) {
   Choice out;
   // Field by field: the caller has just built q with narrower stores, and one wide
   // copy of the whole rank would wait for them (a store-forwarding stall).
@@ -412,7 +417,7 @@ AccessIndex::Choice AccessIndex::search(const Query& q, Accept& accept) const {
   const std::int64_t c0 = clamp_cyl(q.head.cylinder);
   Head head;
   head.c0 = static_cast<std::int32_t>(c0);
-  const double a0 = Rot ? model_.angle_at(q.head.time_ms) : 0.0;
+  const double a0 = Rot ? spin.angle_at(q.head.time_ms) : 0.0;
   head.a0 = Rot ? to_fixed(a0) : 0u;
   head.seek = seek_u_.data();
   const double unit = unit_ms_;

@@ -26,6 +26,7 @@ class Bsatf final : public Scheduler {
 
   std::string spec() const override { return spec_; }
   void add(const Request& r) override { pool_.insert(r); }
+  bool relocate(const Request& r) override { return pool_.relocate(r) || batch_.relocate(r); }
   bool remove(std::uint64_t id) override {
     return batch_.erase(id).has_value() || pool_.erase(id).has_value();
   }

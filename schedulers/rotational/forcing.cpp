@@ -63,7 +63,7 @@ bool ForcingScheduler::fits_before(const HeadState& head, const Request& r, cons
   return c.end.time_ms + model_.positioning_ms(c.end, z.loc) <= latest + kFitSlackMs;
 }
 
-const Request* ForcingScheduler::satf_choice(const HeadState& head, Millis now) const {
+const Request* ForcingScheduler::satf_choice(const HeadState& head, Millis now) {
   AccessIndex::Query q;
   q.head = head;
   q.now = now;

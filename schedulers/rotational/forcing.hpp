@@ -37,6 +37,7 @@ class ForcingScheduler : public Scheduler {
   std::string spec() const override { return spec_; }
   void add(const Request& r) override;
   bool remove(std::uint64_t id) override;
+  bool relocate(const Request& r) override { return index_.relocate(r); }
   std::size_t size() const override { return index_.size(); }
   std::vector<Request> drain() override;
 
@@ -52,7 +53,7 @@ class ForcingScheduler : public Scheduler {
   // True when serving `r` from `head` still lets `z`'s transfer start by `latest`.
   bool fits_before(const HeadState& head, const Request& r, const Request& z, Millis latest) const;
   // Plain SATF over everything held.
-  const Request* satf_choice(const HeadState& head, Millis now) const;
+  const Request* satf_choice(const HeadState& head, Millis now);
   // Removes a chosen request from every structure and returns it.
   std::optional<Request> take(std::uint64_t id);
   // Called when a request leaves (picked or removed): derived state to clear.

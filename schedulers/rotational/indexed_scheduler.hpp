@@ -21,6 +21,7 @@ class IndexedScheduler : public Scheduler {
   std::string spec() const override { return spec_; }
   void add(const Request& r) override { index_.insert(r); }
   bool remove(std::uint64_t id) override { return index_.erase(id).has_value(); }
+  bool relocate(const Request& r) override { return index_.relocate(r); }
   std::size_t size() const override { return index_.size(); }
   std::vector<Request> drain() override { return index_.drain(); }
 

@@ -53,6 +53,21 @@ class Lbsatf final : public Scheduler {
     }
     return pool_.erase(id).has_value();
   }
+  // In place: the request keeps its slot in the batch (the plan's times come from
+  // service(), which finds the location itself).
+  bool relocate(const Request& r) override {
+    for (Step& s : plan_)
+      if (s.req.id == r.id) {
+        s.req.loc = r.loc;
+        return true;
+      }
+    for (Request& p : pending_)
+      if (p.id == r.id) {
+        p.loc = r.loc;
+        return true;
+      }
+    return pool_.relocate(r);
+  }
   std::size_t size() const override { return plan_.size() + pending_.size() + pool_.size(); }
   std::vector<Request> drain() override {
     std::vector<Request> out;

@@ -7,11 +7,14 @@
 #include <limits>
 #include <memory>
 #include <set>
+#include <utility>
 #include <vector>
 
+#include "bench/sim/workload.hpp"
 #include "daemon/filter/live_core.hpp"
 #include <map>
 #include "daemon/filter/lbn_model.hpp"
+#include "predictor/disk_model.hpp"
 #include "schedulers/registry.hpp"
 
 using namespace disksched;
@@ -331,4 +334,83 @@ TEST_CASE("current_profile: a disk geometry's, refused without one", "[filter][d
   const DiskProfile p = disk.current_profile();
   CHECK(p.heads == 19);
   CHECK(p.rotation_ms == disk.model().rotation_ms());
+}
+
+TEST_CASE("a track turned from completions re-ranks the requests already queued on it",
+          "[filter][dispatch][track_phase]") {
+  // The device's track of LBA 12345 sits a quarter rotation further on than the profile
+  // says. Completions on it teach the head tracker so; the requests queued there before
+  // must then rank by the corrected angle (issue 11's probe, through the core).
+  auto model = load_model("hp97560");
+  const auto& disk = dynamic_cast<const DiskModel&>(*model);
+  const Location probe = disk.locate(12345, 1, Op::Read);
+  const std::int64_t cyl = probe.cylinder;
+  const std::int32_t hd = probe.head;
+  DiskProfile shifted = disk.profile();
+  double moved = disk.track_angle(cyl, hd) + 0.25;
+  shifted.track_phase.push_back({cyl, hd, moved - std::floor(moved)});
+  const DiskModel device(shifted);
+  const std::uint64_t track0 = disk.chs_to_lba({cyl, hd, 0});
+  const std::uint32_t spt = disk.sectors_per_track(cyl);
+
+  auto core = make_core("satf", std::move(model));  // delta 0: the device starts at once
+  const DeviceModel& m = core.model();
+  HeadState at = device.initial_state();  // where the device's head really is
+  std::vector<Granted> out;
+  std::uint64_t next_id = 0;
+  Millis now = 1.0;
+  // Dispatches one request to the idle device; returns its id and true completion.
+  auto start = [&](std::uint64_t lba) {
+    const std::uint64_t id = ++next_id;
+    core.arrive(req(id, Op::Read, lba * 512, 512), now, out);
+    REQUIRE(out.size() == 1);
+    out.clear();
+    at.time_ms = now;
+    at = device.service(at, Op::Read, lba * 512, 512).end;
+    return std::pair{id, at.time_ms};
+  };
+  Rng rng(11);
+  // Two requests elsewhere for every one on the track, so the platter's phase (the median
+  // of the last seven completions) stays the other tracks': three on the track agree.
+  int on_track = 0;
+  for (int i = 0; on_track < 3; ++i) {
+    const bool here = i % 3 == 2;
+    const std::uint64_t lba = here ? track0 + (7 * i) % spt : rng.below(m.capacity_bytes() / 512);
+    const auto [id, done] = start(lba);
+    core.complete(id, done, true, out);
+    REQUIRE(out.empty());
+    now = done + 1.0 + 20.0 * rng.uniform();
+    on_track += here;
+  }
+  REQUIRE(core.tracks_rephased() == 0);
+
+  // The fourth on the track is at the device while A (on the track) and a rival B wait.
+  // The head will be on the track when it completes: pick A's sector so that its wait
+  // grows by the quarter turn (no wrap), and B so that it ranks between A's two costs.
+  const auto [id4, done4] = start(track0 + 3);
+  HeadState head = at;  // the device's state at done4, as the tracker will predict it
+  const TrackAngles learnt{{cyl * disk.heads() + hd, device.track_angle(cyl, hd)}};
+  std::uint64_t a = 0;
+  Millis cached = 0, truth = 0;
+  for (std::uint32_t s = 0; s < spt && a == 0; ++s) {
+    cached = m.positioning_ms(head, m.locate(track0 + s, 1, Op::Read));
+    truth = m.positioning_ms(head, m.locate(track0 + s, 1, Op::Read, learnt));
+    if (truth - cached > 0.2 * m.rotation_ms()) a = track0 + s;
+  }
+  REQUIRE(a != 0);
+  std::uint64_t b = 0;
+  for (std::uint64_t l = 100'000; b == 0; l += 37) {
+    const Location r = m.locate(l, 1, Op::Read);
+    const Millis p = m.positioning_ms(head, r);
+    if (r.cylinder != cyl && p > cached + 0.5 && p < truth - 0.5) b = l;
+  }
+  core.arrive(req(1001, Op::Read, a * 512, 512), now, out);
+  core.arrive(req(1002, Op::Read, b * 512, 512), now, out);
+  REQUIRE(out.empty());
+  core.complete(id4, done4, true, out);
+  REQUIRE(core.tracks_rephased() == 1);
+  REQUIRE(out.size() == 1);
+  INFO("A at " << cached << " ms cached, " << truth << " ms true; B between");
+  CHECK(out[0].id == 1002);
+  CHECK(out[0].prediction.cost.positioning_ms() == Approx(m.positioning_ms(head, m.locate(b, 1, Op::Read))).margin(1e-6));
 }

@@ -33,14 +33,14 @@ struct TrueDevice {
   std::unique_ptr<DeviceModel> model;
   Millis in_ms, out_ms;
   HeadState pos;
+  Spin spin;              // how the true platter turns
   Millis busy_until = 0;  // observed completion of the last request
 
   TrueDevice(const char* name, double phase, Millis in, Millis out)
       : TrueDevice(load_model(name), phase, in, out) {}
   TrueDevice(std::unique_ptr<DeviceModel> m, double phase, Millis in, Millis out)
-      : model(std::move(m)), in_ms(in), out_ms(out), pos(model->initial_state()) {
-    model->anchor_rotation(0.0, phase);
-  }
+      : model(std::move(m)), in_ms(in), out_ms(out), pos(model->initial_state()),
+        spin(model->rotational() ? Spin::anchored(0.0, phase, model->rotation_ms()) : Spin{}) {}
   // Serves a request dispatched at `dispatch` to an idle device; returns the observed
   // completion time.
   // `late_ms`: the completion report comes this much later than usual (a busy host).
@@ -48,6 +48,7 @@ struct TrueDevice {
                Millis late_ms = 0.0) {
     HeadState from = pos;
     from.time_ms = dispatch + in_ms;
+    from.spin = spin;
     const Cost c = model->service(from, op, offset, length);
     pos = c.end;
     return from.time_ms + c.service_ms() + out_ms + late_ms;
@@ -202,11 +203,11 @@ TEST_CASE("a failed request does not re-anchor the head", "[filter][head_tracker
   HeadTracker tracker(*model, {0.0, 16});
   tracker.dispatched(1, 0.0, Op::Read, 0, 8192);
   tracker.completed(1, 20.0, true);
-  const double angle_before = model->angle_at(123.0);
+  const double angle_before = tracker.predict(100.0).spin.angle_at(123.0);
   const HeadState pos_before = tracker.predict(100.0);
   tracker.dispatched(2, 30.0, Op::Read, 600'000'000, 8192);
   tracker.completed(2, 47.3, false);
-  REQUIRE(model->angle_at(123.0) == Approx(angle_before));
+  REQUIRE(tracker.predict(100.0).spin.angle_at(123.0) == Approx(angle_before));
   REQUIRE(tracker.predict(100.0).cylinder == pos_before.cylinder);
   REQUIRE(tracker.samples_recorded() == 1);
 }
@@ -276,7 +277,7 @@ DriftRun drift_run(double factor, bool refine, std::uint64_t requests, std::uint
   TrueDevice dev("hp97560", 0.23, in, out);
   const Millis nominal = dev.model->rotation_ms();
   const Millis sector = dev.model->sector_time_ms();
-  dev.model->anchor_rotation(0.0, 0.23, nominal * factor);
+  dev.spin = Spin::anchored(0.0, 0.23, nominal * factor);
   auto model = load_model("hp97560");
   HeadTracker::Options o;
   o.delta_ms = in + out;
@@ -402,7 +403,7 @@ TEST_CASE("the filter's status shows the refined period in real milliseconds and
   const Millis in = 0.2, out = 0.1;
   TrueDevice dev("hp97560", 0.4, in, out);
   const Millis nominal = dev.model->rotation_ms();
-  dev.model->anchor_rotation(0.0, 0.4, nominal * factor);
+  dev.spin = Spin::anchored(0.0, 0.4, nominal * factor);
   auto model = load_model("hp97560");
   auto sched = make_scheduler("fcfs", *model);
   std::int64_t clock_ns = 0;
@@ -587,7 +588,8 @@ TrackRun track_run(bool refine, std::uint64_t late_every, std::uint64_t seed,
   r.tracks_rephased = tracker.tracks_rephased();
   const double sector_rot = 1.0 / spt;
   for (int i = 0; i < kTracks; ++i) {
-    const double a = model.track_angle(tracks[i].cylinder, tracks[i].head);
+    const double a = model.track_angle(tracks[i].cylinder, tracks[i].head,
+                                       tracker.rotation().learnt_tracks());
     double d = a - true_angle[i];
     d -= std::round(d);
     if (i < kShifted)

@@ -98,14 +98,33 @@ TEST_CASE("sequential reads stream: the next LBA costs no rotation on JW's model
   CHECK(second.transfer_ms == Approx(16 * m.sector_time_ms()));
 }
 
-TEST_CASE("anchoring the rotation moves the predicted angle", "[access]") {
-  DiskModel m(hp97560_profile());
-  m.anchor_rotation(1000.0, 0.25, 0.0);
-  CHECK(m.angle_at(1000.0) == Approx(0.25).margin(1e-12));
-  CHECK(m.angle_at(1000.0 + m.rotation_ms() / 2) == Approx(0.75).margin(1e-9));
-  m.anchor_rotation(2000.0, 0.5, 15.0);
-  CHECK(m.rotation_ms() == 15.0);
-  CHECK(m.angle_at(2007.5) == Approx(0.0).margin(1e-9));
+TEST_CASE("a head state's spin turns the platter; the model stays as loaded", "[access]") {
+  const DiskModel m(hp97560_profile());
+  const Millis nominal = m.rotation_ms();
+  const Spin anchored = Spin::anchored(1000.0, 0.25, nominal);
+  CHECK(anchored.angle_at(1000.0) == Approx(0.25).margin(1e-12));
+  CHECK(anchored.angle_at(1000.0 + nominal / 2) == Approx(0.75).margin(1e-9));
+  const Spin faster = Spin::anchored(2000.0, 0.5, 15.0);
+  CHECK(faster.angle_at(2007.5) == Approx(0.0).margin(1e-9));
+
+  // On the request's track already: positioning is the overhead, then the wait until
+  // the platter, turning as the head state says, brings the sector round.
+  const Location l = m.locate(1000, 1, Op::Read);
+  auto expected = [&](const Spin& s, Millis t) {
+    double wait = l.angle - s.angle_at(t + l.overhead_ms);
+    wait -= std::floor(wait);
+    return l.overhead_ms + wait * s.period_ms;
+  };
+  HeadState h{2000.0, l.cylinder, l.head, 0, 1};
+  h.spin = faster;
+  CHECK(m.positioning_ms(h, l) == Approx(expected(faster, 2000.0)).margin(1e-9));
+  CHECK(m.service(h, Op::Read, 1000 * 512, 512).positioning_ms() ==
+        Approx(expected(faster, 2000.0)).margin(1e-9));
+  HeadState plain = h;
+  plain.spin = Spin{};  // not given: the profile's
+  CHECK(m.positioning_ms(plain, l) == Approx(expected(m.spin(), 2000.0)).margin(1e-9));
+  CHECK(m.positioning_ms(plain, l) != Approx(m.positioning_ms(h, l)).margin(1e-3));
+  CHECK(m.rotation_ms() == nominal);
 }
 
 TEST_CASE("flush and trim do not move the head", "[access]") {

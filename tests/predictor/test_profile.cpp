@@ -2,6 +2,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -95,30 +96,33 @@ TEST_CASE("bad profiles fail with the field, the value and what was expected", "
   CHECK_THAT(error_of(j), Catch::Contains("seek.points[1]"));
 }
 
-TEST_CASE("adjust_track_phase turns one track as a measured track_phase would",
+TEST_CASE("turn_track learns one track's angle as a measured track_phase would",
           "[profile][track_phase]") {
   // Model a has tracks (31, 2) (with a slipped defect) and (60, 0) (first of a zone) at
-  // measured angles; model b learns the same angles through adjust_track_phase, called
-  // through the DeviceModel interface. Every cost that passes those tracks must agree.
+  // measured angles; model b learns the same angles into a TrackAngles value through
+  // turn_track, called through the DeviceModel interface, and is asked with it. Every
+  // cost that passes those tracks must agree; b itself does not change.
   DiskProfile p = testing::zoned_profile(true);
-  DiskModel plain(p);
+  const DiskModel plain(p);
   p.track_phase = {{31, 2, 0.7}, {60, 0, 0.05}};
   const DiskModel a(p);
-  DiskModel b(testing::zoned_profile(true));
-  DeviceModel& bm = b;
-  REQUIRE(b.track_phase_overrides() == 0);
-  bm.adjust_track_phase(31, 2, 0.7 - b.track_angle(31, 2) + 3.0);  // whole turns ignored
-  bm.adjust_track_phase(60, 0, 0.5);
-  bm.adjust_track_phase(60, 0, 0.05 - b.track_angle(60, 0));  // from the adjusted angle
-  REQUIRE(b.track_phase_overrides() == 2);
-  CHECK(b.track_angle(31, 2) == Approx(0.7).margin(1e-12));
-  CHECK(b.track_angle(60, 0) == Approx(0.05).margin(1e-12));
+  const DiskModel b(testing::zoned_profile(true));
+  const DeviceModel& bm = b;
+  TrackAngles learnt;
+  bm.turn_track(learnt, 31, 2, 0.7 - b.track_angle(31, 2) + 3.0);  // whole turns ignored
+  bm.turn_track(learnt, 60, 0, 0.5);
+  bm.turn_track(learnt, 60, 0, 0.05 - b.track_angle(60, 0, &learnt));  // from the learnt angle
+  REQUIRE(learnt.size() == 2);
+  CHECK(b.track_angle(31, 2, &learnt) == Approx(0.7).margin(1e-12));
+  CHECK(b.track_angle(60, 0, &learnt) == Approx(0.05).margin(1e-12));
+  CHECK(b.track_angle(31, 2) == plain.track_angle(31, 2));  // the model stays as loaded
+  CHECK(b.track_phase_overrides() == 0);
   // The neighbours keep their skew-derived angles.
-  CHECK(b.track_angle(31, 1) == plain.track_angle(31, 1));
-  CHECK(b.track_angle(31, 3) == plain.track_angle(31, 3));
-  CHECK(b.track_angle(59, 3) == plain.track_angle(59, 3));
-  CHECK(b.track_angle(60, 1) == plain.track_angle(60, 1));
-  // A real difference: the adjusted track is far from its skew-derived angle.
+  CHECK(b.track_angle(31, 1, &learnt) == plain.track_angle(31, 1));
+  CHECK(b.track_angle(31, 3, &learnt) == plain.track_angle(31, 3));
+  CHECK(b.track_angle(59, 3, &learnt) == plain.track_angle(59, 3));
+  CHECK(b.track_angle(60, 1, &learnt) == plain.track_angle(60, 1));
+  // A real difference: the learnt track is far from its skew-derived angle.
   CHECK(std::abs(plain.track_angle(31, 2) - 0.7) > 0.01);
 
   // Requests starting on, ending on and crossing the turned tracks.
@@ -132,38 +136,31 @@ TEST_CASE("adjust_track_phase turns one track as a measured track_phase would",
   int compared = 0;
   for (const auto& [lba, n] : reqs) {
     INFO("lba " << lba << " sectors " << n);
-    CHECK(b.locate(lba, n, Op::Read).angle == Approx(a.locate(lba, n, Op::Read).angle).margin(1e-12));
-    CHECK(b.end_angle(lba, n) == Approx(a.end_angle(lba, n)).margin(1e-12));
+    CHECK(bm.locate(lba, n, Op::Read, learnt).angle ==
+          Approx(a.locate(lba, n, Op::Read).angle).margin(1e-12));
+    CHECK(bm.end_angle(lba, n, learnt) == Approx(a.end_angle(lba, n)).margin(1e-12));
     for (const HeadState from : {HeadState{3.1, 0, 0}, HeadState{17.77, 31, 2},
                                  HeadState{40.2, 99, 3}}) {
       const Cost ca = a.service(from, Op::Write, lba * 512, n * 512);
-      const Cost cb = b.service(from, Op::Write, lba * 512, n * 512);
+      const Cost cb = bm.service(from, Op::Write, lba * 512, n * 512, learnt);
       CHECK(cb.rotation_ms == Approx(ca.rotation_ms).margin(1e-9));
       CHECK(cb.transfer_ms == Approx(ca.transfer_ms).margin(1e-9));
       CHECK(cb.end.time_ms == Approx(ca.end.time_ms).margin(1e-9));
-      CHECK(b.positioning_ms(from, b.locate(lba, n, Op::Write)) ==
+      CHECK(b.positioning_ms(from, bm.locate(lba, n, Op::Write, learnt)) ==
             Approx(a.positioning_ms(from, a.locate(lba, n, Op::Write))).margin(1e-9));
       ++compared;
     }
   }
   CHECK(compared > 100);
-  // ... and they differ from the unadjusted model's somewhere (the test can fail).
+  // ... and they differ from the model without them somewhere (the test can fail).
   const std::uint64_t on_track = a.chs_to_lba({60, 0, 10});
-  CHECK(std::abs(plain.locate(on_track, 1, Op::Read).angle - b.locate(on_track, 1, Op::Read).angle) >
-        0.01);
+  CHECK(std::abs(b.locate(on_track, 1, Op::Read).angle -
+                 bm.locate(on_track, 1, Op::Read, learnt).angle) > 0.01);
 
-  // A scratch instance takes the learnt angles; another geometry is refused.
-  DiskModel scratch(testing::zoned_profile(true));
-  scratch.copy_track_phases(b);
-  CHECK(scratch.track_angle(31, 2) == b.track_angle(31, 2));
-  CHECK(scratch.end_angle(on_track, 4) == b.end_angle(on_track, 4));
-  DiskModel hp(hp97560_profile());
-  CHECK_THROWS_WITH(hp.copy_track_phases(b), Catch::Contains("another geometry"));
-
-  CHECK_THROWS_WITH(b.adjust_track_phase(100, 0, 0.1), Catch::Contains("cylinder 100 head 0"));
-  CHECK_THROWS_WITH(b.adjust_track_phase(5, 4, 0.1), Catch::Contains("no such track"));
-  CHECK_THROWS_WITH(b.adjust_track_phase(5, 1, std::nan("")), Catch::Contains("finite"));
-  CHECK(b.track_phase_overrides() == 2);
+  CHECK_THROWS_WITH(b.turn_track(learnt, 100, 0, 0.1), Catch::Contains("cylinder 100 head 0"));
+  CHECK_THROWS_WITH(b.turn_track(learnt, 5, 4, 0.1), Catch::Contains("no such track"));
+  CHECK_THROWS_WITH(b.turn_track(learnt, 5, 1, std::nan("")), Catch::Contains("finite"));
+  CHECK(learnt.size() == 2);
 }
 
 TEST_CASE("current_profile saves the refined period and track angles; loaded, it builds "
@@ -171,14 +168,16 @@ TEST_CASE("current_profile saves the refined period and track angles; loaded, it
           "[profile][track_phase]") {
   DiskProfile p = testing::zoned_profile(true);
   p.track_phase = {{12, 1, 0.3}};
-  DiskModel live(p);
-  DeviceModel& lm = live;
+  const DiskModel live(p);
   const Millis refined = p.rotation_ms * 1.002;
-  lm.anchor_rotation(100.0, 0.25, refined);
-  lm.adjust_track_phase(60, 0, 0.125);
-  lm.adjust_track_phase(31, 2, -0.2);
+  RotationState state;
+  state.spin = Spin::anchored(100.0, 0.25, refined);
+  auto learnt = std::make_shared<TrackAngles>();
+  live.turn_track(*learnt, 60, 0, 0.125);
+  live.turn_track(*learnt, 31, 2, -0.2);
+  state.tracks = learnt;
 
-  const DiskProfile cur = live.current_profile();
+  const DiskProfile cur = live.current_profile(state);
   CHECK(cur.rotation_ms == refined);
   REQUIRE(cur.track_phase.size() == 3);  // the measured one and the two learnt
   CHECK(cur.track_phase[0].cylinder == 12);
@@ -194,7 +193,7 @@ TEST_CASE("current_profile saves the refined period and track angles; loaded, it
   CHECK(next.rotation_ms() == Approx(refined).epsilon(1e-15));
   for (const auto& [c, h] : std::vector<std::pair<std::int64_t, std::int32_t>>{
            {12, 1}, {31, 2}, {60, 0}, {31, 1}, {59, 3}})
-    CHECK(next.track_angle(c, h) == Approx(live.track_angle(c, h)).margin(1e-12));
+    CHECK(next.track_angle(c, h) == Approx(live.track_angle(c, h, learnt.get())).margin(1e-12));
   // And the learnt tracks differ from what the skews alone give (the test can fail).
   const DiskModel plain(testing::zoned_profile(true));
   CHECK(std::abs(next.track_angle(60, 0) - plain.track_angle(60, 0)) > 0.1);

@@ -40,7 +40,7 @@ class FakeDisk final : public DeviceModel {
   bool rotational() const override { return true; }
   Millis rotation_ms() const override { return s_.rotation; }
   Millis sector_time_ms() const override { return s_.rotation / s_.spt; }
-  double angle_at(Millis t) const override { return frac(t / s_.rotation); }
+  Spin spin() const override { return Spin::of(s_.rotation, 0.0); }
 
   std::uint64_t sectors() const {
     return static_cast<std::uint64_t>(s_.cylinders) * s_.heads * s_.spt;

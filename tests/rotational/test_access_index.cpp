@@ -238,11 +238,11 @@ TEST_CASE("cell search costs few requests at long queues (JW sec. 4.2: sub-linea
 
 TEST_CASE("cell search stays exact when the rotation is re-anchored with a refined period",
           "[rotational][satf][asatf]") {
-  // The daemon's head tracker refines the model's period while the scheduler holds its
-  // queue (DeviceModel::anchor_rotation); bounds kept in rotations of the old period
+  // The daemon's head tracker refines the period while the scheduler holds its queue and
+  // passes it with the head (HeadState::spin); bounds kept in rotations of the old period
   // would prune the wrong requests. Period changes of up to 0.5%, then searches.
   auto model = load_model("hp97560");
-  DeviceModel& m = *model;
+  const DeviceModel& m = *model;
   const Millis T0 = m.rotation_ms();
   std::mt19937_64 rng(0xA11C);
   std::uniform_real_distribution<double> u01(0.0, 1.0);
@@ -252,15 +252,59 @@ TEST_CASE("cell search stays exact when the rotation is re-anchored with a refin
     const std::size_t n = round % 2 == 0 ? 16 : 600;  // short-queue pass and grid
     for (const auto& r : random_queue(m, rng, n, 2000.0)) idx.insert(r);
     for (int step = 0; step < 20; ++step) {
-      m.anchor_rotation(1000.0 * step, u01(rng), T0 * (1.0 + 0.01 * (u01(rng) - 0.5)));
+      const Spin spin =
+          Spin::anchored(1000.0 * step, u01(rng), T0 * (1.0 + 0.01 * (u01(rng) - 0.5)));
+      AccessIndex::Query q;
+      q.head = random_head(m, rng, 1e6);
+      q.head.spin = spin;
+      q.now = 2000.0 + 500.0 * u01(rng);
+      q.beta = step % 2 == 0 ? 0.0 : beta;
+      require_same(idx.best(q), idx.best_scan(q));
+    }
+  }
+}
+
+TEST_CASE("cell search stays exact when held requests are relocated to learnt track angles",
+          "[rotational][satf][asatf]") {
+  // The head tracker learns that a track's sector 0 is elsewhere; the queue finds the
+  // Location of each request on it again and relocates it in the index. Its cell, angle
+  // bound and arrival order must follow, or the search prunes by the old angle.
+  auto model = load_model("hp97560");
+  const DeviceModel& m = *model;
+  std::mt19937_64 rng(0x7EAC);
+  std::uniform_real_distribution<double> u01(0.0, 1.0);
+  const double beta = asatf_beta(30, AgingForm::JacobsonWilkes, m);
+  for (int round = 0; round < 20; ++round) {
+    AccessIndex idx(m, true);
+    const std::size_t n = round % 2 == 0 ? 16 : 600;
+    std::vector<Request> held = random_queue(m, rng, n, 2000.0);
+    for (const auto& r : held) idx.insert(r);
+    const std::uint64_t seq_before = idx.seq_of(held.front().id);
+    TrackAngles learnt;
+    for (int step = 0; step < 10; ++step) {
+      // Turn the tracks of a few held requests and relocate everything on them.
+      for (int k = 0; k < 4; ++k) {
+        const Request& r = held[static_cast<std::size_t>(u01(rng) * n) % n];
+        m.turn_track(learnt, r.loc.cylinder, r.loc.head, u01(rng));
+      }
+      for (Request& r : held) {
+        const std::uint32_t sb = m.sector_bytes();
+        r.loc = m.locate(r.offset / sb, r.length / sb, r.op, learnt);
+        REQUIRE(idx.relocate(r));
+        REQUIRE(idx.find(r.id)->loc.angle == r.loc.angle);
+      }
       AccessIndex::Query q;
       q.head = random_head(m, rng, 1e6);
       q.now = 2000.0 + 500.0 * u01(rng);
       q.beta = step % 2 == 0 ? 0.0 : beta;
       require_same(idx.best(q), idx.best_scan(q));
     }
+    CHECK(idx.seq_of(held.front().id) == seq_before);  // relocating keeps its place
+    CHECK(idx.size() == n);
+    Request absent;
+    absent.id = 1u << 30;
+    CHECK_FALSE(idx.relocate(absent));
   }
-  m.anchor_rotation(0.0, 0.0, T0);
 }
 
 TEST_CASE("the x-column search costs few requests at long MEMS queues (Hong sec. 7)",

@@ -268,3 +268,50 @@ TEST_CASE("queue: the overlap rule agrees with a brute-force reference on random
     }
   }
 }
+
+TEST_CASE("queue: a track's learnt angle reaches the requests queued on it (issue 11's probe)",
+          "[queue][track_phase]") {
+  // The head tracker learns that the track of LBA 12345 sits a quarter rotation further
+  // on than the profile's skews say. The request queued there before must rank by the new
+  // angle: before the model was immutable it kept the Location cached at arrival (the
+  // issue's probe: ranked at 11.82 ms of positioning while service() said 15.57 ms; from
+  // the head state here, 11.86 and 15.61).
+  auto m = hp97560();
+  HeadState head = m->initial_state();
+  head.time_ms = 10.0;  // the probe's: the head at cylinder 0, 10 ms in
+  const std::uint64_t lba = 12345;
+  const Location was = m->locate(lba, 1, Op::Read);
+  TrackAngles learnt;
+  m->turn_track(learnt, was.cylinder, was.head, 0.25);
+  const Millis cached = m->positioning_ms(head, was);
+  const Millis truth = m->service(head, Op::Read, lba * 512, 512, learnt).positioning_ms();
+  CHECK(cached == Approx(11.864).margin(0.001));
+  CHECK(truth == Approx(15.612).margin(0.001));
+  CHECK(truth - cached == Approx(m->rotation_ms() / 4).margin(1e-9));
+
+  // A rival on another track that ranks between the two: SATF picks it only when the
+  // queued request is ranked by its true angle.
+  std::uint64_t rival = 0;
+  for (std::uint64_t l = 200'000; rival == 0; l += 37) {
+    const Location r = m->locate(l, 1, Op::Read);
+    const Millis p = m->positioning_ms(head, r);
+    if (r.cylinder != was.cylinder && p > cached + 1.0 && p < truth - 1.0) rival = l;
+  }
+  RequestQueue q(make("satf", *m), *m);
+  q.push(io(1, Op::Read, lba * 512, 512));
+  q.push(io(2, Op::Read, rival * 512, 512));
+  CHECK(q.relocate_track(was.cylinder, was.head, learnt) == 1);
+  auto first = q.pick(0, head);
+  REQUIRE(first);
+  CHECK(first->id == 2);
+  // Arriving after the turn, it is located with the learnt angle at once.
+  RequestQueue late(make("satf", *m), *m);
+  late.push(io(1, Op::Read, lba * 512, 512), &learnt);
+  late.push(io(2, Op::Read, rival * 512, 512), &learnt);
+  CHECK(late.pick(0, head)->id == 2);
+  // Without the learnt angle the cached one wins (the test can fail).
+  RequestQueue stale(make("satf", *m), *m);
+  stale.push(io(1, Op::Read, lba * 512, 512));
+  stale.push(io(2, Op::Read, rival * 512, 512));
+  CHECK(stale.pick(0, head)->id == 1);
+}

@@ -849,10 +849,11 @@ void Extraction::validate() {
     (void)ra;
     const ProbeResult rb = t_.read(b, 1);
     if (rb.disturbed) continue;
-    // Anchor the model's platter on the frame (refined as the run went on).
-    m.anchor_rotation(p_.next_time_at(0.0, rb.issue_ms), m.end_angle(o_.reference_lba, 1), p_.period());
     const Location la = m.locate(a, 1, Op::Read);
     HeadState from;
+    // The platter anchored on the frame (refined as the run went on).
+    from.spin = Spin::anchored(p_.next_time_at(0.0, rb.issue_ms), m.end_angle(o_.reference_lba, 1),
+                               p_.period());
     from.time_ms = rb.issue_ms + r_.host_floor_ms;
     from.cylinder = la.cylinder;
     from.head = la.head;

@@ -9,11 +9,12 @@ namespace disksched::extract {
 VirtualTarget::VirtualTarget(std::unique_ptr<DeviceModel> model, HostNoise noise)
     : model_(std::move(model)), noise_(noise), rng_(noise.seed) {
   if (!model_) throw std::invalid_argument("virtual target needs a model");
-  if (noise_.rpm_error != 0.0 && model_->rotational()) {
-    const Millis period = model_->rotation_ms() / (1.0 + noise_.rpm_error);
-    model_->anchor_rotation(0.0, model_->angle_at(0.0), period);
-  }
   head_ = model_->initial_state();
+  if (noise_.rpm_error != 0.0 && model_->rotational()) {
+    // The platter turns faster than the model says; every cost carries the spin on.
+    const Millis period = model_->rotation_ms() / (1.0 + noise_.rpm_error);
+    head_.spin = Spin::anchored(0.0, model_->angle_at(0.0), period);
+  }
   // Start the clock somewhere arbitrary so nothing depends on t = 0 being special.
   now_ = 1000.0 + std::uniform_real_distribution<double>(0.0, 100.0)(rng_);
   head_.time_ms = now_;

@@ -50,7 +50,9 @@ class VirtualTarget final : public ProbeTarget {
 
   // The truth, for tests.
   const DeviceModel& model() const { return *model_; }
-  Millis true_rotation_ms() const { return model_->rotation_ms(); }
+  Millis true_rotation_ms() const {
+    return head_.spin.given() ? head_.spin.period_ms : model_->rotation_ms();
+  }
   std::uint64_t probes() const { return probes_; }
 
  private:
