@@ -18,6 +18,7 @@
 
 #include <fmt/format.h>
 
+#include "bench/sim/claims.hpp"
 #include "bench/sim/experiment.hpp"
 #include "bench/sim/job_pool.hpp"
 #include "bench/sim/repro.hpp"
@@ -90,24 +91,6 @@ std::vector<double> scales_at(const SweepResult& r, const TraceLike& t,
   return out;
 }
 
-// Range of a ratio over scales, as text "lo..hi". A ratio whose numerator saturated
-// while its denominator kept up counts as infinite, the other way round as zero.
-struct Range {
-  double lo = INFINITY, hi = -INFINITY;
-  void add(double v) {
-    if (std::isnan(v)) return;
-    lo = std::min(lo, v);
-    hi = std::max(hi, v);
-  }
-  bool empty() const { return lo > hi; }
-  static std::string x(double v) {
-    if (std::isinf(v)) return "inf (first saturated)";
-    if (v == 0.0) return "0 (second saturated)";
-    return fmt::format("{:.2f}x", v);
-  }
-  std::string x_text() const { return empty() ? "n/a" : x(lo) + ".." + x(hi); }
-};
-
 // Wall-clock cost of one SPTF pick per queued request, at a queue of `n`.
 double pick_ns_per_request(const DeviceModel& model, const std::string& sched, std::size_t n) {
   RequestQueue q(make_scheduler(sched, model), model);
@@ -135,13 +118,138 @@ double pick_ns_per_request(const DeviceModel& model, const std::string& sched, s
   return ns / picks / static_cast<double>(n);
 }
 
-// A claim that `x` (a ratio over a load range) stays above `above` everywhere; `suffix`
-// names the ratio when the text would be ambiguous.
-Claim ratio_claim(std::string id, std::string what, std::string paper, const Range& x,
-                  const std::string& suffix, double above) {
-  return {std::move(id), std::move(what), std::move(paper), x.x_text() + suffix,
-          fmt::format("> {:.1f}x", above),
-          !x.empty() && x.lo > above ? Verdict::Agree : Verdict::Disagree, ""};
+// The rates of `t` at `scales` (the x values of its sweep).
+std::vector<double> rates_at(const TraceLike& t, const std::vector<double>& scales) {
+  std::vector<double> out;
+  for (double s : scales) out.push_back(t.base_rate * s);
+  return out;
+}
+
+// The claims that are rows. Point sets name the sweep and SPTF's load level (moderate-
+// heavy: both); the first claim's text names the heavy server scales it covers.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"  // rows leave defaults out
+std::vector<ClaimRow> hong03_rows(const std::string& server_heavy_scales) {
+  using Of = RatioCheck::Of;
+  constexpr const char* kZ = "ZSPTF(120,1200)";
+  return {
+      {.id = "8-zsptf-sptf-heavy",
+       .claim = fmt::format("ZSPTF(120,1200) close to SPTF at heavy server load (scales {})",
+                            server_heavy_scales),
+       .theirs = "almost as well",
+       .tolerance = "<= 1.15x",
+       .check = RatioCheck{.sweep = "server", .at = "server heavy", .a = kZ, .b = "SPTF",
+                           .of = Of::Mean, .suffix = " SPTF's mean", .max = 1.15}},
+      {.id = "8-zsptf-cscan-sqcv",
+       .claim = "ZSPTF squared CV similar to C-SCAN's (server, every scale both keep up)",
+       .theirs = "similar",
+       .tolerance = "0.67x..1.5x",
+       .check = RatioCheck{.sweep = "server", .at = "server, ZSPTF and C-SCAN keep up", .a = kZ,
+                           .b = "C-SCAN", .of = Of::SqCv, .suffix = " C-SCAN's", .min = 0.67,
+                           .max = 1.5}},
+      {.id = "8-cost",
+       .claim = "SPTF/ASPTF cost per queued request (700 MHz PIII)",
+       .theirs = "5.1-7.1 us",
+       .check = InfoCheck{.text = "sptf cost"},
+       .note = "wall-clock cost of our SPTF pick including the queue; not comparable hardware"},
+      {.id = "8-asptf-form",
+       .claim = "ASPTF: t_eff = t_pos - (w/1000) t_wait, w = 5",
+       .theirs = "w = 5",
+       .check = InfoCheck{.text = "asptf spec"}},
+  };
+}
+
+// Claims 7.x and 8.x that follow the SPTF ranking and the C-SCAN/SSTF comparison.
+std::vector<ClaimRow> hong03_ratio_rows() {
+  using Of = RatioCheck::Of;
+  constexpr const char* kZ = "ZSPTF(120,1200)";
+  return {
+      {.id = "8-zsptf-asptf-heavy",
+       .claim = "ZSPTF outperforms ASPTF(5) under heavy server load",
+       .theirs = "1.2x-2.6x",
+       .tolerance = "> 1.1x",
+       .check = RatioCheck{.sweep = "server", .at = "server heavy", .a = "ASPTF(5)", .b = kZ,
+                           .of = Of::Mean, .suffix = " (ASPTF/ZSPTF)", .above = 1.1}},
+      {.id = "8-sptf-sqcv-server",
+       .claim = "SPTF squared CV above ZSPTF's, moderate and heavy server load",
+       .theirs = "1.16x..1.45x",
+       .tolerance = "> 1.0x",
+       .check = RatioCheck{.sweep = "server", .at = "server moderate-heavy", .a = "SPTF", .b = kZ,
+                           .of = Of::SqCv, .above = 1.0}},
+      {.id = "8-sptf-sqcv-user",
+       .claim = "SPTF squared CV above ZSPTF's, moderate and heavy user load",
+       .theirs = "1.83x..8x",
+       .tolerance = "> 1.0x",
+       .check = RatioCheck{.sweep = "user", .at = "user moderate-heavy", .a = "SPTF", .b = kZ,
+                           .of = Of::SqCv, .above = 1.0}},
+      {.id = "8-user-heavy",
+       .claim = "SPTF better than ZSPTF under heavy user (sequential) load",
+       .theirs = "1.30x..1.76x",
+       .tolerance = "> 1.1x",
+       .check = RatioCheck{.sweep = "user", .at = "user heavy", .a = kZ, .b = "SPTF",
+                           .of = Of::Mean, .suffix = " (ZSPTF/SPTF)", .above = 1.1}},
+      {.id = "7.3-zone-60",
+       .claim = "ZSPTF(60,600) response above ZSPTF(120,1200), heavy server",
+       .theirs = "1.12x..1.21x",
+       .tolerance = "> 1.0x",
+       .check = RatioCheck{.sweep = "server", .at = "server heavy", .a = "ZSPTF(60,600)",
+                           .b = kZ, .of = Of::Mean, .above = 1.0}},
+      {.id = "7.3-zone-240",
+       .claim = "ZSPTF(240,2400) faster than ZSPTF(120,1200), moderate-heavy user",
+       .theirs = "1.18x..1.42x",
+       .tolerance = "> 1.0x",
+       .check = RatioCheck{.sweep = "user", .at = "user moderate-heavy", .a = kZ,
+                           .b = "ZSPTF(240,2400)", .of = Of::Mean, .suffix = " (120/240)",
+                           .above = 1.0}},
+      {.id = "7.1-ztsptf",
+       .claim = "ZSPTF outperforms ZTSPTF under moderate-heavy user load",
+       .theirs = "1.31x..2.22x",
+       .tolerance = "> 1.0x",
+       .check = RatioCheck{.sweep = "user", .at = "user moderate-heavy", .a = "ZTSPTF(120,1200)",
+                           .b = kZ, .of = Of::Mean, .suffix = " (ZTSPTF/ZSPTF)", .above = 1.0}},
+  };
+}
+#pragma GCC diagnostic pop
+
+// Sec. 8: no algorithm beats SPTF's mean response where SPTF keeps up; beaten only
+// when the 95% confidence intervals do not overlap.
+Claim sptf_lowest(const SweepResult& rs, const SweepResult& ru,
+                  const std::vector<double>& server_scales,
+                  const std::vector<double>& user_scales) {
+  bool ok = true;
+  std::string where;
+  for (const auto* t : {&kServer, &kUser}) {
+    const SweepResult& r = t == &kServer ? rs : ru;
+    for (double sc : t == &kServer ? server_scales : user_scales) {
+      const SweepPoint* sptf = r.at(spec_of("SPTF"), t->base_rate * sc);
+      if (!sptf || sptf->saturated()) continue;
+      const Estimate& e = sptf->result.stats.mean_ms;
+      for (const auto& [name, spec] : kAlgorithms) {
+        const SweepPoint* p = r.at(spec, t->base_rate * sc);
+        if (!p || p->saturated()) continue;
+        const Estimate& m = p->result.stats.mean_ms;
+        if (m.mean + m.half_width < e.mean - e.half_width) {
+          ok = false;
+          where = fmt::format("{} beats SPTF on {} at scale {:g}", name, t->name, sc);
+        }
+      }
+    }
+  }
+  return {"8-sptf-lowest", "SPTF has the lowest mean response at every scaling factor", "yes",
+          ok ? "yes" : where, "95% CIs overlap = tie", ok ? Verdict::Agree : Verdict::Disagree,
+          ""};
+}
+
+// Sec. 8: ZSPTF ahead of both C-SCAN and SSTF under heavy server load.
+Claim zsptf_over_cscan_and_sstf(const SweepResult& rs, const std::vector<double>& heavy) {
+  const RatioRange x = ratio_range(rs, heavy, spec_of("C-SCAN"), spec_of("ZSPTF(120,1200)"),
+                                   RatioCheck::Of::Mean);
+  const RatioRange y = ratio_range(rs, heavy, spec_of("SSTF"), spec_of("ZSPTF(120,1200)"),
+                                   RatioCheck::Of::Mean);
+  const bool ok = !x.empty() && !y.empty() && x.lo > 1.0 && y.lo > 1.0;
+  return {"8-zsptf-cscan-sstf", "ZSPTF outperforms C-SCAN and SSTF under heavy server load",
+          "up to 2.8x", fmt::format("C-SCAN {}, SSTF {}", x.text(), y.text()), "both > 1.0x",
+          ok ? Verdict::Agree : Verdict::Disagree, ""};
 }
 
 }  // namespace
@@ -212,108 +320,37 @@ std::vector<Claim> repro_hong03(const ReproOptions& o) {
     }
   }
 
-  std::vector<Claim> claims;
   const auto server_heavy = scales_at(rs, kServer, server_scales, {Load::Heavy});
   const auto server_modheavy = scales_at(rs, kServer, server_scales, {Load::Moderate, Load::Heavy});
   const auto user_heavy = scales_at(ru, kUser, user_scales, {Load::Heavy});
   const auto user_modheavy = scales_at(ru, kUser, user_scales, {Load::Moderate, Load::Heavy});
-  auto ratio_range = [&](const SweepResult& r, const TraceLike& t, const std::vector<double>& at,
-                         const std::string& a, const std::string& b, bool sqcv) {
-    Range out;
-    for (double sc : at) {
-      const double va = metric(r, t, a, sc, sqcv), vb = metric(r, t, b, sc, sqcv);
-      if (std::isnan(va) && std::isnan(vb)) continue;
-      if (sqcv && (std::isnan(va) || std::isnan(vb))) continue;  // no CV of a saturated run
-      out.add(std::isnan(va) ? INFINITY : std::isnan(vb) ? 0.0 : va / vb);
-    }
-    return out;
-  };
-  auto scales_text = [](const std::vector<double>& v) {
-    return v.empty() ? std::string("none") : fmt::format("{}", fmt::join(v, ","));
-  };
-  {
-    Range x = ratio_range(rs, kServer, server_heavy, "ZSPTF(120,1200)", "SPTF", false);
-    claims.push_back({"8-zsptf-sptf-heavy",
-                      fmt::format("ZSPTF(120,1200) close to SPTF at heavy server load (scales {})",
-                                  scales_text(server_heavy)),
-                      "almost as well", x.x_text() + " SPTF's mean", "<= 1.15x",
-                      !x.empty() && x.hi <= 1.15 ? Verdict::Agree : Verdict::Disagree, ""});
+  std::vector<double> server_both_keep_up;
+  for (double sc : server_scales)
+    if (std::isfinite(metric(rs, kServer, "C-SCAN", sc, true)) &&
+        std::isfinite(metric(rs, kServer, "ZSPTF(120,1200)", sc, true)))
+      server_both_keep_up.push_back(sc);
+  std::string asptf_spec;  // ASPTF eq. 7 with w = 5: the registry's Hong form
+  try {
+    asptf_spec = make_scheduler(spec_of("ASPTF(5)"), *load_model(kModel))->spec();
+  } catch (const std::exception& e) {
+    asptf_spec = e.what();
   }
-  {
-    std::vector<double> all;
-    for (double sc : server_scales)
-      if (std::isfinite(metric(rs, kServer, "C-SCAN", sc, true)) &&
-          std::isfinite(metric(rs, kServer, "ZSPTF(120,1200)", sc, true)))
-        all.push_back(sc);
-    Range x = ratio_range(rs, kServer, all, "ZSPTF(120,1200)", "C-SCAN", true);
-    claims.push_back({"8-zsptf-cscan-sqcv",
-                      "ZSPTF squared CV similar to C-SCAN's (server, every scale both keep up)",
-                      "similar", x.x_text() + " C-SCAN's", "0.67x..1.5x",
-                      !x.empty() && x.lo >= 0.67 && x.hi <= 1.5 ? Verdict::Agree : Verdict::Disagree,
-                      ""});
-  }
-  claims.push_back({"8-cost", "SPTF/ASPTF cost per queued request (700 MHz PIII)", "5.1-7.1 us",
-                    fmt::format("{:.0f} ns (this machine, queue 200)", ns_per_entry), "", Verdict::Info,
-                    "wall-clock cost of our SPTF pick including the queue; not comparable hardware"});
-  {
-    // ASPTF eq. 7 with w = 5: the registry's Hong form.
-    std::string canon;
-    try {
-      auto m = load_model(kModel);
-      canon = make_scheduler(spec_of("ASPTF(5)"), *m)->spec();
-    } catch (const std::exception& e) {
-      canon = e.what();
-    }
-    claims.push_back({"8-asptf-form", "ASPTF: t_eff = t_pos - (w/1000) t_wait, w = 5", "w = 5",
-                      canon, "", Verdict::Info, ""});
-  }
-  {
-    bool ok = true;
-    std::string where;
-    for (const auto* t : {&kServer, &kUser}) {
-      const SweepResult& r = t == &kServer ? rs : ru;
-      for (double sc : t == &kServer ? server_scales : user_scales) {
-        const SweepPoint* sptf = r.at(spec_of("SPTF"), t->base_rate * sc);
-        if (!sptf || sptf->saturated()) continue;
-        const Estimate& e = sptf->result.stats.mean_ms;
-        for (const auto& [name, spec] : kAlgorithms) {
-          const SweepPoint* p = r.at(spec, t->base_rate * sc);
-          if (!p || p->saturated()) continue;
-          const Estimate& m = p->result.stats.mean_ms;
-          // Beaten only when the 95% confidence intervals do not overlap.
-          if (m.mean + m.half_width < e.mean - e.half_width) {
-            ok = false;
-            where = fmt::format("{} beats SPTF on {} at scale {:g}", name, t->name, sc);
-          }
-        }
-      }
-    }
-    claims.push_back({"8-sptf-lowest", "SPTF has the lowest mean response at every scaling factor",
-                      "yes", ok ? "yes" : where, "95% CIs overlap = tie",
-                      ok ? Verdict::Agree : Verdict::Disagree, ""});
-  }
-  {
-    Range x = ratio_range(rs, kServer, server_heavy, "C-SCAN", "ZSPTF(120,1200)", false);
-    Range y = ratio_range(rs, kServer, server_heavy, "SSTF", "ZSPTF(120,1200)", false);
-    claims.push_back({"8-zsptf-cscan-sstf", "ZSPTF outperforms C-SCAN and SSTF under heavy server load",
-                      "up to 2.8x", fmt::format("C-SCAN {}, SSTF {}", x.x_text(), y.x_text()),
-                      "both > 1.0x", !x.empty() && !y.empty() && x.lo > 1.0 && y.lo > 1.0 ? Verdict::Agree : Verdict::Disagree,
-                      ""});
-  }
-  claims.push_back(ratio_claim("8-zsptf-asptf-heavy", "ZSPTF outperforms ASPTF(5) under heavy server load", "1.2x-2.6x",
-                              ratio_range(rs, kServer, server_heavy, "ASPTF(5)", "ZSPTF(120,1200)", false), " (ASPTF/ZSPTF)", 1.1));
-  claims.push_back(ratio_claim("8-sptf-sqcv-server", "SPTF squared CV above ZSPTF's, moderate and heavy server load", "1.16x..1.45x",
-                              ratio_range(rs, kServer, server_modheavy, "SPTF", "ZSPTF(120,1200)", true), "", 1.0));
-  claims.push_back(ratio_claim("8-sptf-sqcv-user", "SPTF squared CV above ZSPTF's, moderate and heavy user load", "1.83x..8x",
-                              ratio_range(ru, kUser, user_modheavy, "SPTF", "ZSPTF(120,1200)", true), "", 1.0));
-  claims.push_back(ratio_claim("8-user-heavy", "SPTF better than ZSPTF under heavy user (sequential) load", "1.30x..1.76x",
-                              ratio_range(ru, kUser, user_heavy, "ZSPTF(120,1200)", "SPTF", false), " (ZSPTF/SPTF)", 1.1));
-  claims.push_back(ratio_claim("7.3-zone-60", "ZSPTF(60,600) response above ZSPTF(120,1200), heavy server", "1.12x..1.21x",
-                              ratio_range(rs, kServer, server_heavy, "ZSPTF(60,600)", "ZSPTF(120,1200)", false), "", 1.0));
-  claims.push_back(ratio_claim("7.3-zone-240", "ZSPTF(240,2400) faster than ZSPTF(120,1200), moderate-heavy user", "1.18x..1.42x",
-                              ratio_range(ru, kUser, user_modheavy, "ZSPTF(120,1200)", "ZSPTF(240,2400)", false), " (120/240)", 1.0));
-  claims.push_back(ratio_claim("7.1-ztsptf", "ZSPTF outperforms ZTSPTF under moderate-heavy user load", "1.31x..2.22x",
-                              ratio_range(ru, kUser, user_modheavy, "ZTSPTF(120,1200)", "ZSPTF(120,1200)", false), " (ZTSPTF/ZSPTF)", 1.0));
+  ClaimInputs in;
+  in.algorithms = kAlgorithms;
+  in.sweeps = {{"server", &rs}, {"user", &ru}};
+  in.points = {{"server heavy", rates_at(kServer, server_heavy)},
+               {"server moderate-heavy", rates_at(kServer, server_modheavy)},
+               {"server, ZSPTF and C-SCAN keep up", rates_at(kServer, server_both_keep_up)},
+               {"user heavy", rates_at(kUser, user_heavy)},
+               {"user moderate-heavy", rates_at(kUser, user_modheavy)}};
+  in.texts = {{"sptf cost", fmt::format("{:.0f} ns (this machine, queue 200)", ns_per_entry)},
+              {"asptf spec", asptf_spec}};
+  const std::string heavy_text =
+      server_heavy.empty() ? std::string("none") : fmt::format("{}", fmt::join(server_heavy, ","));
+  std::vector<Claim> claims = evaluate(hong03_rows(heavy_text), in);
+  claims.push_back(sptf_lowest(rs, ru, server_scales, user_scales));
+  claims.push_back(zsptf_over_cscan_and_sstf(rs, rates_at(kServer, server_heavy)));
+  for (auto& c : evaluate(hong03_ratio_rows(), in)) claims.push_back(std::move(c));
   return claims;
 }
 
