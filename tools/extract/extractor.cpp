@@ -123,6 +123,12 @@ void Extraction::measure_period() {
   }
   r_.period = p_.measure_period(reads);
   votes_ = r_.period.jitter_ms > 0.002 ? 3 : 1;
+  if (p_.noisy() || !p_.flags_trusted())
+    note(fmt::format("noisy host timing: {:.0f} % of reference completions late, {:.0f} % of probes "
+                     "preempted{}; taking the densest of more reads per phase and one hit per reach "
+                     "decision",
+                     100 * r_.period.late_fraction, 100 * r_.period.flagged_fraction,
+                     p_.flags_trusted() ? "" : " (too many to repeat them)"));
   tick(1.0);
   const double rpm = 60000.0 / r_.period.period_ms;
   if (o_.seeds.nominal_rpm) {
@@ -247,11 +253,10 @@ void Extraction::localize_track(std::uint64_t track_pba, const std::function<boo
     }
   }
   if (!done())
-    throw std::runtime_error(fmt::format(
+    throw TimingNoiseError(fmt::format(
         "irregular layout: the sectors of track {} (cylinder {} head {}) do not follow any pattern of "
-        "slipped sectors, or the timing is too noisy (completion jitter {:.3f} ms); on a busy host "
-        "try --rt-priority",
-        track_pba, L.chs(track_pba).cylinder, L.chs(track_pba).head, r_.period.jitter_ms));
+        "slipped sectors, or the timing is too noisy",
+        track_pba, L.chs(track_pba).cylinder, L.chs(track_pba).head));
 }
 
 void Extraction::localize(std::uint64_t bad) {
@@ -848,7 +853,7 @@ void Extraction::validate() {
     const ProbeResult ra = p_.read(a);
     (void)ra;
     const ProbeResult rb = t_.read(b, 1);
-    if (rb.disturbed) continue;
+    if (rb.disturbed && p_.flags_trusted()) continue;
     // Anchor the model's platter on the frame (refined as the run went on).
     m.anchor_rotation(p_.next_time_at(0.0, rb.issue_ms), m.end_angle(o_.reference_lba, 1), p_.period());
     const Location la = m.locate(a, 1, Op::Read);
@@ -876,22 +881,36 @@ void Extraction::validate() {
   v.p95_abs_error_ms = abs[static_cast<std::size_t>(0.95 * static_cast<double>(abs.size() - 1))];
   if (v.within_tolerance < 0.9)
     note(fmt::format("only {:.0f} % of {} validation pairs were predicted within {:.3f} ms: the "
-                     "profile is degraded (irregular layout, caching, or noise)",
-                     100 * v.within_tolerance, v.pairs, tol));
+                     "profile is degraded (irregular layout, caching, or noise){}",
+                     100 * v.within_tolerance, v.pairs, tol,
+                     p_.noisy() ? fmt::format("; {:.0f} % of completions are seen late on this host, and a "
+                                              "late completion counts as an error here",
+                                              100 * p_.late_fraction())
+                                : ""));
   tick(1.0);
 }
 
 ExtractResult Extraction::run() {
   start_ = t_.now_ms();
   if (t_.sectors() < 1024) throw std::runtime_error("the device is too small to hold a disk geometry");
-  measure_period();
-  first_tracks();
-  find_heads();
-  find_zones();
-  measure_skews();
-  measure_switches();
-  measure_seeks();
-  measure_writes();
+  try {
+    measure_period();
+    first_tracks();
+    find_heads();
+    find_zones();
+    measure_skews();
+    measure_switches();
+    measure_seeks();
+    measure_writes();
+  } catch (const TimingNoiseError& e) {
+    progress_.finish();
+    std::string msg = e.what();
+    if (p_.period() > 0)
+      msg += fmt::format(" (timing noise here: completion jitter {:.3f} ms, {:.0f} % of completions late)",
+                         p_.period_estimate().jitter_ms, 100 * p_.late_fraction());
+    if (!o_.timing_advice.empty()) msg += "; to time it: " + o_.timing_advice;
+    throw TimingNoiseError(msg);
+  }
   build_profile();
   validate();
   progress_.finish();
