@@ -231,34 +231,88 @@ ReachSample Prober::reach(std::uint64_t src, std::uint64_t dst, double dst_phase
   return s;
 }
 
+int Prober::misses_to_confirm() const {
+  // A delay can only turn a hit into a miss: a miss counts once enough misses in a row
+  // make a late host an explanation with odds under 1 %.
+  const double q = std::clamp(late_fraction_, 0.01, 0.5);
+  return std::clamp(static_cast<int>(std::ceil(std::log(0.01) / std::log(q))), 2, 7);
+}
+
 bool Prober::decide(std::uint64_t src, std::uint64_t dst, double dst_phase, Millis slack,
                     int votes, Op op, double& err_sum, int& err_n) {
   int hits = 0, misses = 0;
-  int need = votes / 2 + 1;
-  if (noisy()) {
-    // A delay can only turn a hit into a miss: one hit decides, and it takes enough
-    // misses in a row that a late host explains them with odds under 1 %.
-    const double q = std::min(late_fraction_, 0.5);
-    const int misses_needed = std::clamp(static_cast<int>(std::ceil(std::log(0.01) / std::log(q))), 2, 7);
-    while (hits < 1 && misses < misses_needed) {
-      const ReachSample s = reach(src, dst, dst_phase, slack, op);
-      err_sum += s.slack_ms - slack;
-      ++err_n;
-      (s.hit ? hits : misses)++;
-    }
-    return hits >= 1;
-  }
-  while (hits < need && misses < need) {
+  // On a noisy host one hit decides (see misses_to_confirm), else a majority of votes.
+  const int need_hits = noisy() ? 1 : votes / 2 + 1;
+  const int need_misses = noisy() ? misses_to_confirm() : votes / 2 + 1;
+  while (hits < need_hits && misses < need_misses) {
     const ReachSample s = reach(src, dst, dst_phase, slack, op);
     err_sum += s.slack_ms - slack;
     ++err_n;
     (s.hit ? hits : misses)++;
   }
-  return hits >= need;
+  return hits >= need_hits;
+}
+
+Millis Prober::reach_threshold_noisy(std::uint64_t src, std::uint64_t dst, double dst_phase, Millis lo,
+                                     Millis hi, Millis resolution, Op op) {
+  double err_sum = 0;
+  int err_n = 0;
+  auto probe = [&](Millis slack) {
+    const ReachSample s = reach(src, dst, dst_phase, slack, op);
+    err_sum += s.slack_ms - slack;
+    ++err_n;
+    return s.hit;
+  };
+  lo = std::max(0.0, lo);
+  hi = std::max(hi, lo + resolution);
+  Millis proven_lo = 0.0;  // a slack known to miss
+  int widen = 0;
+  while (!decide(src, dst, dst_phase, hi, 1, op, err_sum, err_n)) {
+    proven_lo = lo = hi;
+    hi += period_;
+    if (++widen > 8)
+      throw TimingNoiseError(fmt::format(
+          "sector {} never became reachable from sector {} within {:.1f} ms of slack", dst, src, hi));
+  }
+  // Every hit is proof; a miss is believed once it is the bracket's last: misses are
+  // confirmed lazily, at the end, and only the highest (the lower ones follow from it).
+  std::vector<Millis> unconfirmed;  // slacks that missed once, increasing
+  widen = 0;
+  while (lo > proven_lo) {
+    if (!probe(lo)) {
+      unconfirmed.push_back(lo);
+      break;
+    }
+    hi = lo;
+    lo = std::max(proven_lo, lo - 0.25 * period_);
+    if (++widen > 16) break;
+  }
+  for (int round = 0; round < 64; ++round) {
+    while (hi - lo > resolution) {
+      const Millis mid = 0.5 * (lo + hi);
+      if (probe(mid)) {
+        hi = mid;
+      } else {
+        lo = mid;
+        unconfirmed.push_back(mid);
+      }
+    }
+    if (unconfirmed.empty() || unconfirmed.back() != lo) break;  // lo is proven
+    bool hit = false;
+    for (int i = 1; i < misses_to_confirm() && !hit; ++i) hit = probe(lo);
+    if (!hit) break;
+    // It was a late host, not the disk: the threshold is below it.
+    hi = lo;
+    unconfirmed.pop_back();
+    lo = unconfirmed.empty() ? proven_lo : unconfirmed.back();
+  }
+  const Millis overshoot = err_n > 0 ? err_sum / err_n : 0.0;
+  return 0.5 * (lo + hi) + overshoot;
 }
 
 Millis Prober::reach_threshold(std::uint64_t src, std::uint64_t dst, double dst_phase, Millis lo,
                                Millis hi, Millis resolution, int votes, Op op) {
+  if (noisy()) return reach_threshold_noisy(src, dst, dst_phase, lo, hi, resolution, op);
   double err_sum = 0;
   int err_n = 0;
   lo = std::max(0.0, lo);

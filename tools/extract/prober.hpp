@@ -113,6 +113,9 @@ class Prober {
   ProbeResult read_raw(std::uint64_t lba, Op op = Op::Read);
   bool fit_reference(std::vector<Millis> t, std::string* why);
   void refit();
+  int misses_to_confirm() const;
+  Millis reach_threshold_noisy(std::uint64_t src, std::uint64_t dst, double dst_phase, Millis lo, Millis hi,
+                               Millis resolution, Op op);
   bool decide(std::uint64_t src, std::uint64_t dst, double dst_phase, Millis slack, int votes,
               Op op, double& slack_error_sum, int& slack_error_n);
 
