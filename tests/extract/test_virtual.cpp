@@ -227,3 +227,17 @@ TEST_CASE("extraction meets the tolerances on a busy host: late completions, eve
   for (const auto& s : r.notes) said = said || s.find("noisy host timing") != std::string::npos;
   CHECK(said);
 }
+
+TEST_CASE("a host too noisy to time gets an error that names the noise and what fixes it", "[extract]") {
+  HostNoise n;
+  n.late_rate = 0.9;  // nearly every completion seen late
+  n.seed = 61;
+  VirtualTarget t(load_model("hp97560"), n);
+  ExtractOptions o;
+  o.budget_ms = 60'000;
+  o.timing_advice = "give --rt-priority 10";
+  CHECK_THROWS_WITH(extract_geometry(t, o), Catch::Contains("no rotation signal") &&
+                                                Catch::Contains("late by more than") &&
+                                                Catch::Contains("too busy to time it") &&
+                                                Catch::Contains("; to time it: give --rt-priority 10"));
+}

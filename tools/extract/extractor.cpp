@@ -55,6 +55,7 @@ class Extraction {
   }
   double tau(std::uint32_t spt) const { return p_.period() / spt; }
 
+  void choose_completion_wait();
   void measure_period();
   void first_tracks();
   void find_heads();
@@ -110,8 +111,34 @@ Millis Extraction::move_time(std::uint64_t src, std::uint64_t dst, std::uint32_t
   return s - base;
 }
 
+// Spinning for completions saves the wake-up; blocking leaves the core to the server.
+// Which one times completions better depends on the machine: try both on back-to-back
+// reads of the reference and keep the one with more whole revolutions.
+void Extraction::choose_completion_wait() {
+  if (!t_.set_spin_wait(false)) return;
+  const Millis tight = 0.03;
+  auto clean_turns = [&] {
+    std::vector<Millis> t;
+    for (int i = 0; i < 41; ++i) t.push_back(t_.read(o_.reference_lba, 1).complete_ms);
+    std::vector<double> d;
+    for (std::size_t i = 1; i < t.size(); ++i) d.push_back(t[i] - t[i - 1]);
+    const double m = median(d);
+    return static_cast<int>(std::count_if(d.begin(), d.end(), [&](double x) { return std::fabs(x - m) <= tight; }));
+  };
+  t_.read(o_.reference_lba, 1);
+  const int blocking = clean_turns();
+  t_.set_spin_wait(true);
+  const int spinning = clean_turns();
+  const bool spin = spinning > blocking;
+  t_.set_spin_wait(spin);
+  note(fmt::format("waiting for completions by {}: {} of 40 back-to-back reads landed within {:.0f} us of "
+                   "a whole revolution spinning, {} blocking",
+                   spin ? "spinning" : "blocking", spinning, 1000 * tight, blocking));
+}
+
 void Extraction::measure_period() {
   progress_.step("period");
+  choose_completion_wait();
   const int reads = static_cast<int>(std::clamp(o_.budget_ms / 1000.0, 60.0, 200.0));
   if (auto floor = t_.null_round_trip_ms()) {
     std::vector<double> v{*floor};
