@@ -98,6 +98,8 @@ class Prober {
                     Op op = Op::Read);
   // The smallest slack that hits, by bisection to `resolution_ms` with a majority of
   // `votes` probes per point, starting from the bracket [lo, hi] (widened as needed).
+  // On a noisy host: one probe per point, a hit is proof, and only the final lower
+  // bound's miss is confirmed (misses_to_confirm in a row).
   Millis reach_threshold(std::uint64_t src, std::uint64_t dst, double dst_phase, Millis lo,
                          Millis hi, Millis resolution_ms, int votes, Op op = Op::Read);
 
