@@ -911,8 +911,9 @@ void Extraction::validate() {
                      "profile is degraded (irregular layout, caching, or noise){}",
                      100 * v.within_tolerance, v.pairs, tol,
                      p_.noisy() ? fmt::format("; {:.0f} % of completions are seen late on this host, and a "
-                                              "late completion counts as an error here",
-                                              100 * p_.late_fraction())
+                                              "late completion counts as an error here{}",
+                                              100 * p_.late_fraction(),
+                                              o_.timing_advice.empty() ? "" : "; to time it better: " + o_.timing_advice)
                                 : ""));
   tick(1.0);
 }

@@ -239,15 +239,14 @@ int Prober::misses_to_confirm() const {
 }
 
 bool Prober::decide(std::uint64_t src, std::uint64_t dst, double dst_phase, Millis slack,
-                    int votes, Op op, double& err_sum, int& err_n) {
+                    int votes, Op op, std::vector<double>& errs) {
   int hits = 0, misses = 0;
   // On a noisy host one hit decides (see misses_to_confirm), else a majority of votes.
   const int need_hits = noisy() ? 1 : votes / 2 + 1;
   const int need_misses = noisy() ? misses_to_confirm() : votes / 2 + 1;
   while (hits < need_hits && misses < need_misses) {
     const ReachSample s = reach(src, dst, dst_phase, slack, op);
-    err_sum += s.slack_ms - slack;
-    ++err_n;
+    errs.push_back(s.slack_ms - slack);
     (s.hit ? hits : misses)++;
   }
   return hits >= need_hits;
@@ -255,19 +254,17 @@ bool Prober::decide(std::uint64_t src, std::uint64_t dst, double dst_phase, Mill
 
 Millis Prober::reach_threshold_noisy(std::uint64_t src, std::uint64_t dst, double dst_phase, Millis lo,
                                      Millis hi, Millis resolution, Op op) {
-  double err_sum = 0;
-  int err_n = 0;
+  std::vector<double> errs;  // slack obtained - slack asked, per probe
   auto probe = [&](Millis slack) {
     const ReachSample s = reach(src, dst, dst_phase, slack, op);
-    err_sum += s.slack_ms - slack;
-    ++err_n;
+    errs.push_back(s.slack_ms - slack);
     return s.hit;
   };
   lo = std::max(0.0, lo);
   hi = std::max(hi, lo + resolution);
   Millis proven_lo = 0.0;  // a slack known to miss
   int widen = 0;
-  while (!decide(src, dst, dst_phase, hi, 1, op, err_sum, err_n)) {
+  while (!decide(src, dst, dst_phase, hi, 1, op, errs)) {
     proven_lo = lo = hi;
     hi += period_;
     if (++widen > 8)
@@ -306,19 +303,19 @@ Millis Prober::reach_threshold_noisy(std::uint64_t src, std::uint64_t dst, doubl
     unconfirmed.pop_back();
     lo = unconfirmed.empty() ? proven_lo : unconfirmed.back();
   }
-  const Millis overshoot = err_n > 0 ? err_sum / err_n : 0.0;
+  // The median: a probe preempted on its way out must not shift the others.
+  const Millis overshoot = errs.empty() ? 0.0 : median(errs);
   return 0.5 * (lo + hi) + overshoot;
 }
 
 Millis Prober::reach_threshold(std::uint64_t src, std::uint64_t dst, double dst_phase, Millis lo,
                                Millis hi, Millis resolution, int votes, Op op) {
   if (noisy()) return reach_threshold_noisy(src, dst, dst_phase, lo, hi, resolution, op);
-  double err_sum = 0;
-  int err_n = 0;
+  std::vector<double> errs;  // slack obtained - slack asked, per probe
   lo = std::max(0.0, lo);
   hi = std::max(hi, lo + resolution);
   int widen = 0;
-  while (!decide(src, dst, dst_phase, hi, votes, op, err_sum, err_n)) {
+  while (!decide(src, dst, dst_phase, hi, votes, op, errs)) {
     lo = hi;
     hi += period_;
     if (++widen > 8)
@@ -327,19 +324,20 @@ Millis Prober::reach_threshold(std::uint64_t src, std::uint64_t dst, double dst_
           hi));
   }
   widen = 0;
-  while (lo > 0 && decide(src, dst, dst_phase, lo, votes, op, err_sum, err_n)) {
+  while (lo > 0 && decide(src, dst, dst_phase, lo, votes, op, errs)) {
     hi = lo;
     lo = std::max(0.0, lo - 0.25 * period_);
     if (++widen > 16) break;
   }
   while (hi - lo > resolution) {
     const Millis mid = 0.5 * (lo + hi);
-    if (decide(src, dst, dst_phase, mid, votes, op, err_sum, err_n))
+    if (decide(src, dst, dst_phase, mid, votes, op, errs))
       hi = mid;
     else
       lo = mid;
   }
-  const Millis overshoot = err_n > 0 ? err_sum / err_n : 0.0;
+  // The median: a probe preempted on its way out must not shift the others.
+  const Millis overshoot = errs.empty() ? 0.0 : median(errs);
   return 0.5 * (lo + hi) + overshoot;
 }
 

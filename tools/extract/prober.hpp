@@ -119,7 +119,7 @@ class Prober {
   Millis reach_threshold_noisy(std::uint64_t src, std::uint64_t dst, double dst_phase, Millis lo, Millis hi,
                                Millis resolution, Op op);
   bool decide(std::uint64_t src, std::uint64_t dst, double dst_phase, Millis slack, int votes,
-              Op op, double& slack_error_sum, int& slack_error_n);
+              Op op, std::vector<double>& slack_errors);
 
   ProbeTarget& target_;
   ProberOptions opt_;
