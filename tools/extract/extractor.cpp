@@ -381,6 +381,7 @@ void Extraction::find_heads() {
                        "by their switch time",
                        c.why));
     std::vector<double> moves;
+    std::set<std::size_t> remeasured;
     double first = -1;
     int heads = 0;
     const double min_gap = std::max(0.2, 6.0 * r_.period.jitter_ms);
@@ -401,6 +402,17 @@ void Extraction::find_heads() {
       moves.push_back(same ? first : move_time(src, dst, spt0_, first + min_gap));
       tick(static_cast<double>(k) / 128.0);
       c = classify_boundaries(moves, min_gap);
+      if (c.heads == 0 && c.why.find("two classes") != std::string::npos) {
+        // Two kinds of switch but no period: a threshold that a late host pushed up
+        // looks like a seek. Delays only lengthen a threshold, so measure each long
+        // switch once more and keep the shorter.
+        for (std::size_t i = 1; i < moves.size(); ++i) {
+          if (moves[i] <= first + min_gap || !remeasured.insert(i).second) continue;
+          const std::uint64_t bi = (i + 1) * spt0_;
+          moves[i] = std::min(moves[i], move_time(bi - 2, bi + spt0_ / 2, spt0_, first + min_gap));
+        }
+        c = classify_boundaries(moves, min_gap);
+      }
       if (c.heads > 0 && static_cast<int>(moves.size()) >= 2 * c.heads + 1) {
         heads = c.heads;
         break;
@@ -408,10 +420,9 @@ void Extraction::find_heads() {
     }
     if (heads == 0) {
       heads = o_.seeds.heads.value_or(1);
-      note(fmt::format("every track switch in the first {} tracks costs the same ({:.3f} ms); "
+      note(fmt::format("the track switches in the first {} tracks give no number of heads ({}); "
                        "taking {} head(s){}",
-                       moves.size(), first, heads,
-                       o_.seeds.heads ? " from MODE SENSE page 04h" : ""));
+                       moves.size(), c.why, heads, o_.seeds.heads ? " from MODE SENSE page 04h" : ""));
     }
     L.heads = heads;
     ZoneLayout z;
