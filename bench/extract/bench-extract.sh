@@ -65,7 +65,7 @@ for m in $models; do
   t1=$(date +%s.%N)
   wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
   echo "-- $m: wall time $wall s (target for the HP 97560: <= 300 s)"
-  grep -E "^(disksched extract: note|rotation|heads|zone|head switch|overhead|seek|validation|took|note) " "$out/$m.log" | sed 's/^/   /'
+  grep -E "^(disksched extract: note:|rotation|heads|zone|head switch|overhead|seek|validation|took|note) " "$out/$m.log" | sed 's/^/   /'
   if "$disksched" extract check "$prof" --against "${truth[$m]}" --rpm-error "${rpmerr[$m]}" \
        > "$out/$m.check" 2>&1; then :; else status=1; fi
   sed 's/^/   /' "$out/$m.check"
