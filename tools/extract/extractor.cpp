@@ -153,9 +153,10 @@ void Extraction::measure_period() {
   if (p_.noisy() || !p_.flags_trusted())
     note(fmt::format("noisy host timing: {:.0f} % of reference completions late, {:.0f} % of probes "
                      "preempted{}; taking the densest of more reads per phase and one hit per reach "
-                     "decision",
+                     "decision{}",
                      100 * r_.period.late_fraction, 100 * r_.period.flagged_fraction,
-                     p_.flags_trusted() ? "" : " (too many to repeat them)"));
+                     p_.flags_trusted() ? "" : " (too many to repeat them)",
+                     o_.timing_advice.empty() ? "" : "; to time it better: " + o_.timing_advice));
   tick(1.0);
   const double rpm = 60000.0 / r_.period.period_ms;
   if (o_.seeds.nominal_rpm) {
