@@ -40,7 +40,7 @@ struct ExtractArgs {
   std::string device, nbd, virtual_model, scsi, out, name, seek_form = "auto", allow_writes, plot;
   std::string noise = "none";
   double budget_s = 300;
-  int rt_priority = 0;
+  std::string rt_priority = "auto";
   std::uint64_t seed = 1;
   bool force = false, quiet = false;
 };
@@ -130,17 +130,63 @@ void check_ata(const std::string& path, bool writes, Seeds& seeds, nlohmann::jso
 
 // Scheduling noise on a busy host is the enemy of every probe (reference notes §4.2):
 // a real-time thread with locked memory keeps completions seen within microseconds.
-void enter_realtime(int priority) {
-  if (priority < 1 || priority > 99)
-    throw std::invalid_argument(fmt::format("--rt-priority {}: expected 1 to 99 (0 = off)", priority));
+// SCHED_RESET_ON_FORK: the captive `nbdkit null` that times the host path runs at
+// normal priority.
+bool try_realtime(int priority, std::string* why) {
   sched_param sp{};
   sp.sched_priority = priority;
-  if (sched_setscheduler(0, SCHED_FIFO, &sp) != 0)
-    throw std::runtime_error(fmt::format("--rt-priority {}: cannot switch to SCHED_FIFO: {} (needs CAP_SYS_NICE "
-                                         "or RLIMIT_RTPRIO)",
-                                         priority, std::strerror(errno)));
+  if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp) != 0) {
+    *why = std::strerror(errno);
+    return false;
+  }
   if (mlockall(MCL_CURRENT | MCL_FUTURE) != 0)
     warn(fmt::format("mlockall failed ({}); page faults may disturb probes", std::strerror(errno)));
+  return true;
+}
+
+constexpr int kAutoRtPriority = 10;
+
+// --rt-priority auto|0|N. Returns the advice for a run that turns out too noisy to time.
+std::string enter_realtime(const std::string& arg) {
+  const std::string server_hint =
+      "for nbdkit diskemu, also start the server with rt-priority=10; otherwise stop other load on "
+      "the machine";
+  if (arg == "auto") {
+    std::string why;
+    if (try_realtime(kAutoRtPriority, &why)) {
+      std::cerr << fmt::format("disksched extract: note: probing at real-time priority (SCHED_FIFO {}, memory "
+                               "locked) because this process may; --rt-priority 0 turns it off\n",
+                               kAutoRtPriority);
+      return "the probes already run at SCHED_FIFO, so the delays come from the target's side: " + server_hint;
+    }
+    std::cerr << fmt::format("disksched extract: note: probing at normal priority: SCHED_FIFO is not "
+                             "permitted ({}); on a busy host run as root, or allow real-time priority "
+                             "(ulimit -r {} or CAP_SYS_NICE)\n",
+                             why, kAutoRtPriority);
+    return fmt::format("let disksched extract probe at real-time priority (run it as root, or allow it with "
+                       "`ulimit -r {}` or CAP_SYS_NICE; SCHED_FIFO was refused: {}); {}",
+                       kAutoRtPriority, why, server_hint);
+  }
+  int priority = -1;
+  try {
+    std::size_t used = 0;
+    priority = std::stoi(arg, &used);
+    if (used != arg.size()) priority = -1;
+  } catch (const std::exception&) {
+  }
+  if (priority < 0 || priority > 99)
+    throw std::invalid_argument(
+        fmt::format("--rt-priority {}: expected auto (SCHED_FIFO when permitted), 0 (off) or 1 to 99", arg));
+  if (priority == 0)
+    return fmt::format("probe at real-time priority: drop --rt-priority 0 (the default, auto, uses SCHED_FIFO {} "
+                       "where the process may) or give --rt-priority N as root; {}",
+                       kAutoRtPriority, server_hint);
+  std::string why;
+  if (!try_realtime(priority, &why))
+    throw std::runtime_error(fmt::format("--rt-priority {}: cannot switch to SCHED_FIFO: {} (needs CAP_SYS_NICE "
+                                         "or RLIMIT_RTPRIO; --rt-priority auto falls back to normal priority)",
+                                         priority, why));
+  return "the probes already run at SCHED_FIFO, so the delays come from the target's side: " + server_hint;
 }
 
 void print_summary(const ExtractResult& r, std::FILE* out) {
@@ -242,7 +288,9 @@ void run_extract(const ExtractArgs& a) {
     target = std::move(vt);
   }
   o.name = !a.name.empty() ? a.name : "extracted";
-  if (a.rt_priority != 0) enter_realtime(a.rt_priority);
+  // Virtual time needs no real-time priority; the option is still checked.
+  if (a.virtual_model.empty()) o.timing_advice = enter_realtime(a.rt_priority);
+  else if (a.rt_priority != "auto" && a.rt_priority != "0") enter_realtime(a.rt_priority);
 
   ExtractResult r = extract_geometry(*target, o);
   if (!interrogation.empty()) r.profile.source["interrogation"] = interrogation;
@@ -290,7 +338,8 @@ void add_extract_commands(CLI::App& app) {
   cmd->add_option("--plot", args->plot, "Also plot the measured seek curve and its fit to this PNG");
   cmd->add_option("--seed", args->seed, "Seed for the sampled positions")->capture_default_str();
   cmd->add_option("--rt-priority", args->rt_priority,
-                  "Probe from a SCHED_FIFO thread at this priority (1-99), memory locked; 0 = off")
+                  "Probe from a SCHED_FIFO thread at this priority (1-99), memory locked; auto = at 10 "
+                  "when the process may (a note says which); 0 = off")
       ->capture_default_str();
   cmd->add_flag("-q,--quiet", args->quiet, "No progress bar");
 

@@ -9,9 +9,11 @@
 #     built-in geometry and with the extracted one. Target: the extracted profile gets
 #     >= 95 % of the built-in model's ASATF(30) throughput gain over FCFS.
 #   bench/extract/bench-extract.sh DISKEMU.so [FILTER.so] [OUT_DIR]
-# Settings (environment): MODELS (default "hp97560-full hp97560 zoned"), BUDGET (s,
-# default 240), RT (SCHED_FIFO priority for diskemu and the extractor, default 10; 0 =
-# off), CLIENTS (32), REQUESTS (1500), REPS (3, medians reported), BUILD_ROOT.
+# The extractor runs with its default flags (it takes SCHED_FIFO itself where it may and
+# adapts to the noise it measures). Settings (environment): MODELS (default
+# "hp97560-full hp97560 zoned"), BUDGET (s; default: extract's own, 300), RT (diskemu's
+# rt-priority, default 10; 0 = off, the plain `nbdkit diskemu model=...` of issue 15),
+# CLIENTS (32), REQUESTS (1500), REPS (3, medians reported), BUILD_ROOT.
 set -euo pipefail
 export PATH=/usr/bin:/usr/sbin:/bin:/sbin:$PATH
 here=$(cd "$(dirname "$0")" && pwd)
@@ -25,7 +27,7 @@ disksched="$build/tools/disksched"
 [ -x "$disksched" ] || { echo "bench: build $disksched first (ninja -C $build)" >&2; exit 1; }
 command -v nbdkit >/dev/null || { echo "bench: needs nbdkit" >&2; exit 1; }
 models=${MODELS:-"hp97560-full hp97560 zoned"}
-budget=${BUDGET:-240}
+budget=${BUDGET:-}
 rt=${RT:-10}
 clients=${CLIENTS:-32}
 requests=${REQUESTS:-1500}
@@ -35,8 +37,11 @@ cores=$(nproc)
 load=$(cut -d' ' -f1 /proc/loadavg)
 echo "machine: $cores cores, load average $load$(awk -v l="$load" -v c="$cores" \
   'BEGIN { if (l > c) printf " (BUSY: real-time probes suffer; rerun on an idle machine)" }')"
-rtargs=(); rtopt=()
-if [ "$rt" != 0 ]; then rtargs=(rt-priority="$rt"); rtopt=(--rt-priority "$rt"); fi
+echo "$(uptime)"
+rtargs=()
+if [ "$rt" != 0 ]; then rtargs=(rt-priority="$rt"); fi
+budgetopt=()
+if [ -n "$budget" ]; then budgetopt=(--budget "$budget"); fi
 
 declare -A emu truth rpmerr
 emu[hp97560-full]="model=hp97560-full"; truth[hp97560-full]=hp97560-full; rpmerr[hp97560-full]=0
@@ -47,20 +52,20 @@ truth[zoned]=$here/zoned-5400.json; rpmerr[zoned]=0.002
 
 status=0
 echo
-echo "== extraction through nbdkit diskemu, timescale 1, budget $budget s =="
+echo "== extraction through nbdkit diskemu ${rtargs[*]:-(no rt-priority)}, timescale 1, extract ${budgetopt[*]:-(default flags)} =="
 for m in $models; do
   [ -n "${emu[$m]:-}" ] || { echo "bench: unknown model $m (hp97560-full, hp97560, zoned)" >&2; exit 1; }
   prof="$out/$m.json"
   t0=$(date +%s.%N)
   # shellcheck disable=SC2086
   nbdkit -U - "$diskemu" ${emu[$m]} "${rtargs[@]}" \
-    --run "'$disksched' extract --nbd \"\$uri\" --budget $budget ${rtopt[*]} --name $m-extracted \
+    --run "'$disksched' extract --nbd \"\$uri\" ${budgetopt[*]} --name $m-extracted \
            --plot '$out/$m-seek.png' -o '$prof'" > "$out/$m.log" 2>&1 || {
     echo "$m: extraction failed:"; tail -5 "$out/$m.log"; status=1; continue; }
   t1=$(date +%s.%N)
   wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
   echo "-- $m: wall time $wall s (target for the HP 97560: <= 300 s)"
-  grep -E "^(rotation|heads|zone|head switch|overhead|seek|validation|took|note) " "$out/$m.log" | sed 's/^/   /'
+  grep -E "^(disksched extract: note:|rotation|heads|zone|head switch|overhead|seek|validation|took|note) " "$out/$m.log" | sed 's/^/   /'
   if "$disksched" extract check "$prof" --against "${truth[$m]}" --rpm-error "${rpmerr[$m]}" \
        > "$out/$m.check" 2>&1; then :; else status=1; fi
   sed 's/^/   /' "$out/$m.check"

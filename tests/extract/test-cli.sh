@@ -26,6 +26,9 @@ if nbdkit -U - memory size=64M --run "'$DISKSCHED' extract --nbd \"\$uri\" --bud
 fi
 grep -Eq 'cache|does not rotate|no rotation' "$d/mem.out" || fail "unclear error: $(cat "$d/mem.out")"
 [ ! -e "$d/mem.json" ] || fail "a profile was written for a device without a geometry"
+# With default flags it says at which priority it probes (SCHED_FIFO where permitted).
+grep -Eq 'note: probing at (real-time priority \(SCHED_FIFO 10|normal priority: SCHED_FIFO is not permitted)' "$d/mem.out" \
+  || fail "no note on the probing priority: $(cat "$d/mem.out")"
 
 # 3. The root file system's device, if it is a block device, is refused as in use.
 root_dev=$(awk '$5 == "/" { for (i = 7; i <= NF; i++) if ($i == "-") { print $(i + 2); exit } }' /proc/self/mountinfo)
@@ -51,4 +54,5 @@ expect_error "multiples" --virtual hp97560 --allow-writes 100:512 -o "$d/x.json"
 expect_error "--seek-form 'cubic'" --virtual hp97560 --seek-form cubic -o "$d/x.json"
 expect_error "--budget" --virtual hp97560 --budget 0 -o "$d/x.json"
 expect_error "--rt-priority 120" --virtual hp97560 --rt-priority 120 -o "$d/x.json"
+expect_error "--rt-priority fast: expected auto" --virtual hp97560 --rt-priority fast -o "$d/x.json"
 echo "ok"

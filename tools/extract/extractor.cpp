@@ -55,6 +55,7 @@ class Extraction {
   }
   double tau(std::uint32_t spt) const { return p_.period() / spt; }
 
+  void choose_completion_wait();
   void measure_period();
   void first_tracks();
   void find_heads();
@@ -110,8 +111,34 @@ Millis Extraction::move_time(std::uint64_t src, std::uint64_t dst, std::uint32_t
   return s - base;
 }
 
+// Spinning for completions saves the wake-up; blocking leaves the core to the server.
+// Which one times completions better depends on the machine: try both on back-to-back
+// reads of the reference and keep the one with more whole revolutions.
+void Extraction::choose_completion_wait() {
+  if (!t_.set_spin_wait(false)) return;
+  const Millis tight = 0.03;
+  auto clean_turns = [&] {
+    std::vector<Millis> t;
+    for (int i = 0; i < 41; ++i) t.push_back(t_.read(o_.reference_lba, 1).complete_ms);
+    std::vector<double> d;
+    for (std::size_t i = 1; i < t.size(); ++i) d.push_back(t[i] - t[i - 1]);
+    const double m = median(d);
+    return static_cast<int>(std::count_if(d.begin(), d.end(), [&](double x) { return std::fabs(x - m) <= tight; }));
+  };
+  t_.read(o_.reference_lba, 1);
+  const int blocking = clean_turns();
+  t_.set_spin_wait(true);
+  const int spinning = clean_turns();
+  const bool spin = spinning > blocking;
+  t_.set_spin_wait(spin);
+  note(fmt::format("waiting for completions by {}: {} of 40 back-to-back reads landed within {:.0f} us of "
+                   "a whole revolution spinning, {} blocking",
+                   spin ? "spinning" : "blocking", spinning, 1000 * tight, blocking));
+}
+
 void Extraction::measure_period() {
   progress_.step("period");
+  choose_completion_wait();
   const int reads = static_cast<int>(std::clamp(o_.budget_ms / 1000.0, 60.0, 200.0));
   if (auto floor = t_.null_round_trip_ms()) {
     std::vector<double> v{*floor};
@@ -123,6 +150,13 @@ void Extraction::measure_period() {
   }
   r_.period = p_.measure_period(reads);
   votes_ = r_.period.jitter_ms > 0.002 ? 3 : 1;
+  if (p_.noisy() || !p_.flags_trusted())
+    note(fmt::format("noisy host timing: {:.0f} % of reference completions late, {:.0f} % of probes "
+                     "preempted{}; taking the densest of more reads per phase and one hit per reach "
+                     "decision{}",
+                     100 * r_.period.late_fraction, 100 * r_.period.flagged_fraction,
+                     p_.flags_trusted() ? "" : " (too many to repeat them)",
+                     o_.timing_advice.empty() ? "" : "; to time it better: " + o_.timing_advice));
   tick(1.0);
   const double rpm = 60000.0 / r_.period.period_ms;
   if (o_.seeds.nominal_rpm) {
@@ -247,11 +281,10 @@ void Extraction::localize_track(std::uint64_t track_pba, const std::function<boo
     }
   }
   if (!done())
-    throw std::runtime_error(fmt::format(
+    throw TimingNoiseError(fmt::format(
         "irregular layout: the sectors of track {} (cylinder {} head {}) do not follow any pattern of "
-        "slipped sectors, or the timing is too noisy (completion jitter {:.3f} ms); on a busy host "
-        "try --rt-priority",
-        track_pba, L.chs(track_pba).cylinder, L.chs(track_pba).head, r_.period.jitter_ms));
+        "slipped sectors, or the timing is too noisy",
+        track_pba, L.chs(track_pba).cylinder, L.chs(track_pba).head));
 }
 
 void Extraction::localize(std::uint64_t bad) {
@@ -349,6 +382,7 @@ void Extraction::find_heads() {
                        "by their switch time",
                        c.why));
     std::vector<double> moves;
+    std::set<std::size_t> remeasured;
     double first = -1;
     int heads = 0;
     const double min_gap = std::max(0.2, 6.0 * r_.period.jitter_ms);
@@ -369,6 +403,17 @@ void Extraction::find_heads() {
       moves.push_back(same ? first : move_time(src, dst, spt0_, first + min_gap));
       tick(static_cast<double>(k) / 128.0);
       c = classify_boundaries(moves, min_gap);
+      if (c.heads == 0 && c.why.find("two classes") != std::string::npos) {
+        // Two kinds of switch but no period: a threshold that a late host pushed up
+        // looks like a seek. Delays only lengthen a threshold, so measure each long
+        // switch once more and keep the shorter.
+        for (std::size_t i = 1; i < moves.size(); ++i) {
+          if (moves[i] <= first + min_gap || !remeasured.insert(i).second) continue;
+          const std::uint64_t bi = (i + 1) * spt0_;
+          moves[i] = std::min(moves[i], move_time(bi - 2, bi + spt0_ / 2, spt0_, first + min_gap));
+        }
+        c = classify_boundaries(moves, min_gap);
+      }
       if (c.heads > 0 && static_cast<int>(moves.size()) >= 2 * c.heads + 1) {
         heads = c.heads;
         break;
@@ -376,10 +421,9 @@ void Extraction::find_heads() {
     }
     if (heads == 0) {
       heads = o_.seeds.heads.value_or(1);
-      note(fmt::format("every track switch in the first {} tracks costs the same ({:.3f} ms); "
+      note(fmt::format("the track switches in the first {} tracks give no number of heads ({}); "
                        "taking {} head(s){}",
-                       moves.size(), first, heads,
-                       o_.seeds.heads ? " from MODE SENSE page 04h" : ""));
+                       moves.size(), c.why, heads, o_.seeds.heads ? " from MODE SENSE page 04h" : ""));
     }
     L.heads = heads;
     ZoneLayout z;
@@ -848,7 +892,7 @@ void Extraction::validate() {
     const ProbeResult ra = p_.read(a);
     (void)ra;
     const ProbeResult rb = t_.read(b, 1);
-    if (rb.disturbed) continue;
+    if (rb.disturbed && p_.flags_trusted()) continue;
     const Location la = m.locate(a, 1, Op::Read);
     HeadState from;
     // The platter anchored on the frame (refined as the run went on).
@@ -877,22 +921,37 @@ void Extraction::validate() {
   v.p95_abs_error_ms = abs[static_cast<std::size_t>(0.95 * static_cast<double>(abs.size() - 1))];
   if (v.within_tolerance < 0.9)
     note(fmt::format("only {:.0f} % of {} validation pairs were predicted within {:.3f} ms: the "
-                     "profile is degraded (irregular layout, caching, or noise)",
-                     100 * v.within_tolerance, v.pairs, tol));
+                     "profile is degraded (irregular layout, caching, or noise){}",
+                     100 * v.within_tolerance, v.pairs, tol,
+                     p_.noisy() ? fmt::format("; {:.0f} % of completions are seen late on this host, and a "
+                                              "late completion counts as an error here{}",
+                                              100 * p_.late_fraction(),
+                                              o_.timing_advice.empty() ? "" : "; to time it better: " + o_.timing_advice)
+                                : ""));
   tick(1.0);
 }
 
 ExtractResult Extraction::run() {
   start_ = t_.now_ms();
   if (t_.sectors() < 1024) throw std::runtime_error("the device is too small to hold a disk geometry");
-  measure_period();
-  first_tracks();
-  find_heads();
-  find_zones();
-  measure_skews();
-  measure_switches();
-  measure_seeks();
-  measure_writes();
+  try {
+    measure_period();
+    first_tracks();
+    find_heads();
+    find_zones();
+    measure_skews();
+    measure_switches();
+    measure_seeks();
+    measure_writes();
+  } catch (const TimingNoiseError& e) {
+    progress_.finish();
+    std::string msg = e.what();
+    if (p_.period() > 0)
+      msg += fmt::format(" (timing noise here: completion jitter {:.3f} ms, {:.0f} % of completions late)",
+                         p_.period_estimate().jitter_ms, 100 * p_.late_fraction());
+    if (!o_.timing_advice.empty()) msg += "; to time it: " + o_.timing_advice;
+    throw TimingNoiseError(msg);
+  }
   build_profile();
   validate();
   progress_.finish();

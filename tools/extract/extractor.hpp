@@ -56,6 +56,9 @@ struct ExtractOptions {
   Millis resolution_ms = 0.01;    // of reach thresholds
   int max_validation_pairs = 400;
   Seeds seeds;
+  // What fixes a host too noisy to time (the flag or setting), appended to the errors
+  // that timing noise causes; empty = nothing to suggest.
+  std::string timing_advice;
 };
 
 struct Validation {

@@ -34,7 +34,17 @@ int repeats_for(const Prober& p, double step) {
   const double sigma_sectors = p.phase_noise() / step;
   const double n = std::ceil(std::pow(1.25 * sigma_sectors / 0.1, 2));
   int r = static_cast<int>(std::clamp(n, 1.0, 9.0));
-  return r % 2 == 0 ? r + 1 : r;
+  r = r % 2 == 0 ? r + 1 : r;
+  if (p.noisy()) {
+    // The mode of the reads needs two that were not late: enough reads that fewer than
+    // two on time happens with odds under 1 %.
+    const double q = std::min(p.late_fraction(), 0.6);
+    int k = 3;
+    auto fail = [q](int m) { return std::pow(q, m) + m * std::pow(q, m - 1) * (1 - q); };
+    while (k < 15 && fail(k) > 0.01) ++k;
+    r = std::max(r, k);
+  }
+  return r;
 }
 
 double rough_step(Prober& p, std::uint64_t start) {
@@ -49,7 +59,7 @@ double rough_step(Prober& p, std::uint64_t start) {
     if (med > 0.3) break;  // strides this long wrap around: no finer structure to see
     if (med > 0 && robust_sigma(d) < 0.25 * med) return med / static_cast<double>(m);
   }
-  throw std::runtime_error(fmt::format(
+  throw TimingNoiseError(fmt::format(
       "no sector structure near LBA {}: completion phases of neighbouring sectors do not "
       "advance regularly (too much timing noise, or a device that remaps blocks)",
       start));
@@ -84,7 +94,7 @@ TrackScan scan_tracks(Prober& p, std::uint64_t start, double step_hint, int min_
     for (double x : d) off += std::fabs(wrap_half(x - d0)) > kBoundaryThreshold * d0 / m;
     if (d0 <= 0 || d0 > 0.35 || off * 10 > 4 * d.size()) {
       if (step_hint > 0) return scan_tracks(p, start, 0.0, min_boundaries);
-      throw std::runtime_error(fmt::format(
+      throw TimingNoiseError(fmt::format(
           "no regular sector structure near LBA {} (phase step per {} sectors: {:.4f} rotations)",
           start, m, d0));
     }

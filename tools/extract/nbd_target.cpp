@@ -76,8 +76,18 @@ ProbeResult NbdTarget::read(std::uint64_t lba, std::uint32_t count) {
   if (n > buf_.size() || lba + count > sectors_)
     throw std::runtime_error(fmt::format("{}: read of {} sectors at {} is out of range", uri_, count, lba));
   bool ok = false;
-  const ProbeResult r =
-      timed_probe([&] { return nbd_pread(h_, buf_.data(), n, lba * sector_, 0) != -1; }, &ok);
+  const ProbeResult r = timed_probe(
+      [&] {
+        if (!spin_) return nbd_pread(h_, buf_.data(), n, lba * sector_, 0) != -1;
+        const nbd_completion_callback none{};
+        const int64_t cookie = nbd_aio_pread(h_, buf_.data(), n, lba * sector_, none, 0);
+        if (cookie == -1) return false;
+        int done = 0;
+        while ((done = nbd_aio_command_completed(h_, cookie)) == 0)
+          if (nbd_poll(h_, 0) == -1) return false;
+        return done == 1;
+      },
+      &ok);
   if (!ok) nbd_fail(fmt::format("{}: read at sector {}", uri_, lba));
   return r;
 }

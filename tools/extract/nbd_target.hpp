@@ -1,5 +1,6 @@
-// Probes an NBD export (typically `nbdkit diskemu`) with libnbd's synchronous calls,
-// one request at a time, timed with CLOCK_MONOTONIC around each call.
+// Probes an NBD export (typically `nbdkit diskemu`) one request at a time, timed with
+// CLOCK_MONOTONIC around each call: libnbd's synchronous calls, or an asynchronous
+// command polled without sleeping when spinning is on.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +31,10 @@ class NbdTarget final : public ProbeTarget {
   void wait_until(Millis t_ms) override;
   ProbeResult read(std::uint64_t lba, std::uint32_t count) override;
   ProbeResult write(std::uint64_t lba, std::uint32_t count) override;
+  bool set_spin_wait(bool on) override {
+    spin_ = on;
+    return true;
+  }
   // The same client path against a captive `nbdkit null` (when nbdkit is installed).
   std::optional<Millis> null_round_trip_ms() override;
   // The writable range in sectors, [first, last].
@@ -38,6 +43,7 @@ class NbdTarget final : public ProbeTarget {
  private:
   std::string uri_;
   nbd_handle* h_ = nullptr;
+  bool spin_ = false;
   nbd_handle* null_ = nullptr;
   bool null_tried_ = false;
   std::uint32_t sector_ = 512;

@@ -44,6 +44,12 @@ class ProbeTarget {
   virtual ProbeResult read(std::uint64_t lba, std::uint32_t count) = 0;
   virtual ProbeResult write(std::uint64_t lba, std::uint32_t count) = 0;
 
+  // Wait for completions by spinning (polling without sleeping) instead of blocking.
+  // Spinning saves the wake-up but keeps a core busy, which on a small machine may
+  // delay the server itself: the extraction measures both and keeps the better.
+  // Returns false when this target has no spinning wait.
+  virtual bool set_spin_wait(bool /*on*/) { return false; }
+
   // The round trip of the host path alone, without touching the medium (an NBD
   // request to a null server through the same client library, a simulated host's
   // latency). Nothing when it cannot be measured for this kind of target.

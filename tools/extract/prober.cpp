@@ -24,6 +24,13 @@ Prober::Prober(ProbeTarget& target, ProberOptions options) : target_(target), op
                                             opt_.reference_lba, target_.sectors()));
 }
 
+ProbeResult Prober::read_raw(std::uint64_t lba, Op op) {
+  if (lba + 1 > target_.sectors())
+    throw std::logic_error(fmt::format("probe of sector {} beyond the device ({} sectors)", lba, target_.sectors()));
+  ++probes_;
+  return op == Op::Write ? target_.write(lba, 1) : target_.read(lba, 1);
+}
+
 ProbeResult Prober::read_clean(std::uint64_t lba, std::uint32_t count, Op op) {
   if (lba + count > target_.sectors())
     throw std::logic_error(fmt::format("probe of sectors [{}, {}) beyond the device ({} sectors)", lba,
@@ -32,7 +39,7 @@ ProbeResult Prober::read_clean(std::uint64_t lba, std::uint32_t count, Op op) {
   for (int i = 0; i < kMaxRetries; ++i) {
     r = op == Op::Write ? target_.write(lba, count) : target_.read(lba, count);
     ++probes_;
-    if (!r.disturbed) break;
+    if (!r.disturbed || !flags_trusted_) break;
   }
   return r;
 }
@@ -45,10 +52,33 @@ ProbeResult Prober::read(std::uint64_t lba, std::uint32_t count) {
 PeriodEstimate Prober::measure_period(int reads) {
   reads = std::max(reads, 20);
   const std::uint64_t ref = opt_.reference_lba;
-  read_clean(ref, 1);  // settle: the first read pays a seek from wherever the head was
-  std::vector<Millis> t;
-  t.reserve(static_cast<std::size_t>(reads));
-  for (int i = 0; i < reads; ++i) t.push_back(read_clean(ref, 1).complete_ms);
+  read_raw(ref);  // settle: the first read pays a seek from wherever the head was
+  // Raw reads, not repeated when flagged: the fit rejects the late ones, and on a busy
+  // host nearly every read is flagged. A second, larger batch before giving up lets a
+  // burst of load pass.
+  std::string why;
+  for (int batch = 0; batch < 2; ++batch) {
+    std::vector<Millis> t;
+    std::size_t flagged = 0;
+    const int n = batch == 0 ? reads : 2 * reads;
+    t.reserve(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) {
+      const ProbeResult r = read_raw(ref);
+      t.push_back(r.complete_ms);
+      flagged += r.disturbed;
+    }
+    flagged_fraction_ = static_cast<double>(flagged) / static_cast<double>(t.size());
+    flags_trusted_ = flagged_fraction_ < 0.3;
+    if (fit_reference(std::move(t), &why)) {
+      last_refresh_ = ref_times_.back();
+      return period_estimate();
+    }
+  }
+  throw TimingNoiseError(why);
+}
+
+bool Prober::fit_reference(std::vector<Millis> t, std::string* why) {
+  const std::uint64_t ref = opt_.reference_lba;
   std::vector<double> ict;
   for (std::size_t i = 1; i < t.size(); ++i) ict.push_back(t[i] - t[i - 1]);
   const double t0 = median(ict);
@@ -63,26 +93,32 @@ PeriodEstimate Prober::measure_period(int reads) {
         "repeated reads of sector {} complete every {:.1f} ms: slower than any disk "
         "spins; the target is too slow or too noisy to extract a geometry",
         ref, t0));
-  // Integer revolution counts, then a robust line through (count, time).
+  // Integer revolution counts from an anchor on the densest phase (not the first read,
+  // which may itself be late), then a robust line through (count, time).
+  std::vector<double> ph;
+  for (Millis ti : t) ph.push_back((ti - t.front()) / t0);
+  const Millis anchor = t.front() + circular_mode(ph, 0.05) * t0;
   std::vector<double> n, y;
   for (Millis ti : t) {
-    n.push_back(std::round((ti - t.front()) / t0));
+    n.push_back(std::round((ti - anchor) / t0));
     y.push_back(ti);
   }
   const LineFit f = robust_line(n, y, 3.0, 3, 1e-6);
-  if (f.kept < t.size() / 2 || f.rms > 0.15 * t0)
-    throw std::runtime_error(fmt::format(
-        "no rotation signal: completion times of repeated reads of sector {} do not fall "
-        "on a {:.3f} ms grid (residual {:.3f} ms); the device does not rotate, or a cache "
-        "or a virtualisation layer hides it",
-        ref, t0, f.rms));
+  if (f.kept < t.size() / 2 || f.rms > 0.15 * t0) {
+    std::size_t late = 0;
+    for (std::size_t i = 0; i < n.size(); ++i) late += y[i] - f.intercept - f.slope * n[i] > 0.05 * t0;
+    *why = fmt::format(
+        "no rotation signal: completion times of {} repeated reads of sector {} do not fall on a "
+        "{:.3f} ms grid (residual {:.3f} ms, {:.0f} % of them late by more than {:.2f} ms); the device "
+        "does not rotate, a cache or a virtualisation layer hides it, or the host is too busy to time it",
+        t.size(), ref, t0, f.rms, 100.0 * static_cast<double>(late) / static_cast<double>(n.size()), 0.05 * t0);
+    return false;
+  }
   period_ = f.slope;
   anchor_ = f.intercept;
-  ref_times_ = t;
+  ref_times_ = std::move(t);
   refit();
-  last_refresh_ = t.back();
-  PeriodEstimate e = period_estimate();
-  return e;
+  return true;
 }
 
 void Prober::refit() {
@@ -98,6 +134,41 @@ void Prober::refit() {
   for (std::size_t i = 0; i < n.size(); ++i) res.push_back(y[i] - f.intercept - f.slope * n[i]);
   jitter_ = robust_sigma(res);
   rejected_ = f.rejected;
+  // Late: beyond what the jitter explains and by more than a tenth of a millisecond
+  // (a small fraction of any sector's time is not worth more reads).
+  const double centre = median(res);
+  const double limit = std::max(6.0 * jitter_, 0.1);
+  std::size_t late = 0;
+  std::vector<double> core;
+  for (double r : res) {
+    late += r - centre > limit;
+    if (std::fabs(r - centre) <= 3.0 * jitter_) core.push_back(r);
+  }
+  late_fraction_ = static_cast<double>(late) / static_cast<double>(res.size());
+  core_jitter_ = core.size() >= 3 ? robust_sigma(core) : jitter_;
+  if (!noisy()) return;
+  // Late completions that the MAD rule kept (it widens with them) bend the line: fit
+  // again through the densest band of residuals only, a few of its own jitters wide.
+  constexpr Millis kBand = 0.1;
+  std::vector<double> scaled;
+  for (double r : res) scaled.push_back(r / period_);
+  const double mode = wrap_half(circular_mode(scaled, kBand / period_)) * period_;
+  core.clear();
+  for (double r : res)
+    if (std::fabs(r - mode) <= kBand) core.push_back(r);
+  if (core.size() < 3) return;
+  core_jitter_ = robust_sigma(core);
+  const double half = std::max(4.0 * core_jitter_, 0.03);
+  std::vector<double> kn, ky;
+  for (std::size_t i = 0; i < res.size(); ++i)
+    if (std::fabs(res[i] - mode) <= half) {
+      kn.push_back(n[i]);
+      ky.push_back(y[i]);
+    }
+  if (kn.size() < 3) return;
+  const LineFit c = least_squares(kn, ky);
+  period_ = c.slope;
+  anchor_ = c.intercept;
 }
 
 PeriodEstimate Prober::period_estimate() const {
@@ -107,6 +178,8 @@ PeriodEstimate Prober::period_estimate() const {
   e.reads = ref_times_.size();
   e.rejected = rejected_;
   e.baseline_ms = ref_times_.empty() ? 0.0 : ref_times_.back() - ref_times_.front();
+  e.late_fraction = late_fraction_;
+  e.flagged_fraction = flagged_fraction_;
   return e;
 }
 
@@ -132,7 +205,10 @@ double Prober::phase(std::uint64_t lba, int repeats, Op op) {
   maintain();
   std::vector<double> ph;
   for (int i = 0; i < repeats; ++i) ph.push_back(phase_of(read_clean(lba, 1, op).complete_ms));
-  return repeats == 1 ? ph.front() : circular_median(ph);
+  if (repeats == 1) return ph.front();
+  // On a noisy host the late reads are rejected: the densest cluster, a few core
+  // jitters wide, not the median of all.
+  return noisy() ? circular_mode(ph, std::max(4.0 * core_jitter_, 0.02) / period_) : circular_median(ph);
 }
 
 ReachSample Prober::reach(std::uint64_t src, std::uint64_t dst, double dst_phase, Millis slack,
@@ -150,32 +226,96 @@ ReachSample Prober::reach(std::uint64_t src, std::uint64_t dst, double dst_phase
     s.slack_ms = target_time - b.issue_ms;
     s.hit = b.complete_ms - target_time < 0.5 * period_;
     // A preemption may have cost the revolution: only a hit is still informative.
-    if (s.hit || !b.disturbed) break;
+    if (s.hit || !b.disturbed || !flags_trusted_) break;
   }
   return s;
 }
 
+int Prober::misses_to_confirm() const {
+  // A delay can only turn a hit into a miss: a miss counts once enough misses in a row
+  // make a late host an explanation with odds under 1 %.
+  const double q = std::clamp(late_fraction_, 0.01, 0.5);
+  return std::clamp(static_cast<int>(std::ceil(std::log(0.01) / std::log(q))), 2, 7);
+}
+
 bool Prober::decide(std::uint64_t src, std::uint64_t dst, double dst_phase, Millis slack,
-                    int votes, Op op, double& err_sum, int& err_n) {
+                    int votes, Op op, std::vector<double>& errs) {
   int hits = 0, misses = 0;
-  const int need = votes / 2 + 1;
-  while (hits < need && misses < need) {
+  // On a noisy host one hit decides (see misses_to_confirm), else a majority of votes.
+  const int need_hits = noisy() ? 1 : votes / 2 + 1;
+  const int need_misses = noisy() ? misses_to_confirm() : votes / 2 + 1;
+  while (hits < need_hits && misses < need_misses) {
     const ReachSample s = reach(src, dst, dst_phase, slack, op);
-    err_sum += s.slack_ms - slack;
-    ++err_n;
+    errs.push_back(s.slack_ms - slack);
     (s.hit ? hits : misses)++;
   }
-  return hits >= need;
+  return hits >= need_hits;
+}
+
+Millis Prober::reach_threshold_noisy(std::uint64_t src, std::uint64_t dst, double dst_phase, Millis lo,
+                                     Millis hi, Millis resolution, Op op) {
+  std::vector<double> errs;  // slack obtained - slack asked, per probe
+  auto probe = [&](Millis slack) {
+    const ReachSample s = reach(src, dst, dst_phase, slack, op);
+    errs.push_back(s.slack_ms - slack);
+    return s.hit;
+  };
+  lo = std::max(0.0, lo);
+  hi = std::max(hi, lo + resolution);
+  Millis proven_lo = 0.0;  // a slack known to miss
+  int widen = 0;
+  while (!decide(src, dst, dst_phase, hi, 1, op, errs)) {
+    proven_lo = lo = hi;
+    hi += period_;
+    if (++widen > 8)
+      throw TimingNoiseError(fmt::format(
+          "sector {} never became reachable from sector {} within {:.1f} ms of slack", dst, src, hi));
+  }
+  // Every hit is proof; a miss is believed once it is the bracket's last: misses are
+  // confirmed lazily, at the end, and only the highest (the lower ones follow from it).
+  std::vector<Millis> unconfirmed;  // slacks that missed once, increasing
+  widen = 0;
+  while (lo > proven_lo) {
+    if (!probe(lo)) {
+      unconfirmed.push_back(lo);
+      break;
+    }
+    hi = lo;
+    lo = std::max(proven_lo, lo - 0.25 * period_);
+    if (++widen > 16) break;
+  }
+  for (int round = 0; round < 64; ++round) {
+    while (hi - lo > resolution) {
+      const Millis mid = 0.5 * (lo + hi);
+      if (probe(mid)) {
+        hi = mid;
+      } else {
+        lo = mid;
+        unconfirmed.push_back(mid);
+      }
+    }
+    if (unconfirmed.empty() || unconfirmed.back() != lo) break;  // lo is proven
+    bool hit = false;
+    for (int i = 1; i < misses_to_confirm() && !hit; ++i) hit = probe(lo);
+    if (!hit) break;
+    // It was a late host, not the disk: the threshold is below it.
+    hi = lo;
+    unconfirmed.pop_back();
+    lo = unconfirmed.empty() ? proven_lo : unconfirmed.back();
+  }
+  // The median: a probe preempted on its way out must not shift the others.
+  const Millis overshoot = errs.empty() ? 0.0 : median(errs);
+  return 0.5 * (lo + hi) + overshoot;
 }
 
 Millis Prober::reach_threshold(std::uint64_t src, std::uint64_t dst, double dst_phase, Millis lo,
                                Millis hi, Millis resolution, int votes, Op op) {
-  double err_sum = 0;
-  int err_n = 0;
+  if (noisy()) return reach_threshold_noisy(src, dst, dst_phase, lo, hi, resolution, op);
+  std::vector<double> errs;  // slack obtained - slack asked, per probe
   lo = std::max(0.0, lo);
   hi = std::max(hi, lo + resolution);
   int widen = 0;
-  while (!decide(src, dst, dst_phase, hi, votes, op, err_sum, err_n)) {
+  while (!decide(src, dst, dst_phase, hi, votes, op, errs)) {
     lo = hi;
     hi += period_;
     if (++widen > 8)
@@ -184,19 +324,20 @@ Millis Prober::reach_threshold(std::uint64_t src, std::uint64_t dst, double dst_
           hi));
   }
   widen = 0;
-  while (lo > 0 && decide(src, dst, dst_phase, lo, votes, op, err_sum, err_n)) {
+  while (lo > 0 && decide(src, dst, dst_phase, lo, votes, op, errs)) {
     hi = lo;
     lo = std::max(0.0, lo - 0.25 * period_);
     if (++widen > 16) break;
   }
   while (hi - lo > resolution) {
     const Millis mid = 0.5 * (lo + hi);
-    if (decide(src, dst, dst_phase, mid, votes, op, err_sum, err_n))
+    if (decide(src, dst, dst_phase, mid, votes, op, errs))
       hi = mid;
     else
       lo = mid;
   }
-  const Millis overshoot = err_n > 0 ? err_sum / err_n : 0.0;
+  // The median: a probe preempted on its way out must not shift the others.
+  const Millis overshoot = errs.empty() ? 0.0 : median(errs);
   return 0.5 * (lo + hi) + overshoot;
 }
 

@@ -12,6 +12,8 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "tools/extract/probe_target.hpp"
@@ -27,12 +29,23 @@ struct ProberOptions {
   Millis gap_ms = 0.05;
 };
 
+// A step could not time the device: too much host noise (as far as the probes can
+// tell). The extraction adds the measured noise and what would fix it.
+class TimingNoiseError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 struct PeriodEstimate {
   Millis period_ms = 0.0;
   Millis jitter_ms = 0.0;      // robust sigma of completion times about the fit
   std::size_t reads = 0;
   std::size_t rejected = 0;    // outliers (preemptions, lost revolutions)
   Millis baseline_ms = 0.0;    // time spanned by the reference reads used
+  // Share of reference completions seen late (beyond the jitter), and of probes the
+  // host flagged as preempted.
+  double late_fraction = 0.0;
+  double flagged_fraction = 0.0;
 };
 
 struct ReachSample {
@@ -56,6 +69,16 @@ class Prober {
   Millis period() const { return period_; }
   // Completion jitter in rotations (for choosing repeat counts).
   double phase_noise() const { return jitter_ / period_; }
+  // Share of completions seen late (a busy host or a server that wakes late). Above
+  // kNoisyLateFraction the probes adapt: phases are the mode of their reads (late ones
+  // rejected), reach decisions need only one hit (a delay can only turn a hit into a
+  // miss), and more reads are taken.
+  double late_fraction() const { return late_fraction_; }
+  bool noisy() const { return late_fraction_ > kNoisyLateFraction; }
+  static constexpr double kNoisyLateFraction = 0.02;
+  // Whether the host's preemption flag means something here: on a busy host without
+  // real-time priority nearly every probe is flagged, and repeating them only costs.
+  bool flags_trusted() const { return flags_trusted_; }
 
   // Phase (rotations, [0, 1)) of a time in the frame, and the first time at or after
   // `not_before` at which the frame reaches `phase`.
@@ -75,6 +98,8 @@ class Prober {
                     Op op = Op::Read);
   // The smallest slack that hits, by bisection to `resolution_ms` with a majority of
   // `votes` probes per point, starting from the bracket [lo, hi] (widened as needed).
+  // On a noisy host: one probe per point, a hit is proof, and only the final lower
+  // bound's miss is confirmed (misses_to_confirm in a row).
   Millis reach_threshold(std::uint64_t src, std::uint64_t dst, double dst_phase, Millis lo,
                          Millis hi, Millis resolution_ms, int votes, Op op = Op::Read);
 
@@ -87,15 +112,23 @@ class Prober {
 
  private:
   ProbeResult read_clean(std::uint64_t lba, std::uint32_t count, Op op = Op::Read);
+  ProbeResult read_raw(std::uint64_t lba, Op op = Op::Read);
+  bool fit_reference(std::vector<Millis> t, std::string* why);
   void refit();
+  int misses_to_confirm() const;
+  Millis reach_threshold_noisy(std::uint64_t src, std::uint64_t dst, double dst_phase, Millis lo, Millis hi,
+                               Millis resolution, Op op);
   bool decide(std::uint64_t src, std::uint64_t dst, double dst_phase, Millis slack, int votes,
-              Op op, double& slack_error_sum, int& slack_error_n);
+              Op op, std::vector<double>& slack_errors);
 
   ProbeTarget& target_;
   ProberOptions opt_;
   Millis period_ = 0.0;
   Millis anchor_ = 0.0;   // a time at which the frame's phase is 0
   Millis jitter_ = 0.0;
+  Millis core_jitter_ = 0.0;  // of the completions that were not late
+  double late_fraction_ = 0.0, flagged_fraction_ = 0.0;
+  bool flags_trusted_ = true;
   std::vector<Millis> ref_times_;  // completion times of every reference read
   std::size_t rejected_ = 0;
   Millis last_refresh_ = 0.0;

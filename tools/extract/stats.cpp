@@ -45,6 +45,30 @@ double circular_median(const std::vector<double>& angles) {
   return wrap_unit(centre + median(std::move(rel)));
 }
 
+double circular_mode(const std::vector<double>& angles, double width) {
+  if (angles.empty()) throw std::invalid_argument("circular mode of an empty sample");
+  const double centre = circular_median(angles);
+  std::vector<double> rel;
+  rel.reserve(angles.size());
+  for (double a : angles) rel.push_back(wrap_half(a - centre));
+  std::sort(rel.begin(), rel.end());
+  // Windows may wrap: walk the sorted offsets twice round.
+  const std::size_t n = rel.size();
+  std::size_t best_i = 0, best_count = 0;
+  for (std::size_t i = 0, j = 0; i < n; ++i) {
+    if (j < i) j = i;
+    auto at = [&](std::size_t k) { return k < n ? rel[k] : rel[k - n] + 1.0; };
+    while (j + 1 < i + n && at(j + 1) - rel[i] <= width) ++j;
+    if (j - i + 1 > best_count) {
+      best_count = j - i + 1;
+      best_i = i;
+    }
+  }
+  std::vector<double> in;
+  for (std::size_t k = best_i; k < best_i + best_count; ++k) in.push_back(k < n ? rel[k] : rel[k - n] + 1.0);
+  return wrap_unit(centre + median(std::move(in)));
+}
+
 double circular_concentration(const std::vector<double>& angles) {
   if (angles.empty()) return 0.0;
   double s = 0, c = 0;

@@ -18,6 +18,11 @@ double wrap_unit(double x);
 // The median of angles (rotations), taken around their circular mean so that values
 // near 0 and near 1 average correctly. Result in [0, 1).
 double circular_median(const std::vector<double>& angles);
+// The median of the largest cluster of angles (rotations) that fits in a window `width`
+// wide; ties go to the earliest cluster. Completions seen late (a preempted host, a server
+// that woke late) scatter after the true phase and seldom cluster, so this rejects them
+// even when they are the majority; when every angle fits in one window it is the median.
+double circular_mode(const std::vector<double>& angles, double width);
 // Mean resultant length of angles (rotations): 1 when they agree, 0 when spread evenly.
 double circular_concentration(const std::vector<double>& angles);
 

@@ -6,7 +6,10 @@
 // and its completion is seen `completion_latency` after the device finishes. Both are
 // a base plus exponentially distributed jitter; now and then a preemption adds a
 // longer delay to one side (the probe is then flagged `disturbed` with probability
-// `preemption_flagged`, like a context switch counted by getrusage). `rpm_error`
+// `preemption_flagged`, like a context switch counted by getrusage). A busy host adds
+// two more: completions seen late (`late_rate`, never flagged: a server that woke late)
+// and probes flagged though nothing delayed them (`flag_rate`: a thread that keeps
+// losing the CPU while it waits). `rpm_error`
 // makes the platter spin at (1 + rpm_error) times the model's speed, so the true
 // period differs from the model's nominal one.
 #pragma once
@@ -28,6 +31,9 @@ struct HostNoise {
   double preemption_rate = 0.0;     // probability per probe of a preemption
   Millis preemption_min_ms = 0.3, preemption_max_ms = 5.0;
   double preemption_flagged = 1.0;  // probability that a preemption is flagged
+  double late_rate = 0.0;           // probability per probe of a completion seen late
+  Millis late_min_ms = 0.2, late_max_ms = 8.0;
+  double flag_rate = 0.0;           // probability per probe of a flag with no delay
   double rpm_error = 0.0;           // true speed = (1 + rpm_error) * nominal
   std::uint64_t seed = 1;
 };
