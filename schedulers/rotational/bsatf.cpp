@@ -60,16 +60,16 @@ class Bsatf final : public Scheduler {
 }  // namespace
 
 AlgorithmInfo bsatf_algorithm() {
-  AlgorithmInfo a;
-  a.name = "bsatf";
-  a.description = "batched SATF: serve everything queued, greedily, before admitting more";
-  a.source = "JW sec. 5.2";
-  a.needs_rotation = true;
-  a.params = batch_params();
-  a.factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
-    return std::make_unique<Bsatf>(m, format_spec(bsatf_algorithm(), p), BatchTrigger::from(p));
+  return {
+      .name = "bsatf",
+      .description = "batched SATF: serve everything queued, greedily, before admitting more",
+      .source = "JW sec. 5.2",
+      .needs_rotation = true,
+      .params = batch_params(),
+      .factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
+        return std::make_unique<Bsatf>(m, format_spec(bsatf_algorithm(), p), BatchTrigger::from(p));
+      },
   };
-  return a;
 }
 
 }  // namespace disksched::rotational

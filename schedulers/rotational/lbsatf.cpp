@@ -164,17 +164,17 @@ class Lbsatf final : public Scheduler {
 }  // namespace
 
 AlgorithmInfo lbsatf_algorithm() {
-  AlgorithmInfo a;
-  a.name = "lbsatf";
-  a.description = "leaky batched SATF: newcomers join the batch only if it still ends by its "
-                  "projected deadline";
-  a.source = "JW sec. 5.2";
-  a.needs_rotation = true;
-  a.params = batch_params();
-  a.factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
-    return std::make_unique<Lbsatf>(m, format_spec(lbsatf_algorithm(), p), BatchTrigger::from(p));
+  return {
+      .name = "lbsatf",
+      .description = "leaky batched SATF: newcomers join the batch only if it still ends by its "
+                     "projected deadline",
+      .source = "JW sec. 5.2",
+      .needs_rotation = true,
+      .params = batch_params(),
+      .factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
+        return std::make_unique<Lbsatf>(m, format_spec(lbsatf_algorithm(), p), BatchTrigger::from(p));
+      },
   };
-  return a;
 }
 
 }  // namespace disksched::rotational

@@ -39,18 +39,18 @@ class Satfdf final : public DelayedForcingScheduler {
 }  // namespace
 
 AlgorithmInfo satfdf_algorithm() {
-  AlgorithmInfo a;
-  a.name = "satfdf";
-  a.description = "SATF with delayed forcing: the forced oldest must start within D rotations; "
-                  "greedy SATF fills the gap";
-  a.source = "JW sec. 5.1";
-  a.needs_rotation = true;
-  a.params = delayed_forcing_params();
-  a.factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
-    return std::make_unique<Satfdf>(m, format_spec(satfdf_algorithm(), p), p.number("age"),
-                                    static_cast<std::size_t>(p.number("n")), p.number("d"));
+  return {
+      .name = "satfdf",
+      .description = "SATF with delayed forcing: the forced oldest must start within D rotations; "
+                     "greedy SATF fills the gap",
+      .source = "JW sec. 5.1",
+      .needs_rotation = true,
+      .params = delayed_forcing_params(),
+      .factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
+        return std::make_unique<Satfdf>(m, format_spec(satfdf_algorithm(), p), p.number("age"),
+                                        static_cast<std::size_t>(p.number("n")), p.number("d"));
+      },
   };
-  return a;
 }
 
 }  // namespace disksched::rotational

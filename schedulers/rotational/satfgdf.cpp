@@ -66,31 +66,36 @@ class Satfgdf final : public DelayedForcingScheduler {
   Guide guide_;
 };
 
-}  // namespace
-
-AlgorithmInfo satfgdf_algorithm() {
-  AlgorithmInfo a;
-  a.name = "satfgdf";
-  a.description = "SATF with guided delayed forcing: fill the slack before the forced oldest "
-                  "by JW's quadratic 'area' heuristic";
-  a.source = "JW sec. 5.1, Fig. 7-9";
-  a.needs_rotation = true;
-  a.params = delayed_forcing_params();
-  a.params.push_back(choice_param(
+std::vector<ParamSpec> satfgdf_params() {
+  std::vector<ParamSpec> ps = delayed_forcing_params();
+  ps.push_back(choice_param(
       "guide",
       "what ranks the requests that fit before the forced one: area = JW's quadratic fit "
       "of the area still in reach, exact = that area itself, end = the one that ends "
       "soonest (no guidance; an ablation)",
       {"area", "exact", "end"}, "area"));
-  a.params.back().hidden = true;  // an ablation for the benches, not a user choice
-  a.factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
-    const std::string g = p.choice("guide");
-    const Guide guide = g == "exact" ? Guide::Exact : g == "end" ? Guide::End : Guide::Area;
-    return std::make_unique<Satfgdf>(m, format_spec(satfgdf_algorithm(), p), p.number("age"),
-                                     static_cast<std::size_t>(p.number("n")), p.number("d"),
-                                     guide);
+  ps.back().hidden = true;  // an ablation for the benches, not a user choice
+  return ps;
+}
+
+}  // namespace
+
+AlgorithmInfo satfgdf_algorithm() {
+  return {
+      .name = "satfgdf",
+      .description = "SATF with guided delayed forcing: fill the slack before the forced oldest "
+                     "by JW's quadratic 'area' heuristic",
+      .source = "JW sec. 5.1, Fig. 7-9",
+      .needs_rotation = true,
+      .params = satfgdf_params(),
+      .factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
+        const std::string g = p.choice("guide");
+        const Guide guide = g == "exact" ? Guide::Exact : g == "end" ? Guide::End : Guide::Area;
+        return std::make_unique<Satfgdf>(m, format_spec(satfgdf_algorithm(), p), p.number("age"),
+                                         static_cast<std::size_t>(p.number("n")), p.number("d"),
+                                         guide);
+      },
   };
-  return a;
 }
 
 }  // namespace disksched::rotational

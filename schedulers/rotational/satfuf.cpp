@@ -42,18 +42,18 @@ class Satfuf final : public ForcingScheduler {
 }  // namespace
 
 AlgorithmInfo satfuf_algorithm() {
-  AlgorithmInfo a;
-  a.name = "satfuf";
-  a.description = "SATF with urgent forcing: once the oldest is too old, force the N oldest, "
-                  "slotting in only requests that do not delay them";
-  a.source = "JW sec. 5.1, Fig. 6";
-  a.needs_rotation = true;
-  a.params = forcing_params();
-  a.factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
-    return std::make_unique<Satfuf>(m, format_spec(satfuf_algorithm(), p), p.number("age"),
-                                    static_cast<std::size_t>(p.number("n")));
+  return {
+      .name = "satfuf",
+      .description = "SATF with urgent forcing: once the oldest is too old, force the N oldest, "
+                     "slotting in only requests that do not delay them",
+      .source = "JW sec. 5.1, Fig. 6",
+      .needs_rotation = true,
+      .params = forcing_params(),
+      .factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
+        return std::make_unique<Satfuf>(m, format_spec(satfuf_algorithm(), p), p.number("age"),
+                                        static_cast<std::size_t>(p.number("n")));
+      },
   };
-  return a;
 }
 
 }  // namespace disksched::rotational

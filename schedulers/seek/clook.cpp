@@ -31,15 +31,15 @@ class CLook final : public PositionScheduler<By> {
 }  // namespace
 
 AlgorithmInfo clook_algorithm() {
-  AlgorithmInfo a;
-  a.name = "clook";
-  a.aliases = {"c-look"};
-  a.description =
-      "one-way elevator: sweep toward higher positions, then return to the lowest request";
-  a.source = "JW sec. 2 (one-way SCAN, 4.3BSD); Hong sec. 8 (C-SCAN by LBN)";
-  a.params = {by_param("sweep order")};
-  a.factory = by_position_factory<CLook>();
-  return a;
+  return {
+      .name = "clook",
+      .aliases = {"c-look"},
+      .description =
+          "one-way elevator: sweep toward higher positions, then return to the lowest request",
+      .source = "JW sec. 2 (one-way SCAN, 4.3BSD); Hong sec. 8 (C-SCAN by LBN)",
+      .params = {by_param("sweep order")},
+      .factory = by_position_factory<CLook>(),
+  };
 }
 
 }  // namespace disksched::seek

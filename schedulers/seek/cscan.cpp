@@ -45,15 +45,15 @@ class CScan final : public PositionScheduler<By> {
 }  // namespace
 
 AlgorithmInfo cscan_algorithm() {
-  AlgorithmInfo a;
-  a.name = "cscan";
-  a.aliases = {"c-scan"};
-  a.description =
-      "one-way elevator edge to edge: sweep up, run on to the high edge, return to the low edge";
-  a.source = "JW sec. 2 (one-way SCAN)";
-  a.params = {by_param("sweep order")};
-  a.factory = by_position_factory<CScan>();
-  return a;
+  return {
+      .name = "cscan",
+      .aliases = {"c-scan"},
+      .description =
+          "one-way elevator edge to edge: sweep up, run on to the high edge, return to the low edge",
+      .source = "JW sec. 2 (one-way SCAN)",
+      .params = {by_param("sweep order")},
+      .factory = by_position_factory<CScan>(),
+  };
 }
 
 }  // namespace disksched::seek

@@ -51,13 +51,13 @@ class Fcfs final : public Scheduler {
 }  // namespace
 
 AlgorithmInfo fcfs_algorithm() {
-  AlgorithmInfo a;
-  a.name = "fcfs";
-  a.aliases = {"fifo", "noop"};
-  a.description = "first come, first served: requests in arrival order";
-  a.source = "JW sec. 2";
-  a.factory = [](const Params&, const DeviceModel&) { return std::make_unique<Fcfs>(); };
-  return a;
+  return {
+      .name = "fcfs",
+      .aliases = {"fifo", "noop"},
+      .description = "first come, first served: requests in arrival order",
+      .source = "JW sec. 2",
+      .factory = [](const Params&, const DeviceModel&) { return std::make_unique<Fcfs>(); },
+  };
 }
 
 }  // namespace disksched::seek

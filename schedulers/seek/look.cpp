@@ -36,15 +36,15 @@ class Look final : public PositionScheduler<By> {
 }  // namespace
 
 AlgorithmInfo look_algorithm() {
-  AlgorithmInfo a;
-  a.name = "look";
-  a.aliases = {"elevator"};
-  a.description =
-      "elevator: sweep serving requests on the way, turn after the last one ahead";
-  a.source = "JW sec. 2 (SCAN \"stopping at each cylinder with pending requests\")";
-  a.params = {by_param("sweep order")};
-  a.factory = by_position_factory<Look>();
-  return a;
+  return {
+      .name = "look",
+      .aliases = {"elevator"},
+      .description =
+          "elevator: sweep serving requests on the way, turn after the last one ahead",
+      .source = "JW sec. 2 (SCAN \"stopping at each cylinder with pending requests\")",
+      .params = {by_param("sweep order")},
+      .factory = by_position_factory<Look>(),
+  };
 }
 
 }  // namespace disksched::seek

@@ -42,14 +42,14 @@ class Scan final : public PositionScheduler<By> {
 }  // namespace
 
 AlgorithmInfo scan_algorithm() {
-  AlgorithmInfo a;
-  a.name = "scan";
-  a.description =
-      "elevator edge to edge: serve requests on the way, run on to the edge, then turn";
-  a.source = "JW sec. 1-2 (SCAN, Denning)";
-  a.params = {by_param("sweep order")};
-  a.factory = by_position_factory<Scan>();
-  return a;
+  return {
+      .name = "scan",
+      .description =
+          "elevator edge to edge: serve requests on the way, run on to the edge, then turn",
+      .source = "JW sec. 1-2 (SCAN, Denning)",
+      .params = {by_param("sweep order")},
+      .factory = by_position_factory<Scan>(),
+  };
 }
 
 }  // namespace disksched::seek

@@ -68,23 +68,17 @@ class VR final : public Scheduler {
 }  // namespace
 
 AlgorithmInfo vr_algorithm() {
-  AlgorithmInfo a;
-  a.name = "vr";
-  a.aliases = {"v(r)", "vscan"};
-  a.description = "V(R): SSTF plus a penalty of R x cylinders for reversing; V(0)=SSTF, V(1)=SCAN";
-  a.source = "JW sec. 2 (Geist & Daniel 1987)";
-  ParamSpec r;
-  r.name = "r";
-  r.unit = "";
-  r.description = "reversal penalty as a fraction of the number of cylinders";
-  r.default_value = 0.2;
-  r.min = 0;
-  r.max = 1;
-  a.params = {r};
-  a.factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
-    return std::make_unique<VR>(p.number("r"), m.cylinders());
+  return {
+      .name = "vr",
+      .aliases = {"v(r)", "vscan"},
+      .description = "V(R): SSTF plus a penalty of R x cylinders for reversing; V(0)=SSTF, V(1)=SCAN",
+      .source = "JW sec. 2 (Geist & Daniel 1987)",
+      .params = {number_param("r", "", "reversal penalty as a fraction of the number of cylinders",
+                              0.2, 0, 1)},
+      .factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
+        return std::make_unique<VR>(p.number("r"), m.cylinders());
+      },
   };
-  return a;
 }
 
 }  // namespace disksched::seek
