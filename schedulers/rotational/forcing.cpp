@@ -6,9 +6,9 @@
 
 namespace disksched::rotational {
 
-ForcingScheduler::ForcingScheduler(const DeviceModel& model, std::string spec, Millis age_ms,
-                                   std::size_t n)
-    : model_(model), spec_(std::move(spec)), age_ms_(age_ms), n_(n), index_(model, false) {}
+ForcingScheduler::ForcingScheduler(const DeviceModel& model, std::string spec, const Params& p)
+    : model_(model), spec_(std::move(spec)), age_ms_(p.number("age")),
+      n_(static_cast<std::size_t>(p.number("n"))), index_(model, false) {}
 
 void ForcingScheduler::add(const Request& r) {
   index_.insert(r);
@@ -71,10 +71,9 @@ const Request* ForcingScheduler::satf_choice(const HeadState& head, Millis now) 
 }
 
 DelayedForcingScheduler::DelayedForcingScheduler(const DeviceModel& model, std::string spec,
-                                                 Millis age_ms, std::size_t n,
-                                                 double d_rotations)
-    : ForcingScheduler(model, std::move(spec), age_ms, n),
-      slack_ms_(d_rotations * model.rotation_ms()) {}
+                                                 const Params& p)
+    : ForcingScheduler(model, std::move(spec), p),
+      slack_ms_(p.number("d") * model.rotation_ms()) {}
 
 const Request& DelayedForcingScheduler::target(const HeadState& head) {
   if (!target_) {

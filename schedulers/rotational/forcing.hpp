@@ -32,7 +32,8 @@ inline constexpr Millis kFitSlackMs = 1e-6;
 
 class ForcingScheduler : public Scheduler {
  public:
-  ForcingScheduler(const DeviceModel& model, std::string spec, Millis age_ms, std::size_t n);
+  // Reads n and age from `p`, declared by forcing_params().
+  ForcingScheduler(const DeviceModel& model, std::string spec, const Params& p);
 
   std::string spec() const override { return spec_; }
   void add(const Request& r) override;
@@ -72,8 +73,8 @@ class ForcingScheduler : public Scheduler {
 // leaves; the algorithms differ only in what they serve before it.
 class DelayedForcingScheduler : public ForcingScheduler {
  public:
-  DelayedForcingScheduler(const DeviceModel& model, std::string spec, Millis age_ms,
-                          std::size_t n, double d_rotations);
+  // Reads n, age and d from `p`, declared by delayed_forcing_params().
+  DelayedForcingScheduler(const DeviceModel& model, std::string spec, const Params& p);
 
  protected:
   // The current target: the forced request the head reaches first (deadline set from

@@ -47,8 +47,7 @@ AlgorithmInfo satfdf_algorithm() {
       .needs_rotation = true,
       .params = delayed_forcing_params(),
       .factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
-        return std::make_unique<Satfdf>(m, format_spec(satfdf_algorithm(), p), p.number("age"),
-                                        static_cast<std::size_t>(p.number("n")), p.number("d"));
+        return std::make_unique<Satfdf>(m, format_spec(satfdf_algorithm(), p), p);
       },
   };
 }

@@ -28,10 +28,8 @@ enum class Guide { Area, Exact, End };
 
 class Satfgdf final : public DelayedForcingScheduler {
  public:
-  Satfgdf(const DeviceModel& model, std::string spec, Millis age_ms, std::size_t n, double d,
-          Guide guide)
-      : DelayedForcingScheduler(model, std::move(spec), age_ms, n, d), area_(model),
-        guide_(guide) {}
+  Satfgdf(const DeviceModel& model, std::string spec, const Params& p, Guide guide)
+      : DelayedForcingScheduler(model, std::move(spec), p), area_(model), guide_(guide) {}
 
   std::optional<Request> pick(Millis now, const HeadState& head) override {
     if (index_.empty()) return std::nullopt;
@@ -91,9 +89,7 @@ AlgorithmInfo satfgdf_algorithm() {
       .factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
         const std::string g = p.choice("guide");
         const Guide guide = g == "exact" ? Guide::Exact : g == "end" ? Guide::End : Guide::Area;
-        return std::make_unique<Satfgdf>(m, format_spec(satfgdf_algorithm(), p), p.number("age"),
-                                         static_cast<std::size_t>(p.number("n")), p.number("d"),
-                                         guide);
+        return std::make_unique<Satfgdf>(m, format_spec(satfgdf_algorithm(), p), p, guide);
       },
   };
 }

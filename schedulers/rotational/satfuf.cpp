@@ -50,8 +50,7 @@ AlgorithmInfo satfuf_algorithm() {
       .needs_rotation = true,
       .params = forcing_params(),
       .factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
-        return std::make_unique<Satfuf>(m, format_spec(satfuf_algorithm(), p), p.number("age"),
-                                        static_cast<std::size_t>(p.number("n")));
+        return std::make_unique<Satfuf>(m, format_spec(satfuf_algorithm(), p), p);
       },
   };
 }
