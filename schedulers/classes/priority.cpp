@@ -113,9 +113,7 @@ class Priority final : public Scheduler {
   std::size_t size() const override { return held_.size(); }
 
   std::vector<Request> drain() override {
-    std::vector<Request> out;
-    for (const auto& [id, r] : held_) out.push_back(r);
-    held_.clear();
+    std::vector<Request> out = held_.take_all();
     where_.clear();
     high_ = {};
     mid_ = {};

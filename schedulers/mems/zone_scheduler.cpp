@@ -108,9 +108,7 @@ std::optional<Request> ZoneScheduler::pick(Millis now, const HeadState& head) {
 }
 
 std::vector<Request> ZoneScheduler::drain() {
-  std::vector<Request> out;
-  for (const auto& [id, r] : held_) out.push_back(r);
-  held_.clear();
+  std::vector<Request> out = held_.take_all();
   for (auto& z : zones_) z.clear();
   current_.reset();
   return out;

@@ -36,9 +36,7 @@ class Fcfs final : public Scheduler {
   std::size_t size() const override { return held_.size(); }
 
   std::vector<Request> drain() override {
-    std::vector<Request> out;
-    for (const auto& [id, r] : held_) out.push_back(r);
-    held_.clear();
+    std::vector<Request> out = held_.take_all();
     order_.clear();
     return out;
   }

@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "schedulers/request.hpp"
 
@@ -53,6 +54,14 @@ class HeldRequests {
   auto begin() const { return by_id_.begin(); }
   auto end() const { return by_id_.end(); }
   void clear() { by_id_.clear(); }
+  // Removes and returns every request (a scheduler's drain()).
+  std::vector<Request> take_all() {
+    std::vector<Request> out;
+    out.reserve(by_id_.size());
+    for (const auto& [id, r] : by_id_) out.push_back(r);
+    by_id_.clear();
+    return out;
+  }
 
  private:
   std::unordered_map<std::uint64_t, Request> by_id_;

@@ -61,9 +61,7 @@ class Sswt final : public Scheduler {
   std::size_t size() const override { return held_.size(); }
 
   std::vector<Request> drain() override {
-    std::vector<Request> out;
-    for (const auto& [id, r] : held_) out.push_back(r);
-    held_.clear();
+    std::vector<Request> out = held_.take_all();
     by_lbn_ = {};
     by_age_.clear();
     stamp_.clear();
