@@ -16,6 +16,7 @@
 #include <system_error>
 #include <thread>
 
+#include "common/nbdkit_callback.hpp"
 #include "common/nbdkit_key_parsers.hpp"
 #include "emulator/diskemu/clock.hpp"
 #include "emulator/diskemu/config.hpp"
@@ -86,25 +87,20 @@ void stats_loop() {
 // ---- configuration and lifecycle ----
 
 int diskemu_config(const char* key, const char* value) {
-  try {
+  return nbdkit_guard("diskemu", [&] {
     std::string v = value;
     if (std::strcmp(key, "file") == 0 || std::strcmp(key, "stats") == 0) {
-      // Relative to the directory nbdkit was started in (it may chdir / when daemonizing).
-      char* abs = nbdkit_absolute_path(value);
+      const auto abs = nbdkit_path_value(value);
       if (!abs) return -1;
-      v = abs;
-      free(abs);
+      v = *abs;
     }
     config.set(key, v, nbdkit_key_parsers());
     return 0;
-  } catch (const std::exception& e) {
-    nbdkit_error("diskemu: %s", e.what());
-    return -1;
-  }
+  });
 }
 
 int diskemu_config_complete() {
-  try {
+  return nbdkit_guard("diskemu", [] {
     config.check();
     DeviceOptions opts;
     opts.jitter = config.jitter;
@@ -121,10 +117,7 @@ int diskemu_config_complete() {
     else
       store = std::make_unique<SparseMemoryStore>(size);
     return 0;
-  } catch (const std::exception& e) {
-    nbdkit_error("diskemu: %s", e.what());
-    return -1;
-  }
+  });
 }
 
 int diskemu_get_ready() {
