@@ -227,6 +227,14 @@ void trace(const Admission& a, uint64_t offset, uint32_t count, bool synced, Nan
       static_cast<long long>(s.cost.end.cylinder), s.cost.end.head, static_cast<long long>(late));
 }
 
+// A request that failed: says why, counts it, and gives nbdkit the errno to send.
+int fail_request(Op op, const std::exception& e, int err) {
+  nbdkit_error("diskemu: %s", e.what());
+  realtime->failed(op);
+  nbdkit_set_error(err);
+  return -1;
+}
+
 // Runs one request: admission (with `in_order` while it holds the device), `after`
 // (outside the device's turn: reads, syncs; returns whether it made the file durable),
 // then the wait for the modelled completion.
@@ -236,20 +244,11 @@ int serve(Op op, uint64_t offset, uint32_t count, InOrder&& in_order, After&& af
   try {
     a = realtime->admit(op, offset, count, in_order);
   } catch (const ModelError& e) {
-    nbdkit_error("diskemu: %s", e.what());
-    realtime->failed(op);
-    nbdkit_set_error(EINVAL);
-    return -1;
+    return fail_request(op, e, EINVAL);
   } catch (const std::system_error& e) {
-    nbdkit_error("diskemu: %s", e.what());
-    realtime->failed(op);
-    nbdkit_set_error(e.code().value());
-    return -1;
+    return fail_request(op, e, e.code().value());
   } catch (const std::exception& e) {
-    nbdkit_error("diskemu: %s", e.what());
-    realtime->failed(op);
-    nbdkit_set_error(EIO);
-    return -1;
+    return fail_request(op, e, EIO);
   }
   try {
     const bool synced = after();
@@ -260,15 +259,9 @@ int serve(Op op, uint64_t offset, uint32_t count, InOrder&& in_order, After&& af
     nbdkit_set_error(ESHUTDOWN);   // nbdkit_nanosleep has said why
     return -1;
   } catch (const std::system_error& e) {
-    nbdkit_error("diskemu: %s", e.what());
-    realtime->failed(op);
-    nbdkit_set_error(e.code().value());
-    return -1;
+    return fail_request(op, e, e.code().value());
   } catch (const std::exception& e) {
-    nbdkit_error("diskemu: %s", e.what());
-    realtime->failed(op);
-    nbdkit_set_error(EIO);
-    return -1;
+    return fail_request(op, e, EIO);
   }
 }
 
