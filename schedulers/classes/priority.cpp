@@ -188,16 +188,7 @@ class Priority final : public Scheduler {
       // Priority #2: restart at the nearest pending request, keep the direction.
       return idx.nearest(head.cylinder)->key.id;
     }
-    if (c_.low_circular) {
-      const auto* e = idx.at_or_above(pos);
-      return (e != nullptr ? e : idx.lowest())->key.id;
-    }
-    const auto* e = up_ ? idx.at_or_above(pos) : idx.at_or_below(pos);
-    if (e == nullptr) {
-      up_ = !up_;
-      e = up_ ? idx.at_or_above(pos) : idx.at_or_below(pos);
-    }
-    return e->key.id;
+    return (c_.low_circular ? idx.circular_look(pos) : idx.look(pos, up_))->key.id;
   }
 
   Config c_;

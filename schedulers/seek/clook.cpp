@@ -23,8 +23,7 @@ class CLook final : public PositionScheduler<By> {
  private:
   using Entry = typename PositionScheduler<By>::Index::Entry;
   const Entry* choose(typename By::Pos h, const HeadState&) override {
-    const Entry* e = this->index().at_or_above(h);
-    return e != nullptr ? e : this->index().lowest();  // wrap around
+    return this->index().circular_look(h);
   }
 };
 

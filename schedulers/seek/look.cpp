@@ -22,13 +22,7 @@ class Look final : public PositionScheduler<By> {
  private:
   using Entry = typename PositionScheduler<By>::Index::Entry;
   const Entry* choose(typename By::Pos h, const HeadState&) override {
-    const auto& idx = this->index();
-    const Entry* e = up_ ? idx.at_or_above(h) : idx.at_or_below(h);
-    if (e == nullptr) {  // nothing ahead: reverse
-      up_ = !up_;
-      e = up_ ? idx.at_or_above(h) : idx.at_or_below(h);
-    }
-    return e;
+    return this->index().look(h, up_);
   }
   bool up_ = true;  // sweeping toward higher positions
 };

@@ -112,6 +112,20 @@ class PositionIndex {
     if (it != set_.end() && it->pos == p) return &*it;
     return below(p);
   }
+  // The next entry a sweep meets from p: at_or_above(p) going up, at_or_below(p) going down.
+  const Entry* ahead(Pos p, bool up) const { return up ? at_or_above(p) : at_or_below(p); }
+  // LOOK's next entry from p: the next ahead, else the next after turning (`up` flips);
+  // the index is not empty.
+  const Entry* look(Pos p, bool& up) const {
+    if (const Entry* e = ahead(p, up)) return e;
+    up = !up;
+    return ahead(p, up);
+  }
+  // C-LOOK's next entry from p: the next going up, else the lowest (wrap around).
+  const Entry* circular_look(Pos p) const {
+    const Entry* e = at_or_above(p);
+    return e != nullptr ? e : lowest();
+  }
   // The preferred entry at the lowest position.
   const Entry* lowest() const { return set_.empty() ? nullptr : &*set_.begin(); }
 

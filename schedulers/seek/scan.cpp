@@ -26,14 +26,12 @@ class Scan final : public PositionScheduler<By> {
  private:
   using Entry = typename PositionScheduler<By>::Index::Entry;
   const Entry* choose(typename By::Pos h, const HeadState& head) override {
-    const auto& idx = this->index();
-    const Entry* e = up_ ? idx.at_or_above(h) : idx.at_or_below(h);
-    if (e != nullptr) return e;
+    if (const Entry* e = this->index().ahead(h, up_)) return e;
     // Nothing ahead: on to the edge (unless the arm is there), then turn.
     const bool at_edge = up_ ? h >= By::high_edge(edges_) : h <= By::low_edge(edges_);
     if (!at_edge) this->travel_.add(edges_.soonest(up_, head));
     up_ = !up_;
-    return up_ ? idx.at_or_above(h) : idx.at_or_below(h);
+    return this->index().ahead(h, up_);
   }
   Edges edges_;
   bool up_ = true;  // sweeping toward higher positions
