@@ -165,20 +165,9 @@ class Priority final : public Scheduler {
 
   std::uint64_t pick_urgent(const ClassQueue& q, const HeadState& head) const {
     if (!c_.high_satf) return q.by_cyl.nearest(head.cylinder)->key.id;
-    // Shortest positioning time; the arrival order makes the first minimum the one the
-    // tie rule prefers.
-    std::uint64_t best = 0;
-    Millis best_ms = 0;
-    bool first = true;
-    for (const auto& k : q.by_arrival) {
-      Millis t = model_.positioning_ms(head, held_.find(k.id)->loc);
-      if (first || t < best_ms) {
-        best = k.id;
-        best_ms = t;
-        first = false;
-      }
-    }
-    return best;
+    return shortest_positioning(model_, head, held_, q.by_arrival, [](const ArrivalKey&) {
+             return false;
+           }).value_or(0);
   }
 
   std::uint64_t pick_low(const HeadState& head) {

@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "predictor/device_model.hpp"
 #include "schedulers/request.hpp"
 
 namespace disksched {
@@ -66,6 +67,26 @@ class HeldRequests {
  private:
   std::unordered_map<std::uint64_t, Request> by_id_;
 };
+
+// SPTF over `keys` (ArrivalKeys of held requests, in arrival order, so the first minimum
+// is the one the tie rule prefers), walking until `stop(key)`: the id with the shortest
+// positioning time from `head`; nullopt when no key was walked.
+template <class Keys, class Stop>
+std::optional<std::uint64_t> shortest_positioning(const DeviceModel& model, const HeadState& head,
+                                                  const HeldRequests& held, const Keys& keys,
+                                                  Stop&& stop) {
+  std::optional<std::uint64_t> best;
+  Millis best_ms = 0;
+  for (const ArrivalKey& k : keys) {
+    if (stop(k)) break;
+    const Millis t = model.positioning_ms(head, held.find(k.id)->loc);
+    if (!best || t < best_ms) {
+      best = k.id;
+      best_ms = t;
+    }
+  }
+  return best;
+}
 
 // Requests sorted by a position (a cylinder, an LBN), then by `sub` (0, or an LBN when
 // requests on one cylinder go in ascending block order), then by arrival and id. Finds
