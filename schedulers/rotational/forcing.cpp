@@ -10,6 +10,12 @@ ForcingScheduler::ForcingScheduler(const DeviceModel& model, std::string spec, c
     : model_(model), spec_(std::move(spec)), age_ms_(p.number("age")),
       n_(static_cast<std::size_t>(p.number("n"))), index_(model, false) {}
 
+std::optional<Request> ForcingScheduler::pick(Millis now, const HeadState& head) {
+  if (index_.empty()) return std::nullopt;
+  if (!update_forcing(now)) return take(satf_choice(head, now)->id);
+  return take(forced_choice(now, head));
+}
+
 void ForcingScheduler::add(const Request& r) {
   index_.insert(r);
   by_age_.emplace(r.arrival_ms, r.id);

@@ -36,6 +36,8 @@ class ForcingScheduler : public Scheduler {
   ForcingScheduler(const DeviceModel& model, std::string spec, const Params& p);
 
   std::string spec() const override { return spec_; }
+  // SATF until a forcing round is under way; then forced_choice().
+  std::optional<Request> pick(Millis now, const HeadState& head) final;
   void add(const Request& r) override;
   bool remove(std::uint64_t id) override;
   std::size_t size() const override { return index_.size(); }
@@ -45,6 +47,9 @@ class ForcingScheduler : public Scheduler {
   const std::vector<std::uint64_t>& forced() const { return forced_; }
 
  protected:
+  // The id to serve next while a forcing round is under way (the queue is not empty):
+  // where the algorithms differ.
+  virtual std::uint64_t forced_choice(Millis now, const HeadState& head) = 0;
   // Starts a forcing round if none is under way and the oldest request has waited
   // longer than age_ms at `now`. Returns true while a round is under way.
   bool update_forcing(Millis now);

@@ -22,9 +22,8 @@ class Satfdf final : public DelayedForcingScheduler {
  public:
   using DelayedForcingScheduler::DelayedForcingScheduler;
 
-  std::optional<Request> pick(Millis now, const HeadState& head) override {
-    if (index_.empty()) return std::nullopt;
-    if (!update_forcing(now)) return take(satf_choice(head, now)->id);
+ protected:
+  std::uint64_t forced_choice(Millis now, const HeadState& head) override {
     const Request& z = target(head);
     AccessIndex::Query q;
     q.head = head;
@@ -32,7 +31,7 @@ class Satfdf final : public DelayedForcingScheduler {
     const auto c = index_.best(q, [&](const Request& r, std::uint64_t, Millis) {
       return r.id == z.id || fits_before(head, r, z, deadline());
     });
-    return take(c.req != nullptr ? c.req->id : z.id);
+    return c.req != nullptr ? c.req->id : z.id;
   }
 };
 

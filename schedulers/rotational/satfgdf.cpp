@@ -31,9 +31,8 @@ class Satfgdf final : public DelayedForcingScheduler {
   Satfgdf(const DeviceModel& model, std::string spec, const Params& p, Guide guide)
       : DelayedForcingScheduler(model, std::move(spec), p), area_(model), guide_(guide) {}
 
-  std::optional<Request> pick(Millis now, const HeadState& head) override {
-    if (index_.empty()) return std::nullopt;
-    if (!update_forcing(now)) return take(satf_choice(head, now)->id);
+ protected:
+  std::uint64_t forced_choice(Millis, const HeadState& head) override {
     const Request& z = target(head);
     Rank best;
     index_.for_each([&](const Request& r, std::uint64_t) {
@@ -44,7 +43,7 @@ class Satfgdf final : public DelayedForcingScheduler {
 
       if (before(rank, best)) best = rank;
     });
-    return take(best.found ? best.id : z.id);
+    return best.found ? best.id : z.id;
   }
 
  private:

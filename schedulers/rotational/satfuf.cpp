@@ -22,9 +22,8 @@ class Satfuf final : public ForcingScheduler {
  public:
   using ForcingScheduler::ForcingScheduler;
 
-  std::optional<Request> pick(Millis now, const HeadState& head) override {
-    if (index_.empty()) return std::nullopt;
-    if (!update_forcing(now)) return take(satf_choice(head, now)->id);
+ protected:
+  std::uint64_t forced_choice(Millis now, const HeadState& head) override {
     Millis tz = 0.0;
     const Request& z = *nearest_forced(head, &tz);
     const Millis latest = head.time_ms + tz;
@@ -35,7 +34,7 @@ class Satfuf final : public ForcingScheduler {
     const auto c = index_.best(q, [&](const Request& r, std::uint64_t, Millis) {
       return r.id != z.id && fits_before(head, r, z, latest);
     });
-    return take(c.req != nullptr ? c.req->id : z.id);
+    return c.req != nullptr ? c.req->id : z.id;
   }
 };
 
