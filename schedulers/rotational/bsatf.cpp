@@ -18,10 +18,10 @@ namespace {
 
 class Bsatf final : public Scheduler {
  public:
-  Bsatf(const DeviceModel& model, std::string spec, BatchTrigger trigger)
+  Bsatf(const DeviceModel& model, std::string spec, const Params& p)
       : spec_(std::move(spec)),
-        trigger_(trigger),
-        pool_(model, /*track_age=*/!trigger.continuous),
+        trigger_(BatchTrigger::from(p)),
+        pool_(model, /*track_age=*/!trigger_.continuous),
         batch_(model, false) {}
 
   std::string spec() const override { return spec_; }
@@ -66,9 +66,7 @@ AlgorithmInfo bsatf_algorithm() {
       .source = "JW sec. 5.2",
       .needs_rotation = true,
       .params = batch_params(),
-      .factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
-        return std::make_unique<Bsatf>(m, format_spec(bsatf_algorithm(), p), BatchTrigger::from(p));
-      },
+      .factory = spec_factory<Bsatf>(bsatf_algorithm),
   };
 }
 

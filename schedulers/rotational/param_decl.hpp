@@ -3,6 +3,8 @@
 // registry's format_spec(info, params), so spec() never drifts from them.
 #pragma once
 
+#include <memory>
+
 #include "schedulers/registry.hpp"
 
 namespace disksched::rotational {
@@ -11,5 +13,14 @@ namespace disksched::rotational {
 using disksched::choice_param;
 using disksched::count_param;
 using disksched::number_param;
+
+// The factory of a scheduler built as S(model, its canonical spec, params); `info` is the
+// algorithm's declaration, whose parameters the canonical spec writes out.
+template <class S>
+SchedulerFactory spec_factory(AlgorithmInfo (*info)()) {
+  return [info](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
+    return std::make_unique<S>(m, format_spec(info(), p), p);
+  };
+}
 
 }  // namespace disksched::rotational

@@ -45,9 +45,7 @@ AlgorithmInfo satfdf_algorithm() {
       .source = "JW sec. 5.1",
       .needs_rotation = true,
       .params = delayed_forcing_params(),
-      .factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
-        return std::make_unique<Satfdf>(m, format_spec(satfdf_algorithm(), p), p);
-      },
+      .factory = spec_factory<Satfdf>(satfdf_algorithm),
   };
 }
 

@@ -48,9 +48,7 @@ AlgorithmInfo satfuf_algorithm() {
       .source = "JW sec. 5.1, Fig. 6",
       .needs_rotation = true,
       .params = forcing_params(),
-      .factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
-        return std::make_unique<Satfuf>(m, format_spec(satfuf_algorithm(), p), p);
-      },
+      .factory = spec_factory<Satfuf>(satfuf_algorithm),
   };
 }
 
