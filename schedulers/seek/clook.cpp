@@ -4,7 +4,6 @@
 // "services requests in ascending LBN order, starting over with the lowest LBN").
 // C-SCAN (cscan.cpp) dispatches in the same order, but its arm runs on to the high edge
 // and back to the low edge between sweeps.
-#include <fmt/format.h>
 
 #include "schedulers/seek/algorithms.hpp"
 #include "schedulers/seek/ordering.hpp"
@@ -18,7 +17,6 @@ template <typename By>
 class CLook final : public PositionScheduler<By> {
  public:
   using PositionScheduler<By>::PositionScheduler;
-  std::string spec() const override { return fmt::format("clook:by={}", By::name); }
 
  private:
   using Entry = typename PositionScheduler<By>::Index::Entry;
@@ -37,7 +35,7 @@ AlgorithmInfo clook_algorithm() {
           "one-way elevator: sweep toward higher positions, then return to the lowest request",
       .source = "JW sec. 2 (one-way SCAN, 4.3BSD); Hong sec. 8 (C-SCAN by LBN)",
       .params = {by_param("sweep order")},
-      .factory = by_position_factory<CLook>(),
+      .factory = by_position_factory<CLook>(clook_algorithm),
   };
 }
 

@@ -3,7 +3,6 @@
 // with pending requests"). Requests at the head's position count as ahead. `by=lbn`
 // sweeps over block numbers (the Linux form). SCAN (scan.cpp) dispatches in the same
 // order but runs the arm on to the edge of the disk before it turns.
-#include <fmt/format.h>
 
 #include "schedulers/seek/algorithms.hpp"
 #include "schedulers/seek/ordering.hpp"
@@ -17,7 +16,6 @@ template <typename By>
 class Look final : public PositionScheduler<By> {
  public:
   using PositionScheduler<By>::PositionScheduler;
-  std::string spec() const override { return fmt::format("look:by={}", By::name); }
 
  private:
   using Entry = typename PositionScheduler<By>::Index::Entry;
@@ -37,7 +35,7 @@ AlgorithmInfo look_algorithm() {
           "elevator: sweep serving requests on the way, turn after the last one ahead",
       .source = "JW sec. 2 (SCAN \"stopping at each cylinder with pending requests\")",
       .params = {by_param("sweep order")},
-      .factory = by_position_factory<Look>(),
+      .factory = by_position_factory<Look>(look_algorithm),
   };
 }
 

@@ -6,7 +6,6 @@
 // so requests near the far edge wait for a full sweep, the cost and the fairness the
 // textbook algorithm has. JW's Fig. 10 compares against this SCAN; V(1) equals it in
 // order (Geist & Daniel via JW sec. 2).
-#include <fmt/format.h>
 
 #include "schedulers/seek/algorithms.hpp"
 #include "schedulers/seek/edge.hpp"
@@ -20,8 +19,8 @@ namespace {
 template <typename By>
 class Scan final : public PositionScheduler<By> {
  public:
-  explicit Scan(const DeviceModel& m) : PositionScheduler<By>(m), edges_(m) {}
-  std::string spec() const override { return fmt::format("scan:by={}", By::name); }
+  Scan(const DeviceModel& m, std::string spec)
+      : PositionScheduler<By>(m, std::move(spec)), edges_(m) {}
 
  private:
   using Entry = typename PositionScheduler<By>::Index::Entry;
@@ -46,7 +45,7 @@ AlgorithmInfo scan_algorithm() {
           "elevator edge to edge: serve requests on the way, run on to the edge, then turn",
       .source = "JW sec. 1-2 (SCAN, Denning)",
       .params = {by_param("sweep order")},
-      .factory = by_position_factory<Scan>(),
+      .factory = by_position_factory<Scan>(scan_algorithm),
   };
 }
 

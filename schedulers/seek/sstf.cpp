@@ -16,7 +16,6 @@ template <typename By>
 class Sstf final : public PositionScheduler<By> {
  public:
   using PositionScheduler<By>::PositionScheduler;
-  std::string spec() const override { return fmt::format("sstf:by={}", By::name); }
 
  private:
   using Entry = typename PositionScheduler<By>::Index::Entry;
@@ -45,7 +44,7 @@ AlgorithmInfo sstf_algorithm() {
       .description = "shortest seek first: the request nearest the head, in cylinders or blocks",
       .source = "JW sec. 2; DN sec. 5 (by LBN)",
       .params = {by_param("distance measure")},
-      .factory = by_position_factory<Sstf>(),
+      .factory = by_position_factory<Sstf>(sstf_algorithm),
   };
 }
 

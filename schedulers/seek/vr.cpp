@@ -18,10 +18,8 @@ namespace {
 class VR final : public PositionScheduler<ByCylinder> {
  public:
   VR(const DeviceModel& m, double r)
-      : PositionScheduler(m), r_(r),
+      : PositionScheduler(m, fmt::format("vr:r={}", r)),
         penalty_(r * static_cast<double>(std::max<std::int64_t>(m.cylinders(), 1))) {}
-
-  std::string spec() const override { return fmt::format("vr:r={}", r_); }
 
  protected:
   const Index::Entry* choose(std::int64_t h, const HeadState&) override {
@@ -42,7 +40,6 @@ class VR final : public PositionScheduler<ByCylinder> {
   }
 
  private:
-  double r_;
   double penalty_;  // cylinders
   bool up_ = true;
 };
