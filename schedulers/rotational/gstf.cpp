@@ -24,8 +24,11 @@ namespace {
 
 class Gstf final : public Scheduler {
  public:
-  Gstf(const DeviceModel& model, std::string spec, std::int64_t group, bool frozen)
-      : spec_(std::move(spec)), group_(group), frozen_(frozen), index_(model, false) {}
+  Gstf(const DeviceModel& model, std::string spec, const Params& p)
+      : spec_(std::move(spec)),
+        group_(static_cast<std::int64_t>(static_cast<std::size_t>(p.number("group")))),
+        frozen_(p.choice("admit") == "frozen"),
+        index_(model, false) {}
 
   std::string spec() const override { return spec_; }
   void add(const Request& r) override {
@@ -128,11 +131,7 @@ AlgorithmInfo gstf_algorithm() {
           choice_param("admit", "all: arrivals join the current group while it is served; frozen: only the "
                     "requests present when the group was entered", {"all", "frozen"}, "all"),
       },
-      .factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
-        return std::make_unique<Gstf>(m, format_spec(gstf_algorithm(), p),
-                                      static_cast<std::int64_t>(static_cast<std::size_t>(p.number("group"))),
-                                      p.choice("admit") == "frozen");
-      },
+      .factory = spec_factory<Gstf>(gstf_algorithm),
   };
 }
 

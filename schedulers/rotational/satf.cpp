@@ -15,8 +15,8 @@ namespace {
 
 class Satf final : public IndexedScheduler {
  public:
-  Satf(const DeviceModel& model, std::string spec, bool scan)
-      : IndexedScheduler(model, std::move(spec), false), scan_(scan) {}
+  Satf(const DeviceModel& model, std::string spec, const Params& p)
+      : IndexedScheduler(model, std::move(spec), false), scan_(p.choice("search") == "scan") {}
 
   std::optional<Request> pick(Millis now, const HeadState& head) override {
     AccessIndex::Query q;
@@ -39,10 +39,7 @@ AlgorithmInfo satf_algorithm() {
       .source = "JW sec. 4.2, Fig. 4-5",
       .needs_rotation = true,
       .params = {search_param()},
-      .factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
-        return std::make_unique<Satf>(m, format_spec(satf_algorithm(), p),
-                                      p.choice("search") == "scan");
-      },
+      .factory = spec_factory<Satf>(satf_algorithm),
   };
 }
 

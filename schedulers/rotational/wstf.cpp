@@ -27,8 +27,8 @@ namespace {
 
 class Wstf final : public IndexedScheduler {
  public:
-  Wstf(const DeviceModel& model, std::string spec, Millis t_max)
-      : IndexedScheduler(model, std::move(spec), false), t_max_(t_max) {}
+  Wstf(const DeviceModel& model, std::string spec, const Params& p)
+      : IndexedScheduler(model, std::move(spec), false), t_max_(p.number("tmax")) {}
 
   std::optional<Request> pick(Millis now, const HeadState& head) override {
     Rank best;
@@ -60,9 +60,7 @@ AlgorithmInfo wstf_algorithm() {
       .params = {
           number_param("tmax", "ms", "T_max, the maximum response time allowed", 1000, 1, 3.6e6),
       },
-      .factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
-        return std::make_unique<Wstf>(m, format_spec(wstf_algorithm(), p), p.number("tmax"));
-      },
+      .factory = spec_factory<Wstf>(wstf_algorithm),
   };
 }
 
