@@ -1,6 +1,7 @@
 // Declaring parameters once, beside each algorithm, by field name (so declarations
-// stay valid as ParamSpec grows; the helpers are common/spec.hpp's). An instance's canonical spec comes from the
-// registry's format_spec(info, params), so spec() never drifts from them.
+// stay valid as ParamSpec grows; the helpers are common/spec.hpp's), and building from
+// them: an instance's canonical spec comes from the registry's format_spec(info, params)
+// (spec_factory), so spec() never drifts from them.
 #pragma once
 
 #include <memory>
