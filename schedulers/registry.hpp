@@ -26,18 +26,21 @@ using Params = SpecValues;
 using SchedulerFactory =
     std::function<std::unique_ptr<Scheduler>(const Params&, const DeviceModel&)>;
 
+// Each algorithm declares itself with designated initializers ({.name = ..., .factory = ...});
+// every member has a default, so a declaration names only what it sets (and g++ 12 does not
+// warn about the members it leaves out).
 struct AlgorithmInfo {
-  std::string name;                  // canonical name
-  std::vector<std::string> aliases;  // also accepted
+  std::string name{};                  // canonical name
+  std::vector<std::string> aliases{};  // also accepted
   // Names for this algorithm with some parameters set, e.g. {"pzsptf", "pyramid=on"}:
   // listed as aliases that say so; parameters given after the name may override them.
-  std::vector<std::pair<std::string, std::string>> presets;
-  std::string description;           // one line
-  std::string source;                // seed and section, e.g. "JW sec. 5.3"
-  bool needs_rotation = false;       // refuses a model without rotational positions
-  bool needs_mems = false;           // zone schedulers need the MEMS model
-  std::vector<ParamSpec> params;
-  SchedulerFactory factory;
+  std::vector<std::pair<std::string, std::string>> presets{};
+  std::string description{};           // one line
+  std::string source{};                // seed and section, e.g. "JW sec. 5.3"
+  bool needs_rotation = false;         // refuses a model without rotational positions
+  bool needs_mems = false;             // zone schedulers need the MEMS model
+  std::vector<ParamSpec> params{};
+  SchedulerFactory factory{};
 };
 
 // The canonical spec of an algorithm with these parameters, every one written

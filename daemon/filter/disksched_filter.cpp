@@ -30,6 +30,7 @@
 #include "daemon/filter/control_commands.hpp"
 #include "daemon/filter/dispatcher.hpp"
 #include "common/clock.hpp"
+#include "common/nbdkit_callback.hpp"
 #include "common/nbdkit_key_parsers.hpp"
 #include "daemon/filter/filter_config.hpp"
 #include "daemon/filter/graceful_stop.hpp"
@@ -142,25 +143,22 @@ std::string control_reply(const std::string& line) {
 
 int disksched_config(nbdkit_next_config* next, nbdkit_backend* nxdata, const char* key,
                      const char* value) {
-  try {
+  constexpr int kNotOurs = 1;  // a key for the plugin or a later filter
+  const int r = nbdkit_guard("disksched", [&] {
     std::string v = value;
     const std::string k = key;
     if (k == "sched-log" || k == "sched-control" || k == "sched-metrics" || k == "sched-save-dir") {
-      char* abs = nbdkit_absolute_path(value);
-      if (abs == nullptr) return -1;
-      v = abs;
-      free(abs);
+      const auto abs = nbdkit_path_value(value);
+      if (!abs) return -1;
+      v = *abs;
     }
-    if (config.set(k, v, nbdkit_key_parsers())) return 0;
-  } catch (const std::exception& e) {
-    nbdkit_error("disksched: %s", e.what());
-    return -1;
-  }
-  return next(nxdata, key, value);
+    return config.set(k, v, nbdkit_key_parsers()) ? 0 : kNotOurs;
+  });
+  return r == kNotOurs ? next(nxdata, key, value) : r;
 }
 
 int disksched_config_complete(nbdkit_next_config_complete* next, nbdkit_backend* nxdata) {
-  try {
+  const int r = nbdkit_guard("disksched", [] {
     geometry_model = config.validate();
     geometry_rotational = geometry_model && geometry_model->rotational();
     pending_scheduler = config.sched;
@@ -182,11 +180,9 @@ int disksched_config_complete(nbdkit_next_config_complete* next, nbdkit_backend*
         throw std::runtime_error("sched-metrics=" + config.metrics_path + ": " + e.what());
       }
     }
-  } catch (const std::exception& e) {
-    nbdkit_error("disksched: %s", e.what());
-    return -1;
-  }
-  return next(nxdata);
+    return 0;
+  });
+  return r < 0 ? r : next(nxdata);
 }
 
 int disksched_get_ready(int thread_model) {

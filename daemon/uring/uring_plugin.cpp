@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "common/nbdkit_callback.hpp"
 #include "common/nbdkit_key_parsers.hpp"
 #include "daemon/uring/backing_file.hpp"
 #include "daemon/uring/bounce_pool.hpp"
@@ -33,30 +34,23 @@ std::unique_ptr<IoEngine> engine;
 std::unique_ptr<FileServer> server;
 
 int uring_config(const char* key, const char* value) {
-  try {
+  return disksched::nbdkit_guard("uring", [&] {
     std::string v = value;
     if (std::strcmp(key, "file") == 0) {
-      char* abs = nbdkit_realpath(value);   // must exist; relative to the start directory
+      const auto abs = disksched::nbdkit_path_value(value, /*must_exist=*/true);
       if (!abs) return -1;
-      v = abs;
-      free(abs);
+      v = *abs;
     }
     config.set(key, v, disksched::nbdkit_key_parsers());
     return 0;
-  } catch (const std::exception& e) {
-    nbdkit_error("uring: %s", e.what());
-    return -1;
-  }
+  });
 }
 
 int uring_config_complete() {
-  try {
+  return disksched::nbdkit_guard("uring", [] {
     config.check();
     return 0;
-  } catch (const std::exception& e) {
-    nbdkit_error("uring: %s", e.what());
-    return -1;
-  }
+  });
 }
 
 // Everything that can fail is checked here, before nbdkit forks, so the errors reach the

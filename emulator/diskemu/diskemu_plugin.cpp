@@ -16,6 +16,7 @@
 #include <system_error>
 #include <thread>
 
+#include "common/nbdkit_callback.hpp"
 #include "common/nbdkit_key_parsers.hpp"
 #include "emulator/diskemu/clock.hpp"
 #include "emulator/diskemu/config.hpp"
@@ -86,25 +87,20 @@ void stats_loop() {
 // ---- configuration and lifecycle ----
 
 int diskemu_config(const char* key, const char* value) {
-  try {
+  return nbdkit_guard("diskemu", [&] {
     std::string v = value;
     if (std::strcmp(key, "file") == 0 || std::strcmp(key, "stats") == 0) {
-      // Relative to the directory nbdkit was started in (it may chdir / when daemonizing).
-      char* abs = nbdkit_absolute_path(value);
+      const auto abs = nbdkit_path_value(value);
       if (!abs) return -1;
-      v = abs;
-      free(abs);
+      v = *abs;
     }
     config.set(key, v, nbdkit_key_parsers());
     return 0;
-  } catch (const std::exception& e) {
-    nbdkit_error("diskemu: %s", e.what());
-    return -1;
-  }
+  });
 }
 
 int diskemu_config_complete() {
-  try {
+  return nbdkit_guard("diskemu", [] {
     config.check();
     DeviceOptions opts;
     opts.jitter = config.jitter;
@@ -121,10 +117,7 @@ int diskemu_config_complete() {
     else
       store = std::make_unique<SparseMemoryStore>(size);
     return 0;
-  } catch (const std::exception& e) {
-    nbdkit_error("diskemu: %s", e.what());
-    return -1;
-  }
+  });
 }
 
 int diskemu_get_ready() {
@@ -234,6 +227,14 @@ void trace(const Admission& a, uint64_t offset, uint32_t count, bool synced, Nan
       static_cast<long long>(s.cost.end.cylinder), s.cost.end.head, static_cast<long long>(late));
 }
 
+// A request that failed: says why, counts it, and gives nbdkit the errno to send.
+int fail_request(Op op, const std::exception& e, int err) {
+  nbdkit_error("diskemu: %s", e.what());
+  realtime->failed(op);
+  nbdkit_set_error(err);
+  return -1;
+}
+
 // Runs one request: admission (with `in_order` while it holds the device), `after`
 // (outside the device's turn: reads, syncs; returns whether it made the file durable),
 // then the wait for the modelled completion.
@@ -243,20 +244,11 @@ int serve(Op op, uint64_t offset, uint32_t count, InOrder&& in_order, After&& af
   try {
     a = realtime->admit(op, offset, count, in_order);
   } catch (const ModelError& e) {
-    nbdkit_error("diskemu: %s", e.what());
-    realtime->failed(op);
-    nbdkit_set_error(EINVAL);
-    return -1;
+    return fail_request(op, e, EINVAL);
   } catch (const std::system_error& e) {
-    nbdkit_error("diskemu: %s", e.what());
-    realtime->failed(op);
-    nbdkit_set_error(e.code().value());
-    return -1;
+    return fail_request(op, e, e.code().value());
   } catch (const std::exception& e) {
-    nbdkit_error("diskemu: %s", e.what());
-    realtime->failed(op);
-    nbdkit_set_error(EIO);
-    return -1;
+    return fail_request(op, e, EIO);
   }
   try {
     const bool synced = after();
@@ -267,15 +259,9 @@ int serve(Op op, uint64_t offset, uint32_t count, InOrder&& in_order, After&& af
     nbdkit_set_error(ESHUTDOWN);   // nbdkit_nanosleep has said why
     return -1;
   } catch (const std::system_error& e) {
-    nbdkit_error("diskemu: %s", e.what());
-    realtime->failed(op);
-    nbdkit_set_error(e.code().value());
-    return -1;
+    return fail_request(op, e, e.code().value());
   } catch (const std::exception& e) {
-    nbdkit_error("diskemu: %s", e.what());
-    realtime->failed(op);
-    nbdkit_set_error(EIO);
-    return -1;
+    return fail_request(op, e, EIO);
   }
 }
 

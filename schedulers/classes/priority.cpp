@@ -113,9 +113,7 @@ class Priority final : public Scheduler {
   std::size_t size() const override { return held_.size(); }
 
   std::vector<Request> drain() override {
-    std::vector<Request> out;
-    for (const auto& [id, r] : held_) out.push_back(r);
-    held_.clear();
+    std::vector<Request> out = held_.take_all();
     where_.clear();
     high_ = {};
     mid_ = {};
@@ -167,20 +165,9 @@ class Priority final : public Scheduler {
 
   std::uint64_t pick_urgent(const ClassQueue& q, const HeadState& head) const {
     if (!c_.high_satf) return q.by_cyl.nearest(head.cylinder)->key.id;
-    // Shortest positioning time; the arrival order makes the first minimum the one the
-    // tie rule prefers.
-    std::uint64_t best = 0;
-    Millis best_ms = 0;
-    bool first = true;
-    for (const auto& k : q.by_arrival) {
-      Millis t = model_.positioning_ms(head, held_.find(k.id)->loc);
-      if (first || t < best_ms) {
-        best = k.id;
-        best_ms = t;
-        first = false;
-      }
-    }
-    return best;
+    return shortest_positioning(model_, head, held_, q.by_arrival, [](const ArrivalKey&) {
+             return false;
+           }).value_or(0);
   }
 
   std::uint64_t pick_low(const HeadState& head) {
@@ -190,16 +177,7 @@ class Priority final : public Scheduler {
       // Priority #2: restart at the nearest pending request, keep the direction.
       return idx.nearest(head.cylinder)->key.id;
     }
-    if (c_.low_circular) {
-      const auto* e = idx.at_or_above(pos);
-      return (e != nullptr ? e : idx.lowest())->key.id;
-    }
-    const auto* e = up_ ? idx.at_or_above(pos) : idx.at_or_below(pos);
-    if (e == nullptr) {
-      up_ = !up_;
-      e = up_ ? idx.at_or_above(pos) : idx.at_or_below(pos);
-    }
-    return e->key.id;
+    return (c_.low_circular ? idx.circular_look(pos) : idx.look(pos, up_))->key.id;
   }
 
   Config c_;
@@ -227,50 +205,44 @@ ParamSpec choice(std::string name, std::string description, std::vector<std::str
 }  // namespace
 
 AlgorithmInfo priority_algorithm() {
-  AlgorithmInfo a;
-  a.name = "priority";
-  a.aliases = {"class", "gp"};
-  a.description =
-      "class-aware: critical and time-limited requests first by shortest seek, the rest by an "
-      "elevator, with timeouts";
-  a.source = "GP sec. 6.1 (Priority #1, #2), 6.3 (timeouts, 3Q)";
-  ParamSpec timeout;
-  timeout.name = "timeout";
-  timeout.unit = "ms";
-  timeout.description =
-      "a noncritical request waiting this long is timed out and goes ahead (0 = never: GP's "
-      "original, which starves noncritical requests while critical ones keep coming)";
-  timeout.default_value = kDefaultTimeoutMs;
-  timeout.min = 0;
-  timeout.max = 1e9;
-  a.params = {
-      choice("variant", "1 = low sweep resumes where it was interrupted, 2 = restarts at the nearest request",
-             {"1", "2"}),
-      timeout,
-      choice("queues", "3 = GP's 3Q: a middle queue for requests past half their timeout",
-             {"2", "3"}),
-      choice("high", "order of the high (and middle) queue: shortest seek or shortest positioning time",
-             {"sstf", "satf"}),
-      choice("low", "order of the low queue: elevator (LOOK) or one-way elevator (C-LOOK)",
-             {"look", "clook"}),
-      choice("expired", "timed-out requests: first = ahead of the high queue, oldest first; "
-             "mix = into the high queue (GP)",
-             {"first", "mix"}),
+  return {
+      .name = "priority",
+      .aliases = {"class", "gp"},
+      .description =
+          "class-aware: critical and time-limited requests first by shortest seek, the rest by an "
+          "elevator, with timeouts",
+      .source = "GP sec. 6.1 (Priority #1, #2), 6.3 (timeouts, 3Q)",
+      .params = {
+          choice("variant", "1 = low sweep resumes where it was interrupted, 2 = restarts at the nearest request",
+                 {"1", "2"}),
+          number_param("timeout", "ms",
+                       "a noncritical request waiting this long is timed out and goes ahead (0 = never: GP's "
+                       "original, which starves noncritical requests while critical ones keep coming)",
+                       kDefaultTimeoutMs, 0, 1e9),
+          choice("queues", "3 = GP's 3Q: a middle queue for requests past half their timeout",
+                 {"2", "3"}),
+          choice("high", "order of the high (and middle) queue: shortest seek or shortest positioning time",
+                 {"sstf", "satf"}),
+          choice("low", "order of the low queue: elevator (LOOK) or one-way elevator (C-LOOK)",
+                 {"look", "clook"}),
+          choice("expired", "timed-out requests: first = ahead of the high queue, oldest first; "
+                 "mix = into the high queue (GP)",
+                 {"first", "mix"}),
+      },
+      .factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
+        Priority::Config c;
+        c.variant = p.choice("variant") == "2" ? 2 : 1;
+        c.timeout_ms = p.number("timeout");
+        c.queues = p.choice("queues") == "3" ? 3 : 2;
+        c.high_satf = p.choice("high") == "satf";
+        c.low_circular = p.choice("low") == "clook";
+        c.expired_first = p.choice("expired") == "first";
+        if (c.queues == 3 && c.timeout_ms <= 0)
+          throw SpecError("priority: queues=3 needs a timeout > 0 (the middle queue holds requests "
+                          "past half their timeout)");
+        return std::make_unique<Priority>(c, m);
+      },
   };
-  a.factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
-    Priority::Config c;
-    c.variant = p.choice("variant") == "2" ? 2 : 1;
-    c.timeout_ms = p.number("timeout");
-    c.queues = p.choice("queues") == "3" ? 3 : 2;
-    c.high_satf = p.choice("high") == "satf";
-    c.low_circular = p.choice("low") == "clook";
-    c.expired_first = p.choice("expired") == "first";
-    if (c.queues == 3 && c.timeout_ms <= 0)
-      throw SpecError("priority: queues=3 needs a timeout > 0 (the middle queue holds requests "
-                      "past half their timeout)");
-    return std::make_unique<Priority>(c, m);
-  };
-  return a;
 }
 
 }  // namespace disksched::classes

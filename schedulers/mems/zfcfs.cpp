@@ -6,14 +6,14 @@
 namespace disksched::mems {
 
 AlgorithmInfo zfcfs_algorithm() {
-  AlgorithmInfo a;
-  a.name = "zfcfs";
-  a.description = "zone-based FCFS for MEMS: zones in C-SCAN order, arrival order within a zone";
-  a.source = "Hong sec. 7.1";
-  a.needs_mems = true;
-  a.params = zone_params();
-  a.factory = zone_factory("zfcfs", InZone::Fcfs);
-  return a;
+  return {
+      .name = "zfcfs",
+      .description = "zone-based FCFS for MEMS: zones in C-SCAN order, arrival order within a zone",
+      .source = "Hong sec. 7.1",
+      .needs_mems = true,
+      .params = zone_params(),
+      .factory = zone_factory("zfcfs", InZone::Fcfs),
+  };
 }
 
 }  // namespace disksched::mems

@@ -58,21 +58,10 @@ bool ZoneScheduler::has_eligible(const Bucket& b) const {
 
 std::uint64_t ZoneScheduler::choose(const Bucket& b, const HeadState& head) const {
   if (policy_ == InZone::Fcfs) return b.begin()->id;
-  // Shortest positioning time; walking in arrival order makes the first minimum the
-  // one the tie rule prefers, and lets ZTSPTF stop at the first late arrival.
-  std::uint64_t best = b.begin()->id;
-  Millis best_ms = 0;
-  bool first = true;
-  for (const auto& k : b) {
-    if (policy_ == InZone::ArrivalConstrainedSptf && k.arrival > zone_start_) break;
-    Millis t = model_.positioning_ms(head, held_.find(k.id)->loc);
-    if (first || t < best_ms) {
-      best = k.id;
-      best_ms = t;
-      first = false;
-    }
-  }
-  return best;
+  // Walking in arrival order lets ZTSPTF stop at the first late arrival.
+  return shortest_positioning(model_, head, held_, b, [&](const ArrivalKey& k) {
+           return policy_ == InZone::ArrivalConstrainedSptf && k.arrival > zone_start_;
+         }).value_or(b.begin()->id);
 }
 
 std::optional<Request> ZoneScheduler::pick(Millis now, const HeadState& head) {
@@ -108,9 +97,7 @@ std::optional<Request> ZoneScheduler::pick(Millis now, const HeadState& head) {
 }
 
 std::vector<Request> ZoneScheduler::drain() {
-  std::vector<Request> out;
-  for (const auto& [id, r] : held_) out.push_back(r);
-  held_.clear();
+  std::vector<Request> out = held_.take_all();
   for (auto& z : zones_) z.clear();
   current_.reset();
   return out;
@@ -128,32 +115,19 @@ std::vector<ParamSpec> zone_params(bool pyramid_on) {
   zone.default_value2 = 1200;
   zone.min = 1;
   zone.max = 1e6;
-  ParamSpec pyramid;
-  pyramid.name = "pyramid";
-  pyramid.description = "merge neighbouring zones as the queue shrinks (Hong sec. 9)";
-  pyramid.choices = {"off", "on"};
-  pyramid.default_choice = pyramid_on ? "on" : "off";
-  ParamSpec m4;
-  m4.name = "merge4_below";
-  m4.unit = "requests";
-  m4.description =
-      "with pyramid=on, schedule 2x2 zones as one below this queue length (default: one "
-      "request per zone of the 80 that 120x1200 cuts a 2400x2400 sled into)";
-  m4.default_value = 80;
-  m4.min = 0;
-  m4.max = 1e9;
-  m4.integer = true;
-  ParamSpec m16;
-  m16.name = "merge16_below";
-  m16.unit = "requests";
-  m16.description =
-      "with pyramid=on, schedule 4x4 zones as one below this queue length (default: one "
-      "request per merged zone of 2x2)";
-  m16.default_value = 20;
-  m16.min = 0;
-  m16.max = 1e9;
-  m16.integer = true;
-  return {zone, pyramid, m4, m16};
+  return {
+      zone,
+      choice_param("pyramid", "merge neighbouring zones as the queue shrinks (Hong sec. 9)",
+                   {"off", "on"}, pyramid_on ? "on" : "off"),
+      count_param("merge4_below", "requests",
+                  "with pyramid=on, schedule 2x2 zones as one below this queue length (default: "
+                  "one request per zone of the 80 that 120x1200 cuts a 2400x2400 sled into)",
+                  80, 0, 1e9),
+      count_param("merge16_below", "requests",
+                  "with pyramid=on, schedule 4x4 zones as one below this queue length (default: "
+                  "one request per merged zone of 2x2)",
+                  20, 0, 1e9),
+  };
 }
 
 SchedulerFactory zone_factory(std::string name, InZone policy) {

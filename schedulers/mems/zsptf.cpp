@@ -7,16 +7,16 @@
 namespace disksched::mems {
 
 AlgorithmInfo zsptf_algorithm() {
-  AlgorithmInfo a;
-  a.name = "zsptf";
-  a.description = "zone-based SPTF for MEMS: zones in C-SCAN order, SPTF within a zone";
-  a.source = "Hong sec. 6, Fig. 3; pyramiding sec. 9";
-  a.needs_mems = true;
-  a.params = zone_params();
-  // Pyramiding (Hong sec. 9, Fig. 6) is a parameter; its name in the paper stays a preset.
-  a.presets = {{"pzsptf", "pyramid=on"}};
-  a.factory = zone_factory("zsptf", InZone::Sptf);
-  return a;
+  return {
+      .name = "zsptf",
+      // Pyramiding (Hong sec. 9, Fig. 6) is a parameter; its name in the paper stays a preset.
+      .presets = {{"pzsptf", "pyramid=on"}},
+      .description = "zone-based SPTF for MEMS: zones in C-SCAN order, SPTF within a zone",
+      .source = "Hong sec. 6, Fig. 3; pyramiding sec. 9",
+      .needs_mems = true,
+      .params = zone_params(),
+      .factory = zone_factory("zsptf", InZone::Sptf),
+  };
 }
 
 }  // namespace disksched::mems

@@ -8,15 +8,15 @@
 namespace disksched::mems {
 
 AlgorithmInfo ztsptf_algorithm() {
-  AlgorithmInfo a;
-  a.name = "ztsptf";
-  a.description =
-      "zone-based SPTF with an arrival-time constraint: a zone serves only what was queued when it began";
-  a.source = "Hong sec. 6, 7.1";
-  a.needs_mems = true;
-  a.params = zone_params();
-  a.factory = zone_factory("ztsptf", InZone::ArrivalConstrainedSptf);
-  return a;
+  return {
+      .name = "ztsptf",
+      .description =
+          "zone-based SPTF with an arrival-time constraint: a zone serves only what was queued when it began",
+      .source = "Hong sec. 6, 7.1",
+      .needs_mems = true,
+      .params = zone_params(),
+      .factory = zone_factory("ztsptf", InZone::ArrivalConstrainedSptf),
+  };
 }
 
 }  // namespace disksched::mems

@@ -45,28 +45,28 @@ class Asatf final : public IndexedScheduler {
 }  // namespace
 
 AlgorithmInfo asatf_algorithm() {
-  AlgorithmInfo a;
-  a.name = "asatf";
-  a.aliases = {"asptf"};
-  a.description = "aged SATF: access time traded against waiting time, between SATF (w=0) and FCFS";
-  a.source = "JW sec. 5.3; Hong eq. 7 (form=hong)";
-  a.needs_rotation = true;
-  a.params = {
-      number_param("w", "sectors/s",
-                "aging weight: form=jw, sectors of access time per second of age (JW: 30); "
-                "form=hong, ms of positioning per second of waiting (Hong: 5)",
-                30, 0, 1e6),
-      choice_param("form", "jw: merit w*T_age - T_A/tau (JW sec. 5.3); hong: t_pos - (w/1000)*t_wait "
-                "(Hong eq. 7)", {"jw", "hong"}, "jw"),
-      search_param(),
+  return {
+      .name = "asatf",
+      .aliases = {"asptf"},
+      .description = "aged SATF: access time traded against waiting time, between SATF (w=0) and FCFS",
+      .source = "JW sec. 5.3; Hong eq. 7 (form=hong)",
+      .needs_rotation = true,
+      .params = {
+          number_param("w", "sectors/s",
+                    "aging weight: form=jw, sectors of access time per second of age (JW: 30); "
+                    "form=hong, ms of positioning per second of waiting (Hong: 5)",
+                    30, 0, 1e6),
+          choice_param("form", "jw: merit w*T_age - T_A/tau (JW sec. 5.3); hong: t_pos - (w/1000)*t_wait "
+                    "(Hong eq. 7)", {"jw", "hong"}, "jw"),
+          search_param(),
+      },
+      .factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
+        const AgingForm form = p.choice("form") == "hong" ? AgingForm::Hong : AgingForm::JacobsonWilkes;
+        return std::make_unique<Asatf>(m, format_spec(asatf_algorithm(), p),
+                                       asatf_beta(p.number("w"), form, m),
+                                       p.choice("search") == "scan");
+      },
   };
-  a.factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
-    const AgingForm form = p.choice("form") == "hong" ? AgingForm::Hong : AgingForm::JacobsonWilkes;
-    return std::make_unique<Asatf>(m, format_spec(asatf_algorithm(), p),
-                                   asatf_beta(p.number("w"), form, m),
-                                   p.choice("search") == "scan");
-  };
-  return a;
 }
 
 }  // namespace disksched::rotational

@@ -18,10 +18,10 @@ namespace {
 
 class Bsatf final : public Scheduler {
  public:
-  Bsatf(const DeviceModel& model, std::string spec, BatchTrigger trigger)
+  Bsatf(const DeviceModel& model, std::string spec, const Params& p)
       : spec_(std::move(spec)),
-        trigger_(trigger),
-        pool_(model, /*track_age=*/!trigger.continuous),
+        trigger_(BatchTrigger::from(p)),
+        pool_(model, /*track_age=*/!trigger_.continuous),
         batch_(model, false) {}
 
   std::string spec() const override { return spec_; }
@@ -61,16 +61,14 @@ class Bsatf final : public Scheduler {
 }  // namespace
 
 AlgorithmInfo bsatf_algorithm() {
-  AlgorithmInfo a;
-  a.name = "bsatf";
-  a.description = "batched SATF: serve everything queued, greedily, before admitting more";
-  a.source = "JW sec. 5.2";
-  a.needs_rotation = true;
-  a.params = batch_params();
-  a.factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
-    return std::make_unique<Bsatf>(m, format_spec(bsatf_algorithm(), p), BatchTrigger::from(p));
+  return {
+      .name = "bsatf",
+      .description = "batched SATF: serve everything queued, greedily, before admitting more",
+      .source = "JW sec. 5.2",
+      .needs_rotation = true,
+      .params = batch_params(),
+      .factory = spec_factory<Bsatf>(bsatf_algorithm),
   };
-  return a;
 }
 
 }  // namespace disksched::rotational

@@ -6,9 +6,15 @@
 
 namespace disksched::rotational {
 
-ForcingScheduler::ForcingScheduler(const DeviceModel& model, std::string spec, Millis age_ms,
-                                   std::size_t n)
-    : model_(model), spec_(std::move(spec)), age_ms_(age_ms), n_(n), index_(model, false) {}
+ForcingScheduler::ForcingScheduler(const DeviceModel& model, std::string spec, const Params& p)
+    : model_(model), spec_(std::move(spec)), age_ms_(p.number("age")),
+      n_(static_cast<std::size_t>(p.number("n"))), index_(model, false) {}
+
+std::optional<Request> ForcingScheduler::pick(Millis now, const HeadState& head) {
+  if (index_.empty()) return std::nullopt;
+  if (!update_forcing(now)) return take(satf_choice(head, now)->id);
+  return take(forced_choice(now, head));
+}
 
 void ForcingScheduler::add(const Request& r) {
   index_.insert(r);
@@ -71,10 +77,9 @@ const Request* ForcingScheduler::satf_choice(const HeadState& head, Millis now) 
 }
 
 DelayedForcingScheduler::DelayedForcingScheduler(const DeviceModel& model, std::string spec,
-                                                 Millis age_ms, std::size_t n,
-                                                 double d_rotations)
-    : ForcingScheduler(model, std::move(spec), age_ms, n),
-      slack_ms_(d_rotations * model.rotation_ms()) {}
+                                                 const Params& p)
+    : ForcingScheduler(model, std::move(spec), p),
+      slack_ms_(p.number("d") * model.rotation_ms()) {}
 
 const Request& DelayedForcingScheduler::target(const HeadState& head) {
   if (!target_) {

@@ -32,9 +32,12 @@ inline constexpr Millis kFitSlackMs = 1e-6;
 
 class ForcingScheduler : public Scheduler {
  public:
-  ForcingScheduler(const DeviceModel& model, std::string spec, Millis age_ms, std::size_t n);
+  // Reads n and age from `p`, declared by forcing_params().
+  ForcingScheduler(const DeviceModel& model, std::string spec, const Params& p);
 
   std::string spec() const override { return spec_; }
+  // SATF until a forcing round is under way; then forced_choice().
+  std::optional<Request> pick(Millis now, const HeadState& head) final;
   void add(const Request& r) override;
   bool remove(std::uint64_t id) override;
   bool relocate(const Request& r) override { return index_.relocate(r); }
@@ -45,6 +48,9 @@ class ForcingScheduler : public Scheduler {
   const std::vector<std::uint64_t>& forced() const { return forced_; }
 
  protected:
+  // The id to serve next while a forcing round is under way (the queue is not empty):
+  // where the algorithms differ.
+  virtual std::uint64_t forced_choice(Millis now, const HeadState& head) = 0;
   // Starts a forcing round if none is under way and the oldest request has waited
   // longer than age_ms at `now`. Returns true while a round is under way.
   bool update_forcing(Millis now);
@@ -73,8 +79,8 @@ class ForcingScheduler : public Scheduler {
 // leaves; the algorithms differ only in what they serve before it.
 class DelayedForcingScheduler : public ForcingScheduler {
  public:
-  DelayedForcingScheduler(const DeviceModel& model, std::string spec, Millis age_ms,
-                          std::size_t n, double d_rotations);
+  // Reads n, age and d from `p`, declared by delayed_forcing_params().
+  DelayedForcingScheduler(const DeviceModel& model, std::string spec, const Params& p);
 
  protected:
   // The current target: the forced request the head reaches first (deadline set from

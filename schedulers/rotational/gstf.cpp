@@ -24,8 +24,11 @@ namespace {
 
 class Gstf final : public Scheduler {
  public:
-  Gstf(const DeviceModel& model, std::string spec, std::int64_t group, bool frozen)
-      : spec_(std::move(spec)), group_(group), frozen_(frozen), index_(model, false) {}
+  Gstf(const DeviceModel& model, std::string spec, const Params& p)
+      : spec_(std::move(spec)),
+        group_(static_cast<std::int64_t>(static_cast<std::size_t>(p.number("group")))),
+        frozen_(p.choice("admit") == "frozen"),
+        index_(model, false) {}
 
   std::string spec() const override { return spec_; }
   void add(const Request& r) override {
@@ -116,24 +119,20 @@ class Gstf final : public Scheduler {
 }  // namespace
 
 AlgorithmInfo gstf_algorithm() {
-  AlgorithmInfo a;
-  a.name = "gstf";
-  a.description = "grouped STF: shortest access time within a group of G cylinders, groups "
-                  "visited in scan order (reconstruction)";
-  a.source = "Huang & Chiueh (keywords only; reconstructed)";
-  a.needs_rotation = true;
-  a.params = {
-      count_param("group", "cylinders", "group size G: consecutive cylinders served together", 100, 1,
-                1e9),
-      choice_param("admit", "all: arrivals join the current group while it is served; frozen: only the "
-                "requests present when the group was entered", {"all", "frozen"}, "all"),
+  return {
+      .name = "gstf",
+      .description = "grouped STF: shortest access time within a group of G cylinders, groups "
+                     "visited in scan order (reconstruction)",
+      .source = "Huang & Chiueh (keywords only; reconstructed)",
+      .needs_rotation = true,
+      .params = {
+          count_param("group", "cylinders", "group size G: consecutive cylinders served together", 100, 1,
+                    1e9),
+          choice_param("admit", "all: arrivals join the current group while it is served; frozen: only the "
+                    "requests present when the group was entered", {"all", "frozen"}, "all"),
+      },
+      .factory = spec_factory<Gstf>(gstf_algorithm),
   };
-  a.factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
-    return std::make_unique<Gstf>(m, format_spec(gstf_algorithm(), p),
-                                  static_cast<std::int64_t>(static_cast<std::size_t>(p.number("group"))),
-                                  p.choice("admit") == "frozen");
-  };
-  return a;
 }
 
 }  // namespace disksched::rotational

@@ -29,11 +29,11 @@ constexpr Millis kTolMs = 1e-6;  // rounding allowance on predicted times
 
 class Lbsatf final : public Scheduler {
  public:
-  Lbsatf(const DeviceModel& model, std::string spec, BatchTrigger trigger)
+  Lbsatf(const DeviceModel& model, std::string spec, const Params& p)
       : model_(model),
         spec_(std::move(spec)),
-        trigger_(trigger),
-        pool_(model, /*track_age=*/!trigger.continuous) {}
+        trigger_(BatchTrigger::from(p)),
+        pool_(model, /*track_age=*/!trigger_.continuous) {}
 
   std::string spec() const override { return spec_; }
   void add(const Request& r) override { pending_.push_back(r); }
@@ -179,17 +179,15 @@ class Lbsatf final : public Scheduler {
 }  // namespace
 
 AlgorithmInfo lbsatf_algorithm() {
-  AlgorithmInfo a;
-  a.name = "lbsatf";
-  a.description = "leaky batched SATF: newcomers join the batch only if it still ends by its "
-                  "projected deadline";
-  a.source = "JW sec. 5.2";
-  a.needs_rotation = true;
-  a.params = batch_params();
-  a.factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
-    return std::make_unique<Lbsatf>(m, format_spec(lbsatf_algorithm(), p), BatchTrigger::from(p));
+  return {
+      .name = "lbsatf",
+      .description = "leaky batched SATF: newcomers join the batch only if it still ends by its "
+                     "projected deadline",
+      .source = "JW sec. 5.2",
+      .needs_rotation = true,
+      .params = batch_params(),
+      .factory = spec_factory<Lbsatf>(lbsatf_algorithm),
   };
-  return a;
 }
 
 }  // namespace disksched::rotational

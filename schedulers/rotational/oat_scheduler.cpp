@@ -114,27 +114,27 @@ class OatScheduler final : public Scheduler {
 }  // namespace
 
 AlgorithmInfo oat_algorithm() {
-  AlgorithmInfo a;
-  a.name = "oat";
-  a.description = "optimal access time over a window of the oldest requests (batched, sliding "
-                  "or greedy look-ahead)";
-  a.source = "JW sec. 4.1";
-  a.needs_rotation = true;
-  a.params = {
-      count_param("batch", "requests", "window: how many of the oldest requests are ordered together",
-                6, 1, static_cast<double>(kMaxOatBatch)),
-      choice_param("mode", "short-sighted: serve each window in its optimal order; sliding: optimal order "
-                "of the window at every pick; greedy: SATF within the window", {"short-sighted", "sliding", "greedy"}, "short-sighted"),
+  return {
+      .name = "oat",
+      .description = "optimal access time over a window of the oldest requests (batched, sliding "
+                     "or greedy look-ahead)",
+      .source = "JW sec. 4.1",
+      .needs_rotation = true,
+      .params = {
+          count_param("batch", "requests", "window: how many of the oldest requests are ordered together",
+                    6, 1, static_cast<double>(kMaxOatBatch)),
+          choice_param("mode", "short-sighted: serve each window in its optimal order; sliding: optimal order "
+                    "of the window at every pick; greedy: SATF within the window", {"short-sighted", "sliding", "greedy"}, "short-sighted"),
+      },
+      .factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
+        const std::string& mode = p.choice("mode");
+        const OatMode om = mode == "sliding" ? OatMode::Sliding
+                           : mode == "greedy" ? OatMode::Greedy
+                                              : OatMode::ShortSighted;
+        return std::make_unique<OatScheduler>(m, format_spec(oat_algorithm(), p),
+                                              static_cast<std::size_t>(p.number("batch")), om);
+      },
   };
-  a.factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
-    const std::string& mode = p.choice("mode");
-    const OatMode om = mode == "sliding" ? OatMode::Sliding
-                       : mode == "greedy" ? OatMode::Greedy
-                                          : OatMode::ShortSighted;
-    return std::make_unique<OatScheduler>(m, format_spec(oat_algorithm(), p),
-                                          static_cast<std::size_t>(p.number("batch")), om);
-  };
-  return a;
 }
 
 }  // namespace disksched::rotational

@@ -15,8 +15,8 @@ namespace {
 
 class Satf final : public IndexedScheduler {
  public:
-  Satf(const DeviceModel& model, std::string spec, bool scan)
-      : IndexedScheduler(model, std::move(spec), false), scan_(scan) {}
+  Satf(const DeviceModel& model, std::string spec, const Params& p)
+      : IndexedScheduler(model, std::move(spec), false), scan_(p.choice("search") == "scan") {}
 
   std::optional<Request> pick(Millis now, const HeadState& head) override {
     AccessIndex::Query q;
@@ -32,18 +32,15 @@ class Satf final : public IndexedScheduler {
 }  // namespace
 
 AlgorithmInfo satf_algorithm() {
-  AlgorithmInfo a;
-  a.name = "satf";
-  a.aliases = {"sptf", "stf"};
-  a.description = "shortest access time first: seek plus rotational wait, greedy";
-  a.source = "JW sec. 4.2, Fig. 4-5";
-  a.needs_rotation = true;
-  a.params = {search_param()};
-  a.factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
-    return std::make_unique<Satf>(m, format_spec(satf_algorithm(), p),
-                                  p.choice("search") == "scan");
+  return {
+      .name = "satf",
+      .aliases = {"sptf", "stf"},
+      .description = "shortest access time first: seek plus rotational wait, greedy",
+      .source = "JW sec. 4.2, Fig. 4-5",
+      .needs_rotation = true,
+      .params = {search_param()},
+      .factory = spec_factory<Satf>(satf_algorithm),
   };
-  return a;
 }
 
 }  // namespace disksched::rotational

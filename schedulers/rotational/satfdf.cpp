@@ -22,9 +22,8 @@ class Satfdf final : public DelayedForcingScheduler {
  public:
   using DelayedForcingScheduler::DelayedForcingScheduler;
 
-  std::optional<Request> pick(Millis now, const HeadState& head) override {
-    if (index_.empty()) return std::nullopt;
-    if (!update_forcing(now)) return take(satf_choice(head, now)->id);
+ protected:
+  std::uint64_t forced_choice(Millis now, const HeadState& head) override {
     const Request& z = target(head);
     AccessIndex::Query q;
     q.head = head;
@@ -32,25 +31,22 @@ class Satfdf final : public DelayedForcingScheduler {
     const auto c = index_.best(q, [&](const Request& r, std::uint64_t, Millis) {
       return r.id == z.id || fits_before(head, r, z, deadline());
     });
-    return take(c.req != nullptr ? c.req->id : z.id);
+    return c.req != nullptr ? c.req->id : z.id;
   }
 };
 
 }  // namespace
 
 AlgorithmInfo satfdf_algorithm() {
-  AlgorithmInfo a;
-  a.name = "satfdf";
-  a.description = "SATF with delayed forcing: the forced oldest must start within D rotations; "
-                  "greedy SATF fills the gap";
-  a.source = "JW sec. 5.1";
-  a.needs_rotation = true;
-  a.params = delayed_forcing_params();
-  a.factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
-    return std::make_unique<Satfdf>(m, format_spec(satfdf_algorithm(), p), p.number("age"),
-                                    static_cast<std::size_t>(p.number("n")), p.number("d"));
+  return {
+      .name = "satfdf",
+      .description = "SATF with delayed forcing: the forced oldest must start within D rotations; "
+                     "greedy SATF fills the gap",
+      .source = "JW sec. 5.1",
+      .needs_rotation = true,
+      .params = delayed_forcing_params(),
+      .factory = spec_factory<Satfdf>(satfdf_algorithm),
   };
-  return a;
 }
 
 }  // namespace disksched::rotational

@@ -28,14 +28,11 @@ enum class Guide { Area, Exact, End };
 
 class Satfgdf final : public DelayedForcingScheduler {
  public:
-  Satfgdf(const DeviceModel& model, std::string spec, Millis age_ms, std::size_t n, double d,
-          Guide guide)
-      : DelayedForcingScheduler(model, std::move(spec), age_ms, n, d), area_(model),
-        guide_(guide) {}
+  Satfgdf(const DeviceModel& model, std::string spec, const Params& p, Guide guide)
+      : DelayedForcingScheduler(model, std::move(spec), p), area_(model), guide_(guide) {}
 
-  std::optional<Request> pick(Millis now, const HeadState& head) override {
-    if (index_.empty()) return std::nullopt;
-    if (!update_forcing(now)) return take(satf_choice(head, now)->id);
+ protected:
+  std::uint64_t forced_choice(Millis, const HeadState& head) override {
     const Request& z = target(head);
     Rank best;
     index_.for_each([&](const Request& r, std::uint64_t) {
@@ -46,7 +43,7 @@ class Satfgdf final : public DelayedForcingScheduler {
 
       if (before(rank, best)) best = rank;
     });
-    return take(best.found ? best.id : z.id);
+    return best.found ? best.id : z.id;
   }
 
  private:
@@ -66,31 +63,34 @@ class Satfgdf final : public DelayedForcingScheduler {
   Guide guide_;
 };
 
-}  // namespace
-
-AlgorithmInfo satfgdf_algorithm() {
-  AlgorithmInfo a;
-  a.name = "satfgdf";
-  a.description = "SATF with guided delayed forcing: fill the slack before the forced oldest "
-                  "by JW's quadratic 'area' heuristic";
-  a.source = "JW sec. 5.1, Fig. 7-9";
-  a.needs_rotation = true;
-  a.params = delayed_forcing_params();
-  a.params.push_back(choice_param(
+std::vector<ParamSpec> satfgdf_params() {
+  std::vector<ParamSpec> ps = delayed_forcing_params();
+  ps.push_back(choice_param(
       "guide",
       "what ranks the requests that fit before the forced one: area = JW's quadratic fit "
       "of the area still in reach, exact = that area itself, end = the one that ends "
       "soonest (no guidance; an ablation)",
       {"area", "exact", "end"}, "area"));
-  a.params.back().hidden = true;  // an ablation for the benches, not a user choice
-  a.factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
-    const std::string g = p.choice("guide");
-    const Guide guide = g == "exact" ? Guide::Exact : g == "end" ? Guide::End : Guide::Area;
-    return std::make_unique<Satfgdf>(m, format_spec(satfgdf_algorithm(), p), p.number("age"),
-                                     static_cast<std::size_t>(p.number("n")), p.number("d"),
-                                     guide);
+  ps.back().hidden = true;  // an ablation for the benches, not a user choice
+  return ps;
+}
+
+}  // namespace
+
+AlgorithmInfo satfgdf_algorithm() {
+  return {
+      .name = "satfgdf",
+      .description = "SATF with guided delayed forcing: fill the slack before the forced oldest "
+                     "by JW's quadratic 'area' heuristic",
+      .source = "JW sec. 5.1, Fig. 7-9",
+      .needs_rotation = true,
+      .params = satfgdf_params(),
+      .factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
+        const std::string g = p.choice("guide");
+        const Guide guide = g == "exact" ? Guide::Exact : g == "end" ? Guide::End : Guide::Area;
+        return std::make_unique<Satfgdf>(m, format_spec(satfgdf_algorithm(), p), p, guide);
+      },
   };
-  return a;
 }
 
 }  // namespace disksched::rotational

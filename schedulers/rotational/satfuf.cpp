@@ -22,9 +22,8 @@ class Satfuf final : public ForcingScheduler {
  public:
   using ForcingScheduler::ForcingScheduler;
 
-  std::optional<Request> pick(Millis now, const HeadState& head) override {
-    if (index_.empty()) return std::nullopt;
-    if (!update_forcing(now)) return take(satf_choice(head, now)->id);
+ protected:
+  std::uint64_t forced_choice(Millis now, const HeadState& head) override {
     Millis tz = 0.0;
     const Request& z = *nearest_forced(head, &tz);
     const Millis latest = head.time_ms + tz;
@@ -35,25 +34,22 @@ class Satfuf final : public ForcingScheduler {
     const auto c = index_.best(q, [&](const Request& r, std::uint64_t, Millis) {
       return r.id != z.id && fits_before(head, r, z, latest);
     });
-    return take(c.req != nullptr ? c.req->id : z.id);
+    return c.req != nullptr ? c.req->id : z.id;
   }
 };
 
 }  // namespace
 
 AlgorithmInfo satfuf_algorithm() {
-  AlgorithmInfo a;
-  a.name = "satfuf";
-  a.description = "SATF with urgent forcing: once the oldest is too old, force the N oldest, "
-                  "slotting in only requests that do not delay them";
-  a.source = "JW sec. 5.1, Fig. 6";
-  a.needs_rotation = true;
-  a.params = forcing_params();
-  a.factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
-    return std::make_unique<Satfuf>(m, format_spec(satfuf_algorithm(), p), p.number("age"),
-                                    static_cast<std::size_t>(p.number("n")));
+  return {
+      .name = "satfuf",
+      .description = "SATF with urgent forcing: once the oldest is too old, force the N oldest, "
+                     "slotting in only requests that do not delay them",
+      .source = "JW sec. 5.1, Fig. 6",
+      .needs_rotation = true,
+      .params = forcing_params(),
+      .factory = spec_factory<Satfuf>(satfuf_algorithm),
   };
-  return a;
 }
 
 }  // namespace disksched::rotational

@@ -27,8 +27,8 @@ namespace {
 
 class Wstf final : public IndexedScheduler {
  public:
-  Wstf(const DeviceModel& model, std::string spec, Millis t_max)
-      : IndexedScheduler(model, std::move(spec), false), t_max_(t_max) {}
+  Wstf(const DeviceModel& model, std::string spec, const Params& p)
+      : IndexedScheduler(model, std::move(spec), false), t_max_(p.number("tmax")) {}
 
   std::optional<Request> pick(Millis now, const HeadState& head) override {
     Rank best;
@@ -51,19 +51,17 @@ class Wstf final : public IndexedScheduler {
 }  // namespace
 
 AlgorithmInfo wstf_algorithm() {
-  AlgorithmInfo a;
-  a.name = "wstf";
-  a.description = "weighted STF: access time scaled by (1 - wait/T_max); overdue requests first "
-                  "(reconstruction)";
-  a.source = "Huang & Chiueh (keywords only; reconstructed)";
-  a.needs_rotation = true;
-  a.params = {
-      number_param("tmax", "ms", "T_max, the maximum response time allowed", 1000, 1, 3.6e6),
+  return {
+      .name = "wstf",
+      .description = "weighted STF: access time scaled by (1 - wait/T_max); overdue requests first "
+                     "(reconstruction)",
+      .source = "Huang & Chiueh (keywords only; reconstructed)",
+      .needs_rotation = true,
+      .params = {
+          number_param("tmax", "ms", "T_max, the maximum response time allowed", 1000, 1, 3.6e6),
+      },
+      .factory = spec_factory<Wstf>(wstf_algorithm),
   };
-  a.factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
-    return std::make_unique<Wstf>(m, format_spec(wstf_algorithm(), p), p.number("tmax"));
-  };
-  return a;
 }
 
 }  // namespace disksched::rotational

@@ -4,7 +4,6 @@
 // "services requests in ascending LBN order, starting over with the lowest LBN").
 // C-SCAN (cscan.cpp) dispatches in the same order, but its arm runs on to the high edge
 // and back to the low edge between sweeps.
-#include <fmt/format.h>
 
 #include "schedulers/seek/algorithms.hpp"
 #include "schedulers/seek/ordering.hpp"
@@ -18,28 +17,26 @@ template <typename By>
 class CLook final : public PositionScheduler<By> {
  public:
   using PositionScheduler<By>::PositionScheduler;
-  std::string spec() const override { return fmt::format("clook:by={}", By::name); }
 
  private:
   using Entry = typename PositionScheduler<By>::Index::Entry;
   const Entry* choose(typename By::Pos h, const HeadState&) override {
-    const Entry* e = this->index().at_or_above(h);
-    return e != nullptr ? e : this->index().lowest();  // wrap around
+    return this->index().circular_look(h);
   }
 };
 
 }  // namespace
 
 AlgorithmInfo clook_algorithm() {
-  AlgorithmInfo a;
-  a.name = "clook";
-  a.aliases = {"c-look"};
-  a.description =
-      "one-way elevator: sweep toward higher positions, then return to the lowest request";
-  a.source = "JW sec. 2 (one-way SCAN, 4.3BSD); Hong sec. 8 (C-SCAN by LBN)";
-  a.params = {by_param("sweep order")};
-  a.factory = by_position_factory<CLook>();
-  return a;
+  return {
+      .name = "clook",
+      .aliases = {"c-look"},
+      .description =
+          "one-way elevator: sweep toward higher positions, then return to the lowest request",
+      .source = "JW sec. 2 (one-way SCAN, 4.3BSD); Hong sec. 8 (C-SCAN by LBN)",
+      .params = {by_param("sweep order")},
+      .factory = by_position_factory<CLook>(clook_algorithm),
+  };
 }
 
 }  // namespace disksched::seek

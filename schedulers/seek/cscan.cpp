@@ -5,7 +5,6 @@
 // way back. Both trips are stops before the first request of the next sweep (request.hpp,
 // Travel). Hong's "C-SCAN" (Hong sec. 8) restarts at the lowest LBN, which is C-LOOK by
 // LBN (`clook:by=lbn`).
-#include <fmt/format.h>
 
 #include "schedulers/seek/algorithms.hpp"
 #include "schedulers/seek/edge.hpp"
@@ -19,8 +18,8 @@ namespace {
 template <typename By>
 class CScan final : public PositionScheduler<By> {
  public:
-  explicit CScan(const DeviceModel& m) : PositionScheduler<By>(m), edges_(m) {}
-  std::string spec() const override { return fmt::format("cscan:by={}", By::name); }
+  CScan(const DeviceModel& m, std::string spec)
+      : PositionScheduler<By>(m, std::move(spec)), edges_(m) {}
 
  private:
   using Entry = typename PositionScheduler<By>::Index::Entry;
@@ -45,15 +44,15 @@ class CScan final : public PositionScheduler<By> {
 }  // namespace
 
 AlgorithmInfo cscan_algorithm() {
-  AlgorithmInfo a;
-  a.name = "cscan";
-  a.aliases = {"c-scan"};
-  a.description =
-      "one-way elevator edge to edge: sweep up, run on to the high edge, return to the low edge";
-  a.source = "JW sec. 2 (one-way SCAN)";
-  a.params = {by_param("sweep order")};
-  a.factory = by_position_factory<CScan>();
-  return a;
+  return {
+      .name = "cscan",
+      .aliases = {"c-scan"},
+      .description =
+          "one-way elevator edge to edge: sweep up, run on to the high edge, return to the low edge",
+      .source = "JW sec. 2 (one-way SCAN)",
+      .params = {by_param("sweep order")},
+      .factory = by_position_factory<CScan>(cscan_algorithm),
+  };
 }
 
 }  // namespace disksched::seek

@@ -36,9 +36,7 @@ class Fcfs final : public Scheduler {
   std::size_t size() const override { return held_.size(); }
 
   std::vector<Request> drain() override {
-    std::vector<Request> out;
-    for (const auto& [id, r] : held_) out.push_back(r);
-    held_.clear();
+    std::vector<Request> out = held_.take_all();
     order_.clear();
     return out;
   }
@@ -51,13 +49,13 @@ class Fcfs final : public Scheduler {
 }  // namespace
 
 AlgorithmInfo fcfs_algorithm() {
-  AlgorithmInfo a;
-  a.name = "fcfs";
-  a.aliases = {"fifo", "noop"};
-  a.description = "first come, first served: requests in arrival order";
-  a.source = "JW sec. 2";
-  a.factory = [](const Params&, const DeviceModel&) { return std::make_unique<Fcfs>(); };
-  return a;
+  return {
+      .name = "fcfs",
+      .aliases = {"fifo", "noop"},
+      .description = "first come, first served: requests in arrival order",
+      .source = "JW sec. 2",
+      .factory = [](const Params&, const DeviceModel&) { return std::make_unique<Fcfs>(); },
+  };
 }
 
 }  // namespace disksched::seek

@@ -3,7 +3,6 @@
 // with pending requests"). Requests at the head's position count as ahead. `by=lbn`
 // sweeps over block numbers (the Linux form). SCAN (scan.cpp) dispatches in the same
 // order but runs the arm on to the edge of the disk before it turns.
-#include <fmt/format.h>
 
 #include "schedulers/seek/algorithms.hpp"
 #include "schedulers/seek/ordering.hpp"
@@ -17,18 +16,11 @@ template <typename By>
 class Look final : public PositionScheduler<By> {
  public:
   using PositionScheduler<By>::PositionScheduler;
-  std::string spec() const override { return fmt::format("look:by={}", By::name); }
 
  private:
   using Entry = typename PositionScheduler<By>::Index::Entry;
   const Entry* choose(typename By::Pos h, const HeadState&) override {
-    const auto& idx = this->index();
-    const Entry* e = up_ ? idx.at_or_above(h) : idx.at_or_below(h);
-    if (e == nullptr) {  // nothing ahead: reverse
-      up_ = !up_;
-      e = up_ ? idx.at_or_above(h) : idx.at_or_below(h);
-    }
-    return e;
+    return this->index().look(h, up_);
   }
   bool up_ = true;  // sweeping toward higher positions
 };
@@ -36,15 +28,15 @@ class Look final : public PositionScheduler<By> {
 }  // namespace
 
 AlgorithmInfo look_algorithm() {
-  AlgorithmInfo a;
-  a.name = "look";
-  a.aliases = {"elevator"};
-  a.description =
-      "elevator: sweep serving requests on the way, turn after the last one ahead";
-  a.source = "JW sec. 2 (SCAN \"stopping at each cylinder with pending requests\")";
-  a.params = {by_param("sweep order")};
-  a.factory = by_position_factory<Look>();
-  return a;
+  return {
+      .name = "look",
+      .aliases = {"elevator"},
+      .description =
+          "elevator: sweep serving requests on the way, turn after the last one ahead",
+      .source = "JW sec. 2 (SCAN \"stopping at each cylinder with pending requests\")",
+      .params = {by_param("sweep order")},
+      .factory = by_position_factory<Look>(look_algorithm),
+  };
 }
 
 }  // namespace disksched::seek

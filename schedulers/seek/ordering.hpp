@@ -11,7 +11,9 @@
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
+#include "predictor/device_model.hpp"
 #include "schedulers/request.hpp"
 
 namespace disksched {
@@ -53,10 +55,38 @@ class HeldRequests {
   auto begin() const { return by_id_.begin(); }
   auto end() const { return by_id_.end(); }
   void clear() { by_id_.clear(); }
+  // Removes and returns every request (a scheduler's drain()).
+  std::vector<Request> take_all() {
+    std::vector<Request> out;
+    out.reserve(by_id_.size());
+    for (const auto& [id, r] : by_id_) out.push_back(r);
+    by_id_.clear();
+    return out;
+  }
 
  private:
   std::unordered_map<std::uint64_t, Request> by_id_;
 };
+
+// SPTF over `keys` (ArrivalKeys of held requests, in arrival order, so the first minimum
+// is the one the tie rule prefers), walking until `stop(key)`: the id with the shortest
+// positioning time from `head`; nullopt when no key was walked.
+template <class Keys, class Stop>
+std::optional<std::uint64_t> shortest_positioning(const DeviceModel& model, const HeadState& head,
+                                                  const HeldRequests& held, const Keys& keys,
+                                                  Stop&& stop) {
+  std::optional<std::uint64_t> best;
+  Millis best_ms = 0;
+  for (const ArrivalKey& k : keys) {
+    if (stop(k)) break;
+    const Millis t = model.positioning_ms(head, held.find(k.id)->loc);
+    if (!best || t < best_ms) {
+      best = k.id;
+      best_ms = t;
+    }
+  }
+  return best;
+}
 
 // Requests sorted by a position (a cylinder, an LBN), then by `sub` (0, or an LBN when
 // requests on one cylinder go in ascending block order), then by arrival and id. Finds
@@ -102,6 +132,20 @@ class PositionIndex {
     auto it = set_.lower_bound(floor_entry(p));
     if (it != set_.end() && it->pos == p) return &*it;
     return below(p);
+  }
+  // The next entry a sweep meets from p: at_or_above(p) going up, at_or_below(p) going down.
+  const Entry* ahead(Pos p, bool up) const { return up ? at_or_above(p) : at_or_below(p); }
+  // LOOK's next entry from p: the next ahead, else the next after turning (`up` flips);
+  // the index is not empty.
+  const Entry* look(Pos p, bool& up) const {
+    if (const Entry* e = ahead(p, up)) return e;
+    up = !up;
+    return ahead(p, up);
+  }
+  // C-LOOK's next entry from p: the next going up, else the lowest (wrap around).
+  const Entry* circular_look(Pos p) const {
+    const Entry* e = at_or_above(p);
+    return e != nullptr ? e : lowest();
   }
   // The preferred entry at the lowest position.
   const Entry* lowest() const { return set_.empty() ? nullptr : &*set_.begin(); }

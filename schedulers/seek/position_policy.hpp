@@ -39,12 +39,14 @@ struct ByLbn {
 };
 
 // The factory of a scheduler templated on its position: S<ByLbn> for `by=lbn`, else
-// S<ByCylinder> (the `by` parameter of by_param()).
+// S<ByCylinder> (the `by` parameter of by_param()), built from the model and its
+// canonical spec (`info` is the algorithm's declaration).
 template <template <typename> class S>
-SchedulerFactory by_position_factory() {
-  return [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
-    if (p.choice("by") == "lbn") return std::make_unique<S<ByLbn>>(m);
-    return std::make_unique<S<ByCylinder>>(m);
+SchedulerFactory by_position_factory(AlgorithmInfo (*info)()) {
+  return [info](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
+    std::string spec = format_spec(info(), p);
+    if (p.choice("by") == "lbn") return std::make_unique<S<ByLbn>>(m, std::move(spec));
+    return std::make_unique<S<ByCylinder>>(m, std::move(spec));
   };
 }
 

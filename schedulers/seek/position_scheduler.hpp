@@ -4,6 +4,8 @@
 #pragma once
 
 #include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "schedulers/scheduler.hpp"
@@ -14,7 +16,9 @@ namespace disksched::seek {
 template <typename By>
 class PositionScheduler : public Scheduler {
  public:
-  explicit PositionScheduler(const DeviceModel& m) : by_(m) {}
+  PositionScheduler(const DeviceModel& m, std::string spec) : spec_(std::move(spec)), by_(m) {}
+
+  std::string spec() const override { return spec_; }
 
   void add(const Request& r) override { index_.insert(By::of(held_.insert(r)), 0, r); }
   bool remove(std::uint64_t id) override {
@@ -36,9 +40,7 @@ class PositionScheduler : public Scheduler {
   }
   std::size_t size() const override { return held_.size(); }
   std::vector<Request> drain() override {
-    std::vector<Request> out;
-    for (const auto& [id, r] : held_) out.push_back(r);
-    held_.clear();
+    std::vector<Request> out = held_.take_all();
     index_ = {};
     return out;
   }
@@ -52,6 +54,7 @@ class PositionScheduler : public Scheduler {
   Travel travel_;  // the stops before the request choose() returns
 
  private:
+  std::string spec_;
   By by_;
   HeldRequests held_;
   Index index_;

@@ -6,7 +6,6 @@
 // so requests near the far edge wait for a full sweep, the cost and the fairness the
 // textbook algorithm has. JW's Fig. 10 compares against this SCAN; V(1) equals it in
 // order (Geist & Daniel via JW sec. 2).
-#include <fmt/format.h>
 
 #include "schedulers/seek/algorithms.hpp"
 #include "schedulers/seek/edge.hpp"
@@ -20,20 +19,18 @@ namespace {
 template <typename By>
 class Scan final : public PositionScheduler<By> {
  public:
-  explicit Scan(const DeviceModel& m) : PositionScheduler<By>(m), edges_(m) {}
-  std::string spec() const override { return fmt::format("scan:by={}", By::name); }
+  Scan(const DeviceModel& m, std::string spec)
+      : PositionScheduler<By>(m, std::move(spec)), edges_(m) {}
 
  private:
   using Entry = typename PositionScheduler<By>::Index::Entry;
   const Entry* choose(typename By::Pos h, const HeadState& head) override {
-    const auto& idx = this->index();
-    const Entry* e = up_ ? idx.at_or_above(h) : idx.at_or_below(h);
-    if (e != nullptr) return e;
+    if (const Entry* e = this->index().ahead(h, up_)) return e;
     // Nothing ahead: on to the edge (unless the arm is there), then turn.
     const bool at_edge = up_ ? h >= By::high_edge(edges_) : h <= By::low_edge(edges_);
     if (!at_edge) this->travel_.add(edges_.soonest(up_, head));
     up_ = !up_;
-    return up_ ? idx.at_or_above(h) : idx.at_or_below(h);
+    return this->index().ahead(h, up_);
   }
   Edges edges_;
   bool up_ = true;  // sweeping toward higher positions
@@ -42,14 +39,14 @@ class Scan final : public PositionScheduler<By> {
 }  // namespace
 
 AlgorithmInfo scan_algorithm() {
-  AlgorithmInfo a;
-  a.name = "scan";
-  a.description =
-      "elevator edge to edge: serve requests on the way, run on to the edge, then turn";
-  a.source = "JW sec. 1-2 (SCAN, Denning)";
-  a.params = {by_param("sweep order")};
-  a.factory = by_position_factory<Scan>();
-  return a;
+  return {
+      .name = "scan",
+      .description =
+          "elevator edge to edge: serve requests on the way, run on to the edge, then turn",
+      .source = "JW sec. 1-2 (SCAN, Denning)",
+      .params = {by_param("sweep order")},
+      .factory = by_position_factory<Scan>(scan_algorithm),
+  };
 }
 
 }  // namespace disksched::seek

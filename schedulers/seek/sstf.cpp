@@ -16,7 +16,6 @@ template <typename By>
 class Sstf final : public PositionScheduler<By> {
  public:
   using PositionScheduler<By>::PositionScheduler;
-  std::string spec() const override { return fmt::format("sstf:by={}", By::name); }
 
  private:
   using Entry = typename PositionScheduler<By>::Index::Entry;
@@ -40,13 +39,13 @@ ParamSpec by_param(std::string_view what) {
 }
 
 AlgorithmInfo sstf_algorithm() {
-  AlgorithmInfo a;
-  a.name = "sstf";
-  a.description = "shortest seek first: the request nearest the head, in cylinders or blocks";
-  a.source = "JW sec. 2; DN sec. 5 (by LBN)";
-  a.params = {by_param("distance measure")};
-  a.factory = by_position_factory<Sstf>();
-  return a;
+  return {
+      .name = "sstf",
+      .description = "shortest seek first: the request nearest the head, in cylinders or blocks",
+      .source = "JW sec. 2; DN sec. 5 (by LBN)",
+      .params = {by_param("distance measure")},
+      .factory = by_position_factory<Sstf>(sstf_algorithm),
+  };
 }
 
 }  // namespace disksched::seek

@@ -61,9 +61,7 @@ class Sswt final : public Scheduler {
   std::size_t size() const override { return held_.size(); }
 
   std::vector<Request> drain() override {
-    std::vector<Request> out;
-    for (const auto& [id, r] : held_) out.push_back(r);
-    held_.clear();
+    std::vector<Request> out = held_.take_all();
     by_lbn_ = {};
     by_age_.clear();
     stamp_.clear();
@@ -100,24 +98,18 @@ class Sswt final : public Scheduler {
 }  // namespace
 
 AlgorithmInfo sswt_algorithm() {
-  AlgorithmInfo a;
-  a.name = "sswt";
-  a.description =
-      "shortest seek with threshold: a request waiting threshold dispatches goes first, else SSTF by LBN";
-  a.source = "DN sec. 4-6";
-  ParamSpec t;
-  t.name = "threshold";
-  t.unit = "dispatches";
-  t.description = "wait count (dispatches a request has waited) at which it overrides SSTF";
-  t.default_value = 600;
-  t.min = 0;
-  t.max = 1e9;
-  t.integer = true;
-  a.params = {t};
-  a.factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
-    return std::make_unique<Sswt>(p.number("threshold"), m);
+  return {
+      .name = "sswt",
+      .description =
+          "shortest seek with threshold: a request waiting threshold dispatches goes first, else SSTF by LBN",
+      .source = "DN sec. 4-6",
+      .params = {count_param("threshold", "dispatches",
+                             "wait count (dispatches a request has waited) at which it overrides SSTF",
+                             600, 0, 1e9)},
+      .factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
+        return std::make_unique<Sswt>(p.number("threshold"), m);
+      },
   };
-  return a;
 }
 
 }  // namespace disksched::seek

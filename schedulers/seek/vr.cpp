@@ -9,32 +9,24 @@
 #include <fmt/format.h>
 
 #include "schedulers/seek/algorithms.hpp"
-#include "schedulers/seek/ordering.hpp"
+#include "schedulers/seek/position_policy.hpp"
+#include "schedulers/seek/position_scheduler.hpp"
 
 namespace disksched::seek {
 namespace {
 
-class VR final : public Scheduler {
+class VR final : public PositionScheduler<ByCylinder> {
  public:
-  VR(double r, std::int64_t cylinders)
-      : r_(r), penalty_(r * static_cast<double>(std::max<std::int64_t>(cylinders, 1))) {}
+  VR(const DeviceModel& m, double r)
+      : PositionScheduler(m, fmt::format("vr:r={}", r)),
+        penalty_(r * static_cast<double>(std::max<std::int64_t>(m.cylinders(), 1))) {}
 
-  std::string spec() const override { return fmt::format("vr:r={}", r_); }
-  void add(const Request& r) override { index_.insert(held_.insert(r).loc.cylinder, 0, r); }
-  bool remove(std::uint64_t id) override {
-    const Request* r = held_.find(id);
-    if (r == nullptr) return false;
-    index_.erase(r->loc.cylinder, 0, *r);
-    held_.take(id);
-    return true;
-  }
-  std::optional<Request> pick(Millis, const HeadState& head) override {
-    if (index_.empty()) return std::nullopt;
-    const std::int64_t h = head.cylinder;
+ protected:
+  const Index::Entry* choose(std::int64_t h, const HeadState&) override {
     // The best candidate on each side is the nearest there; the penalty applies to a
     // whole side, so comparing the two nearest is enough.
-    const auto* up = index_.at_or_above(h);
-    const auto* down = index_.below(h);
+    const auto* up = index().at_or_above(h);
+    const auto* down = index().below(h);
     const auto* e = up;
     if (up == nullptr) {
       e = down;
@@ -44,47 +36,28 @@ class VR final : public Scheduler {
       if (cost_down < cost_up || (cost_down == cost_up && down->key < up->key)) e = down;
     }
     if (e->pos != h) up_ = e->pos > h;
-    Request r = held_.take(e->key.id);
-    index_.erase(r.loc.cylinder, 0, r);
-    return r;
-  }
-  std::size_t size() const override { return held_.size(); }
-  std::vector<Request> drain() override {
-    std::vector<Request> out;
-    for (const auto& [id, r] : held_) out.push_back(r);
-    held_.clear();
-    index_ = {};
-    return out;
+    return e;
   }
 
  private:
-  double r_;
   double penalty_;  // cylinders
-  HeldRequests held_;
-  PositionIndex<std::int64_t> index_;
   bool up_ = true;
 };
 
 }  // namespace
 
 AlgorithmInfo vr_algorithm() {
-  AlgorithmInfo a;
-  a.name = "vr";
-  a.aliases = {"v(r)", "vscan"};
-  a.description = "V(R): SSTF plus a penalty of R x cylinders for reversing; V(0)=SSTF, V(1)=SCAN";
-  a.source = "JW sec. 2 (Geist & Daniel 1987)";
-  ParamSpec r;
-  r.name = "r";
-  r.unit = "";
-  r.description = "reversal penalty as a fraction of the number of cylinders";
-  r.default_value = 0.2;
-  r.min = 0;
-  r.max = 1;
-  a.params = {r};
-  a.factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
-    return std::make_unique<VR>(p.number("r"), m.cylinders());
+  return {
+      .name = "vr",
+      .aliases = {"v(r)", "vscan"},
+      .description = "V(R): SSTF plus a penalty of R x cylinders for reversing; V(0)=SSTF, V(1)=SCAN",
+      .source = "JW sec. 2 (Geist & Daniel 1987)",
+      .params = {number_param("r", "", "reversal penalty as a fraction of the number of cylinders",
+                              0.2, 0, 1)},
+      .factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
+        return std::make_unique<VR>(m, p.number("r"));
+      },
   };
-  return a;
 }
 
 }  // namespace disksched::seek

@@ -1,16 +1,7 @@
 // BSATF and LBSATF: batches that prevent starvation (Jacobson & Wilkes 1991, sec. 5.2).
 #include <vector>
 
-#include <catch2/catch.hpp>
-
-#include "schedulers/registry.hpp"
-#include "tests/rotational/fake_disk.hpp"
-#include "tests/rotational/requests.hpp"
-
-using namespace disksched;
-using disksched::testing::FakeDisk;
-using disksched::testing::head_at;
-using disksched::testing::make_request;
+#include "tests/rotational/fixtures.hpp"
 
 namespace {
 

@@ -4,20 +4,11 @@
 #include <random>
 #include <vector>
 
-#include <catch2/catch.hpp>
-
-#include "predictor/device_model.hpp"
-#include "schedulers/registry.hpp"
 #include "schedulers/rotational/oat.hpp"
 #include "schedulers/rotational/ranking.hpp"
-#include "tests/rotational/fake_disk.hpp"
-#include "tests/rotational/requests.hpp"
+#include "tests/rotational/fixtures.hpp"
 
-using namespace disksched;
 using namespace disksched::rotational;
-using disksched::testing::FakeDisk;
-using disksched::testing::head_at;
-using disksched::testing::make_request;
 
 namespace {
 

@@ -3,19 +3,10 @@
 #include <random>
 #include <vector>
 
-#include <catch2/catch.hpp>
-
-#include "predictor/device_model.hpp"
-#include "schedulers/registry.hpp"
 #include "schedulers/rotational/asatf.hpp"
-#include "tests/rotational/fake_disk.hpp"
-#include "tests/rotational/requests.hpp"
+#include "tests/rotational/fixtures.hpp"
 
-using namespace disksched;
 using namespace disksched::rotational;
-using disksched::testing::FakeDisk;
-using disksched::testing::head_at;
-using disksched::testing::make_request;
 
 // The fake disk: 10 sectors per track, 1 ms per sector (T = 10 ms), seek 2 + 0.1 d ms.
 

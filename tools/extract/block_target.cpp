@@ -20,7 +20,6 @@ namespace disksched::extract {
 namespace {
 
 constexpr std::size_t kAlign = 4096;
-constexpr std::uint64_t kMaxWritableBytes = 64ull << 20;
 
 [[noreturn]] void sys_fail(const std::string& what) {
   throw std::runtime_error(fmt::format("{}: {}", what, std::strerror(errno)));
@@ -58,13 +57,9 @@ BlockTarget::BlockTarget(const std::string& path,
   if (posix_memalign(&buf_, kAlign, buf_bytes_) != 0) throw std::bad_alloc();
   std::memset(buf_, 0, buf_bytes_);
   if (writable) {
-    writable_ = to_sectors(*writable, sector_, sectors_);
-    auto [first, last] = *writable_;
+    writable_ = rewritable_sectors(*writable, sector_, sectors_);
+    const auto [first, last] = *writable_;
     const std::uint64_t len = (last - first + 1) * sector_;
-    if (len > kMaxWritableBytes)
-      throw std::runtime_error(fmt::format(
-          "--allow-writes range is {} bytes; at most {} are used (write probes rewrite what they read)",
-          len, kMaxWritableBytes));
     saved_.resize(len);
     for (std::uint64_t off = 0; off < len; off += buf_bytes_) {
       const std::size_t n = std::min<std::uint64_t>(buf_bytes_, len - off);
@@ -97,8 +92,7 @@ ProbeResult BlockTarget::read(std::uint64_t lba, std::uint32_t count) {
 }
 
 ProbeResult BlockTarget::write(std::uint64_t lba, std::uint32_t count) {
-  if (!writable_ || lba < writable_->first || lba + count - 1 > writable_->second)
-    throw std::logic_error(fmt::format("write probe at sector {} outside the allowed range", lba));
+  check_write_probe(writable_, lba, count);
   const std::size_t n = std::size_t{count} * sector_;
   std::memcpy(buf_, saved_.data() + (lba - writable_->first) * sector_, n);
   bool ok = false;

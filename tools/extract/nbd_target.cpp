@@ -14,7 +14,6 @@
 namespace disksched::extract {
 namespace {
 
-constexpr std::uint64_t kMaxWritableBytes = 64ull << 20;
 
 [[noreturn]] void nbd_fail(const std::string& what) {
   const char* e = nbd_get_error();
@@ -46,13 +45,9 @@ NbdTarget::NbdTarget(const std::string& uri, std::uint32_t sector_bytes,
   if (writable) {
     if (nbd_is_read_only(h_) == 1)
       throw std::runtime_error(fmt::format("{} is read-only; --allow-writes cannot be honoured", uri));
-    writable_ = to_sectors(*writable, sector_, sectors_);
-    auto [first, last] = *writable_;
+    writable_ = rewritable_sectors(*writable, sector_, sectors_);
+    const auto [first, last] = *writable_;
     const std::uint64_t len = (last - first + 1) * sector_;
-    if (len > kMaxWritableBytes)
-      throw std::runtime_error(fmt::format(
-          "--allow-writes range is {} bytes; at most {} are used (write probes rewrite what they read)",
-          len, kMaxWritableBytes));
     saved_.resize(len);
     if (nbd_pread(h_, saved_.data(), len, first * sector_, 0) == -1)
       nbd_fail(fmt::format("{}: reading the writable range", uri));
@@ -93,8 +88,7 @@ ProbeResult NbdTarget::read(std::uint64_t lba, std::uint32_t count) {
 }
 
 ProbeResult NbdTarget::write(std::uint64_t lba, std::uint32_t count) {
-  if (!writable_ || lba < writable_->first || lba + count - 1 > writable_->second)
-    throw std::logic_error(fmt::format("write probe at sector {} outside the allowed range", lba));
+  check_write_probe(writable_, lba, count);
   const std::size_t n = std::size_t{count} * sector_;
   const std::uint8_t* data = saved_.data() + (lba - writable_->first) * sector_;
   // FUA: the write is complete when it is on the medium, not in a cache. Asked before

@@ -61,4 +61,22 @@ std::pair<std::uint64_t, std::uint64_t> to_sectors(std::pair<std::uint64_t, std:
   return {first, last};
 }
 
+std::pair<std::uint64_t, std::uint64_t> rewritable_sectors(
+    std::pair<std::uint64_t, std::uint64_t> bytes, std::uint32_t sector_bytes, std::uint64_t sectors) {
+  constexpr std::uint64_t kMaxWritableBytes = 64ull << 20;
+  const auto range = to_sectors(bytes, sector_bytes, sectors);
+  const std::uint64_t len = (range.second - range.first + 1) * sector_bytes;
+  if (len > kMaxWritableBytes)
+    throw std::runtime_error(fmt::format(
+        "--allow-writes range is {} bytes; at most {} are used (write probes rewrite what they read)",
+        len, kMaxWritableBytes));
+  return range;
+}
+
+void check_write_probe(const std::optional<std::pair<std::uint64_t, std::uint64_t>>& range,
+                       std::uint64_t lba, std::uint32_t count) {
+  if (!range || lba < range->first || lba + count - 1 > range->second)
+    throw std::logic_error(fmt::format("write probe at sector {} outside the allowed range", lba));
+}
+
 }  // namespace disksched::extract
