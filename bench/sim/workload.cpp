@@ -451,7 +451,8 @@ class BurstStream final : public ArrivalStream {
 
   std::optional<Arrival> next() override {
     if (left_ == 0) {
-      burst_start_ += rng_.exponential(mean_burst_gap_ms_);
+      // Not before the previous burst's last request (gap > 0): arrivals stay in order.
+      burst_start_ = std::max(burst_start_ + rng_.exponential(mean_burst_gap_ms_), now_);
       now_ = burst_start_;
       window_ = rng_.below(windows_) * place_.align;
       left_ = len_;
