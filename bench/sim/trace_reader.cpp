@@ -359,8 +359,12 @@ void read_srt(std::istream& in, const std::string& name, std::uint32_t sector_ov
       while (j < header.size() && std::isdigit(static_cast<unsigned char>(header[j]))) ++j;
       if (j == i)
         throw TraceError(fmt::format("{}: SRT header: field 'sectorsize' has no number", name));
-      sector = static_cast<std::uint32_t>(std::stoul(header.substr(i, j - i)));
-      if (sector == 0) throw TraceError(fmt::format("{}: SRT header: field 'sectorsize' = 0", name));
+      const std::string_view digits(header.data() + i, j - i);
+      const auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), sector);
+      if (ec != std::errc() || sector == 0)
+        throw TraceError(fmt::format(
+            "{}: SRT header: field 'sectorsize' = '{}': expected a sector size in bytes from 1 to "
+            "{} (or give the trace's sector size with sector=B)", name, digits, UINT32_MAX));
     }
   }
   const auto* data = reinterpret_cast<const unsigned char*>(bytes.data());
