@@ -2,7 +2,8 @@
 # Runs libFuzzer targets for a while each and reports what they did.
 #   fuzz-run.sh FUZZ_BUILD_DIR CORPUS_ROOT SECONDS NAME...
 # FUZZ_BUILD_DIR/fuzz_NAME runs for SECONDS over a working corpus that starts from the
-# seeds in CORPUS_ROOT/NAME (which stay untouched) and keeps what it finds, in
+# seeds in CORPUS_ROOT/NAME (which stay untouched; CORPUS_ROOT/../dict/NAME.dict, if
+# there, gives libFuzzer the format's words) and keeps what it finds, in
 # FUZZ_BUILD_DIR/fuzz-work/NAME, so a later run goes on from there. A crash leaves its
 # input in FUZZ_BUILD_DIR/fuzz-artifacts/NAME/; the script then exits 1.
 # FUZZ_KEEP_GOING=1 runs libFuzzer in fork mode past crashes, hangs and OOMs (to count
@@ -28,9 +29,11 @@ for name in "$@"; do
   [ -x "$exe" ] || { echo "$exe is not built: ninja -C $build fuzz" >&2; exit 2; }
   # -timeout: an input that takes 10 s is a hang; -rss_limit_mb: one that needs
   # 2 GiB is a bug in a parser of small files. Both count as crashes.
+  dict=()
+  [ -f "$corpus/../dict/$name.dict" ] && dict=(-dict="$corpus/../dict/$name.dict")
   before=$(ls "$artifacts" | wc -l)
   "$exe" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-    "${keep_going[@]}" -artifact_prefix="$artifacts/" "$work" "$corpus/$name" >"$log" 2>&1
+    "${keep_going[@]}" "${dict[@]}" -artifact_prefix="$artifacts/" "$work" "$corpus/$name" >"$log" 2>&1
   rc=$?
   crashes=$(( $(ls "$artifacts" | wc -l) - before ))
   # The last status line, e.g. "#9284 DONE cov: 194 ft: 286 corp: 39/4043b ... exec/s: 1547"
