@@ -51,21 +51,10 @@
 #include <vector>
 
 #include "predictor/device_model.hpp"
+#include "predictor/head_source.hpp"
 #include "predictor/rotation_estimator.hpp"
 
 namespace disksched {
-
-// What the tracker predicted for one dispatched request.
-struct Prediction {
-  Millis dispatch_ms = 0.0;    // when it was dispatched
-  HeadState from;              // predicted head state when the device starts it
-  Cost cost;                   // the model's cost from `from`
-  bool idle_start = false;     // dispatched to an idle device (nothing in flight)
-  // Predicted time of the observed completion.
-  Millis completion_ms() const { return from.time_ms + cost.service_ms(); }
-  // Predicted service time as observed by the dispatcher: completion - dispatch.
-  Millis observed_service_ms() const { return completion_ms() - dispatch_ms; }
-};
 
 // One observed request that started on an idle device: enough to recompute its
 // prediction for any delta.
@@ -134,7 +123,7 @@ class TrackPhaseRefiner {
   std::uint64_t adjustments_ = 0;
 };
 
-class HeadTracker {
+class HeadTracker final : public HeadSource {
  public:
   struct Options {
     Millis delta_ms = 0.0;       // starting value of delta
@@ -169,19 +158,20 @@ class HeadTracker {
 
   // The head state the device would start a request from if one were dispatched at
   // `now`: after everything in flight, and no earlier than now + delta.
-  HeadState predict(Millis now) const;
+  HeadState predict(Millis now) const override;
 
   // Request `id` was dispatched at `now`. Returns the prediction (kept until completion).
   // `stops`: blocks read (one sector each, by the same worker, just before the request)
   // to move the mechanism first, as SCAN's trip to the edge; the prediction includes
   // them, and such a request is no calibration sample.
   const Prediction& dispatched(std::uint64_t id, Millis now, Op op, std::uint64_t offset,
-                               std::uint32_t length, std::span<const std::uint64_t> stops = {});
+                               std::uint32_t length,
+                               std::span<const std::uint64_t> stops = {}) override;
 
   // Request `id`'s completion was observed at `now`. When `ok`, the head is re-anchored
   // there (a failed request says nothing certain about where the head went). Returns the
   // prediction made at dispatch. Throws std::invalid_argument for an unknown id.
-  Prediction completed(std::uint64_t id, Millis now, bool ok);
+  Prediction completed(std::uint64_t id, Millis now, bool ok) override;
 
   Millis delta_ms() const { return delta_ms_; }
   void set_delta_ms(Millis d);

@@ -1,3 +1,4 @@
+#include <cstdint>
 #include <cstdlib>
 #include <string>
 
@@ -18,6 +19,8 @@ std::unique_ptr<DeviceModel> load_model(std::string_view spec) {
   if (s == "mems") return make_mems_model();
   if (s == "mems-table1") return make_mems_model(MemsParams::table1());
   if (s.size() > 5 && s.substr(s.size() - 5) == ".json") return std::make_unique<DiskModel>(load_profile(s));
+  // A path is a profile whatever it ends with: "no such file" says more than "unknown model".
+  if (s.find('/') != std::string::npos) return std::make_unique<DiskModel>(load_profile(s));
   if (s.rfind("fixed", 0) == 0) {
     // fixed:ms=X[,capacity=BYTES]
     Millis ms = -1;
@@ -39,8 +42,11 @@ std::unique_ptr<DeviceModel> load_model(std::string_view spec) {
           throw ModelError(fmt::format("model '{}': ms='{}' is not a time in ms >= 0", s, value));
       } else if (key == "capacity") {
         capacity = std::strtoull(value.c_str(), &end, 10);
-        if (value.empty() || *end != '\0' || capacity == 0)
-          throw ModelError(fmt::format("model '{}': capacity='{}' is not a byte count > 0", s, value));
+        // strtoull takes "-1" as 2^64 - 1; an NBD export holds at most 2^63 - 1 bytes.
+        if (value.empty() || *end != '\0' || value[0] == '-' || capacity == 0 ||
+            capacity > static_cast<std::uint64_t>(INT64_MAX))
+          throw ModelError(fmt::format(
+              "model '{}': capacity='{}' is not a byte count in [1, 2^63 - 1]", s, value));
       } else {
         throw ModelError(fmt::format("model '{}': unknown key '{}'; valid: ms, capacity", s, key));
       }

@@ -1,10 +1,13 @@
 #include "predictor/profile.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -91,6 +94,11 @@ class Reader {
 };
 
 constexpr double kMaxMs = 1e6;
+// The seek curve is tabulated per cylinder (8 bytes each) when a model is built: 2^22
+// cylinders is 32 MiB, and 8 times what the largest drives have (about 500,000).
+constexpr std::int64_t kMaxCylinders = 1ll << 22;
+// An NBD export's size is a signed 64-bit number (nbdkit: INT64_MAX).
+constexpr std::uint64_t kMaxCapacityBytes = (1ull << 63) - 1;
 
 PerOp read_per_op(const Reader& r, const std::string& key) {
   PerOp p;
@@ -101,6 +109,49 @@ PerOp read_per_op(const Reader& r, const std::string& key) {
   p.write = o.number("write", 0, kMaxMs, 0.0);
   p.other = o.number("other", 0, kMaxMs, 0.0);
   return p;
+}
+
+// Arrays and objects inside one another: a profile needs four levels; the free-form
+// 'source' may use more. Deeper input is refused while parsing, before anything walks
+// it recursively (a copy, dump() in an error message) and runs out of stack.
+constexpr int kMaxNesting = 64;
+
+// The field the parser is in, for error messages ("zones[].sectors_per_track").
+class ParsePath {
+ public:
+  void see(int depth, json::parse_event_t event, const json& parsed) {
+    using E = json::parse_event_t;
+    if (event == E::key) {
+      names_.resize(static_cast<std::size_t>(std::max(depth, 1)));
+      names_.back() = parsed.get<std::string>();
+    } else if (event == E::object_start || event == E::array_start) {
+      names_.resize(static_cast<std::size_t>(depth));
+      if (event == E::array_start) names_.push_back("[]");
+      depth_ = depth + 1;
+    } else if (event == E::object_end || event == E::array_end) {
+      depth_ = depth;
+    }
+  }
+  int depth() const { return depth_; }
+  // The first few levels: enough to find it in the file.
+  std::string field() const {
+    std::string f;
+    for (std::size_t i = 0; i < names_.size() && i < 6; ++i)
+      f += (f.empty() || names_[i] == "[]" ? "" : ".") + names_[i];
+    if (names_.size() > 6) f += "...";
+    return f.empty() ? "(top level)" : f;
+  }
+
+ private:
+  std::vector<std::string> names_;
+  int depth_ = 0;
+};
+
+// nlohmann's what() without its "[json.exception.parse_error.101] " prefix.
+std::string plain_message(const json::exception& e) {
+  std::string m = e.what();
+  const auto close = m.find("] ");
+  return close == std::string::npos ? m : m.substr(close + 2);
 }
 
 json per_op_json(const PerOp& p) { return {{"read", p.read}, {"write", p.write}, {"other", p.other}}; }
@@ -212,17 +263,30 @@ DiskProfile profile_from_json(const json& j, const std::string& origin) {
     z.only({"first_cylinder", "last_cylinder", "sectors_per_track", "track_skew_sectors",
             "cylinder_skew_sectors"});
     ZoneSpec zs;
-    zs.first_cylinder = z.integer("first_cylinder", 0, 1ll << 40);
+    zs.first_cylinder = z.integer("first_cylinder", 0, kMaxCylinders - 1);
     if (zs.first_cylinder != next_cyl)
       z.fail("first_cylinder", zones[i].at("first_cylinder"),
              fmt::format("{} (zones are contiguous, in order, from cylinder 0)", next_cyl));
-    zs.last_cylinder = z.integer("last_cylinder", zs.first_cylinder, 1ll << 40);
+    zs.last_cylinder = z.integer("last_cylinder", zs.first_cylinder, kMaxCylinders - 1);
     zs.sectors_per_track = static_cast<std::uint32_t>(z.integer("sectors_per_track", 1, 1 << 20));
     if (z.has("track_skew_sectors")) zs.track_skew_sectors = z.number("track_skew_sectors", 0, 1e6);
     if (z.has("cylinder_skew_sectors"))
       zs.cylinder_skew_sectors = z.number("cylinder_skew_sectors", 0, 1e6);
     next_cyl = zs.last_cylinder + 1;
     p.zones.push_back(zs);
+  }
+  // Sectors in all, checked against the largest export (no wrap-around).
+  std::uint64_t sectors = 0;
+  for (const auto& zs : p.zones) {
+    const unsigned __int128 zone = static_cast<unsigned __int128>(zs.last_cylinder -
+                                                                  zs.first_cylinder + 1) *
+                                   static_cast<std::uint64_t>(p.heads) * zs.sectors_per_track;
+    if (zone * p.sector_bytes > kMaxCapacityBytes - static_cast<unsigned __int128>(sectors) * p.sector_bytes)
+      r.fail("zones", zones,
+             fmt::format("a capacity of at most {} bytes (2^63 - 1, the largest NBD export): "
+                         "cylinders x heads ({}) x sectors_per_track x sector_bytes ({}) is more",
+                         kMaxCapacityBytes, p.heads, p.sector_bytes));
+    sectors += static_cast<std::uint64_t>(zone);
   }
   p.seek = read_seek(r, next_cyl);
 
@@ -258,6 +322,11 @@ DiskProfile profile_from_json(const json& j, const std::string& origin) {
       df.sector = static_cast<std::uint32_t>(t.integer("sector", 0, z->sectors_per_track - 1));
       p.defects.push_back(df);
     }
+    std::set<std::tuple<std::int64_t, std::int32_t, std::uint32_t>> distinct;
+    for (const auto& df : p.defects) distinct.insert({df.cylinder, df.head, df.sector});
+    if (distinct.size() >= sectors)
+      r.fail("defects", d, fmt::format("fewer defects than the disk's {} sectors (every sector "
+                                       "is a defect: the capacity would be 0)", sectors));
   }
   if (r.has("source")) p.source = r.at("source");
   return p;
@@ -307,12 +376,30 @@ json profile_to_json(const DiskProfile& p) {
 
 DiskProfile load_profile(const std::string& path) {
   std::ifstream in(path);
-  if (!in) throw ModelError(fmt::format("profile '{}': cannot open the file", path));
+  if (!in)
+    throw ModelError(fmt::format("profile '{}': cannot open the file: {}", path,
+                                 std::strerror(errno)));
   json j;
+  ParsePath where;
+  const auto track = [&](int depth, json::parse_event_t event, json& parsed) {
+    where.see(depth, event, parsed);
+    if (where.depth() > kMaxNesting)
+      throw ModelError(fmt::format(
+          "profile '{}': field '{}': nested deeper than {} levels: expected a profile's "
+          "fields (see predictor/PROFILE.md), whose values nest a few levels at most",
+          path, where.field(), kMaxNesting));
+    return true;
+  };
   try {
-    j = json::parse(in);
-  } catch (const json::parse_error& e) {
-    throw ModelError(fmt::format("profile '{}': not valid JSON: {}", path, e.what()));
+    j = json::parse(in, track);
+  } catch (const json::out_of_range& e) {
+    // The only range error while parsing: a number beyond a double (1e400).
+    throw ModelError(fmt::format("profile '{}': field '{}': {}: expected a number within "
+                                 "+-1.7e308, in the field's range",
+                                 path, where.field(), plain_message(e)));
+  } catch (const json::exception& e) {
+    throw ModelError(fmt::format("profile '{}': not valid JSON (near field '{}'): {}", path,
+                                 where.field(), plain_message(e)));
   }
   return profile_from_json(j, path);
 }

@@ -296,7 +296,12 @@ class RotationEstimator {
       if (enough && std::fabs(change) > o_.max_relative_change) {
         ++out_of_bounds_;
       } else if (enough) {
-        slope_ = fit_slope_;
+        // The fit is trusted. Move the period only by a change the fit can tell from the
+        // adopted one and that matters: rounding noise on an exact device must not move
+        // every predicted angle.
+        if (std::fabs(fit_slope_ - slope_) * o_.nominal_period_ms >
+            std::max(2.0 * fit_se_rel_, kNegligibleChange))
+          slope_ = fit_slope_;
         period_refined_ = true;
       }
     } else {
@@ -305,6 +310,10 @@ class RotationEstimator {
     line_intercept_ = a.back();
     phase_intercept_ = intercepts(segs, slope_, false).back();
   }
+
+  // A relative period change below this drifts by a sector of a 72-sector track only
+  // after 10^7 rotations; re-anchoring at each completion absorbs it long before.
+  static constexpr double kNegligibleChange = 1e-9;
 
   Options o_;
   std::deque<Obs> obs_;

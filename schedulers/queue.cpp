@@ -19,49 +19,96 @@ bool overlaps(const Request& a, const Request& b) {
 }  // namespace
 
 RequestQueue::RequestQueue(std::unique_ptr<Scheduler> scheduler, const DeviceModel& model)
-    : scheduler_(std::move(scheduler)), model_(model) {}
+    : scheduler_(std::move(scheduler)), model_(model), ring_(64) {}
+
+RequestQueue::Unfinished* RequestQueue::find(std::uint64_t id) {
+  if (!any_ || id < oldest_ || id >= end_) return nullptr;
+  Unfinished& u = ring_[id & (ring_.size() - 1)];
+  return u.live ? &u : nullptr;
+}
+
+RequestQueue::Unfinished& RequestQueue::add(std::uint64_t id) {
+  if (!any_) oldest_ = id;
+  if (unfinished_ == 0) oldest_ = id;  // nothing older is unfinished
+  if (id - oldest_ >= ring_.size()) {
+    std::size_t n = ring_.size();
+    while (id - oldest_ >= n) n *= 2;
+    std::vector<Unfinished> grown(n);
+    for (std::uint64_t q = oldest_; q < end_; ++q) {
+      Unfinished& u = ring_[q & (ring_.size() - 1)];
+      if (u.live) grown[q & (n - 1)] = std::move(u);
+    }
+    ring_.swap(grown);
+  }
+  any_ = true;
+  end_ = id + 1;
+  ++unfinished_;
+  Unfinished& u = ring_[id & (ring_.size() - 1)];
+  u.live = true;
+  u.at_device = false;
+  u.blocked = false;
+  return u;
+}
+
+void RequestQueue::remove(std::uint64_t id) {
+  ring_[id & (ring_.size() - 1)].live = false;
+  --unfinished_;
+  while (oldest_ < end_ && !ring_[oldest_ & (ring_.size() - 1)].live) ++oldest_;
+}
 
 template <typename F>
 void RequestQueue::for_each_near(std::uint64_t offset, std::uint64_t length, F&& f) const {
   if (lengths_.empty() || length == 0) return;
   // Whatever overlaps starts before offset + length and after offset - longest.
-  const std::uint64_t longest = *lengths_.rbegin();
+  const std::uint64_t longest = lengths_.back().first;
   const std::uint64_t from = offset >= longest ? offset - longest + 1 : 0;
-  for (auto it = by_offset_.lower_bound(from); it != by_offset_.end() && it->first < offset + length;
-       ++it)
-    f(it->second, unfinished_.at(it->second));
+  auto it = std::lower_bound(by_offset_.begin(), by_offset_.end(),
+                             std::pair<std::uint64_t, std::uint64_t>{from, 0});
+  for (; it != by_offset_.end() && it->first < offset + length; ++it)
+    f(ring_[it->second & (ring_.size() - 1)]);
 }
 
-void RequestQueue::index(std::uint64_t seq, const Unfinished& u) {
+void RequestQueue::index(const Unfinished& u) {
   if (!indexed(u.req)) return;
-  by_offset_.emplace(u.req.offset, seq);
-  lengths_.insert(u.req.length);
+  const std::pair<std::uint64_t, std::uint64_t> key{u.req.offset, u.req.id};
+  by_offset_.insert(std::upper_bound(by_offset_.begin(), by_offset_.end(), key), key);
+  auto l = std::lower_bound(lengths_.begin(), lengths_.end(),
+                            std::pair<std::uint32_t, std::uint32_t>{u.req.length, 0});
+  if (l != lengths_.end() && l->first == u.req.length)
+    ++l->second;
+  else
+    lengths_.insert(l, {u.req.length, 1});
+  if (modifies(u.req.op)) ++modifying_;
 }
 
-void RequestQueue::unindex(std::uint64_t seq, const Unfinished& u) {
+void RequestQueue::unindex(const Unfinished& u) {
   if (!indexed(u.req)) return;
-  auto [first, last] = by_offset_.equal_range(u.req.offset);
-  for (auto it = first; it != last; ++it)
-    if (it->second == seq) {
-      by_offset_.erase(it);
-      break;
-    }
-  lengths_.erase(lengths_.find(u.req.length));
+  const std::pair<std::uint64_t, std::uint64_t> key{u.req.offset, u.req.id};
+  by_offset_.erase(std::lower_bound(by_offset_.begin(), by_offset_.end(), key));
+  auto l = std::lower_bound(lengths_.begin(), lengths_.end(),
+                            std::pair<std::uint32_t, std::uint32_t>{u.req.length, 0});
+  if (--l->second == 0) lengths_.erase(l);
+  if (modifies(u.req.op)) --modifying_;
 }
 
-bool RequestQueue::conflicts_before(const Request& r, std::uint64_t seq_limit) const {
+bool RequestQueue::conflicts_before(const Request& r, std::uint64_t id_limit) const {
   if (!indexed(r)) return false;
+  // Two reads never conflict: a read meets a conflict only while something modifies.
+  if (!modifies(r.op) && modifying_ == 0) return false;
   bool found = false;
-  for_each_near(r.offset, r.length, [&](std::uint64_t seq, const Unfinished& u) {
-    if (!found && seq < seq_limit && (modifies(u.req.op) || modifies(r.op)) && overlaps(u.req, r))
+  for_each_near(r.offset, r.length, [&](const Unfinished& u) {
+    if (!found && u.req.id < id_limit && (modifies(u.req.op) || modifies(r.op)) &&
+        overlaps(u.req, r))
       found = true;
   });
   return found;
 }
 
 void RequestQueue::push(Request r) {
-  if (seq_of_.count(r.id) != 0)
-    throw std::invalid_argument("request id " + std::to_string(r.id) + " is already queued");
+  if (any_ && r.id < end_)
+    throw std::invalid_argument("request id " + std::to_string(r.id) +
+                                " is not above the last one queued (" + std::to_string(end_ - 1) +
+                                "): ids must increase");
   const std::uint32_t sb = model_.sector_bytes();
   if (has_extent(r.op) && r.length > 0) {
     const std::uint64_t lba = r.offset / sb;
@@ -71,22 +118,21 @@ void RequestQueue::push(Request r) {
   } else {
     r.loc = Location{};
   }
-  const std::uint64_t seq = next_seq_++;
-  Unfinished u{r, false, conflicts_before(r, seq)};
-  seq_of_[r.id] = seq;
-  if (u.blocked)
+  const bool blocked = conflicts_before(r, r.id);
+  Unfinished& u = add(r.id);
+  u.req = std::move(r);
+  u.blocked = blocked;
+  if (blocked)
     ++blocked_count_;
   else
-    scheduler_->add(r);
-  auto it = unfinished_.emplace(seq, std::move(u)).first;
-  index(seq, it->second);
+    scheduler_->add(u.req);
+  index(u);
 }
 
 std::optional<Request> RequestQueue::pick(Millis now, const HeadState& head) {
   auto r = scheduler_->pick(now, head);
   if (!r) return r;
-  auto& u = unfinished_.at(seq_of_.at(r->id));
-  u.at_device = true;
+  find(r->id)->at_device = true;
   ++in_flight_;
   return r;
 }
@@ -95,13 +141,13 @@ void RequestQueue::release_after(const Request& gone) {
   if (blocked_count_ == 0) return;
   // Only blocked requests overlapping the one that left can have been waiting on it.
   std::vector<std::uint64_t> candidates;
-  for_each_near(gone.offset, gone.length, [&](std::uint64_t seq, const Unfinished& u) {
-    if (u.blocked && overlaps(u.req, gone)) candidates.push_back(seq);
+  for_each_near(gone.offset, gone.length, [&](const Unfinished& u) {
+    if (u.blocked && overlaps(u.req, gone)) candidates.push_back(u.req.id);
   });
   std::sort(candidates.begin(), candidates.end());  // arrival order
-  for (std::uint64_t seq : candidates) {
-    Unfinished& u = unfinished_.at(seq);
-    if (!conflicts_before(u.req, seq)) {
+  for (std::uint64_t id : candidates) {
+    Unfinished& u = *find(id);
+    if (!conflicts_before(u.req, id)) {
       u.blocked = false;
       --blocked_count_;
       scheduler_->add(u.req);
@@ -110,34 +156,30 @@ void RequestQueue::release_after(const Request& gone) {
 }
 
 void RequestQueue::complete(std::uint64_t id, Millis now) {
-  auto s = seq_of_.find(id);
-  if (s == seq_of_.end()) throw std::invalid_argument("complete: unknown request id " + std::to_string(id));
-  auto it = unfinished_.find(s->second);
-  if (!it->second.at_device)
+  Unfinished* u = find(id);
+  if (u == nullptr)
+    throw std::invalid_argument("complete: unknown request id " + std::to_string(id));
+  if (!u->at_device)
     throw std::logic_error("complete: request " + std::to_string(id) + " was never dispatched");
-  scheduler_->completed(it->second.req, now);
-  const Request gone = it->second.req;
-  unindex(it->first, it->second);
-  unfinished_.erase(it);
-  seq_of_.erase(s);
+  scheduler_->completed(u->req, now);
+  unindex(*u);
+  const Request gone = u->req;
+  remove(id);
   --in_flight_;
   release_after(gone);
 }
 
 bool RequestQueue::cancel(std::uint64_t id) {
-  auto s = seq_of_.find(id);
-  if (s == seq_of_.end()) return false;
-  auto it = unfinished_.find(s->second);
-  if (it->second.at_device) return false;
-  if (it->second.blocked) {
+  Unfinished* u = find(id);
+  if (u == nullptr || u->at_device) return false;
+  if (u->blocked) {
     --blocked_count_;
   } else if (!scheduler_->remove(id)) {
     return false;
   }
-  const Request gone = it->second.req;
-  unindex(it->first, it->second);
-  unfinished_.erase(it);
-  seq_of_.erase(s);
+  unindex(*u);
+  const Request gone = u->req;
+  remove(id);
   // A cancelled request may have been what blocked others.
   release_after(gone);
   return true;
@@ -148,7 +190,7 @@ void RequestQueue::set_scheduler(std::unique_ptr<Scheduler> s) {
   scheduler_ = std::move(s);
 }
 
-std::size_t RequestQueue::queued() const { return unfinished_.size() - in_flight_; }
+std::size_t RequestQueue::queued() const { return unfinished_ - in_flight_; }
 std::size_t RequestQueue::eligible() const { return scheduler_->size(); }
 std::size_t RequestQueue::in_flight() const { return in_flight_; }
 

@@ -10,11 +10,9 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <optional>
-#include <set>
-#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "predictor/device_model.hpp"
@@ -28,8 +26,11 @@ class RequestQueue {
   RequestQueue(std::unique_ptr<Scheduler> scheduler, const DeviceModel& model);
 
   // A new request. Computes its Location from the model; hands it to the scheduler
-  // at once when it overlaps nothing unfinished, else holds it back. Its id must be
-  // unique among unfinished requests.
+  // at once when it overlaps nothing unfinished, else holds it back. Ids must increase
+  // from push to push (the dispatch core numbers requests in arrival order), so the
+  // queue finds a request by id without a hash. Throws std::invalid_argument for an id
+  // not above the last one, ModelError for a request beyond the device (the queue is
+  // then untouched).
   void push(Request r);
 
   // The scheduler's choice among eligible requests; it is then "at the device"
@@ -55,33 +56,43 @@ class RequestQueue {
  private:
   struct Unfinished {
     Request req;
+    bool live = false;
     bool at_device = false;
     bool blocked = false;
   };
-  // True when an earlier unfinished request (seq < seq_limit) conflicts with `r`.
-  bool conflicts_before(const Request& r, std::uint64_t seq_limit) const;
-  // Calls f(seq, unfinished) for every unfinished request with an extent that may
-  // overlap [offset, offset + length): those starting within the longest extent
-  // before it. O(log n + what lies in that window), not O(n).
+  Unfinished* find(std::uint64_t id);
+  Unfinished& add(std::uint64_t id);
+  void remove(std::uint64_t id);
+  // True when an earlier unfinished request (id < id_limit) conflicts with `r`.
+  bool conflicts_before(const Request& r, std::uint64_t id_limit) const;
+  // Calls f(unfinished) for every unfinished request with an extent that may overlap
+  // [offset, offset + length): those starting within the longest extent before it.
+  // O(log n + what lies in that window).
   template <typename F>
   void for_each_near(std::uint64_t offset, std::uint64_t length, F&& f) const;
-  void index(std::uint64_t seq, const Unfinished& u);
-  void unindex(std::uint64_t seq, const Unfinished& u);
+  void index(const Unfinished& u);
+  void unindex(const Unfinished& u);
   // After `gone` (completed or cancelled) left: hand the scheduler, in arrival order,
   // the blocked requests it may have been holding back that nothing else blocks.
   void release_after(const Request& gone);
 
   std::unique_ptr<Scheduler> scheduler_;
   const DeviceModel& model_;
-  // Unfinished requests (held, blocked or at the device) by arrival sequence.
-  std::map<std::uint64_t, Unfinished> unfinished_;
-  std::unordered_map<std::uint64_t, std::uint64_t> seq_of_;  // id -> seq
-  // Unfinished requests with an extent by offset, and their lengths (for the window).
-  std::multimap<std::uint64_t, std::uint64_t> by_offset_;  // offset -> seq
-  std::multiset<std::uint32_t> lengths_;
+  // Unfinished requests (held, blocked or at the device) by id, in a ring that grows
+  // when the span from the oldest unfinished id to the newest outgrows it. Flat: no
+  // allocation per request in the steady state.
+  std::vector<Unfinished> ring_;
+  std::uint64_t oldest_ = 0;  // no unfinished request has a lower id
+  std::uint64_t end_ = 0;     // one past the newest id
+  bool any_ = false;          // a request was pushed (end_ is meaningful)
+  std::size_t unfinished_ = 0;
+  // Unfinished requests with an extent, sorted by (offset, id), and the multiset of
+  // their lengths as (length, count) (few distinct values): the overlap window.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> by_offset_;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> lengths_;
+  std::size_t modifying_ = 0;  // unfinished writes, trims and zeroes: reads only conflict with these
   std::size_t blocked_count_ = 0;
   std::size_t in_flight_ = 0;
-  std::uint64_t next_seq_ = 0;
 };
 
 }  // namespace disksched

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <set>
+#include <string_view>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -224,6 +226,30 @@ std::unique_ptr<Scheduler> Registry::make(std::string_view spec, const DeviceMod
   return a->factory(params, model);
 }
 
+namespace {
+
+// Algorithms under which a request can wait without bound while others keep arriving
+// nearer the head (or, for priority, in a higher class). Said in `sched list` because a
+// starved request is a process the kernel reports hung after 120 s
+// (kernel.hung_task_timeout_secs).
+constexpr std::pair<std::string_view, std::string_view> kStarvation[] = {
+    {"sstf", "a steady stream of nearer requests"},
+    {"satf", "a steady stream of requests cheaper to reach"},
+    {"vr", "a steady stream of nearer requests when R < 1 (V(0) is SSTF)"},
+    {"gstf", "a steady stream into the group being served"},
+    {"zsptf", "a steady stream into the zone being served (Hong sec. 6)"},
+    {"pzsptf", "a steady stream into the zone being served (Hong sec. 6)"},
+    {"priority", "critical requests, with timeout=0 only"},
+};
+
+void note_starvation(std::vector<AlgorithmInfo>& algorithms) {
+  for (auto& a : algorithms)
+    for (const auto& [name, how] : kStarvation)
+      if (a.name == name) a.description += fmt::format(" [can starve a request: {}]", how);
+}
+
+}  // namespace
+
 const Registry& Registry::builtin() {
   static const Registry r = [] {
     Registry reg;
@@ -231,6 +257,7 @@ const Registry& Registry::builtin() {
     register_rotational_algorithms(reg);
     register_class_algorithms(reg);
     register_mems_algorithms(reg);
+    note_starvation(reg.algorithms_);
     return reg;
   }();
   return r;

@@ -36,6 +36,7 @@
 #include "daemon/filter/latency_log.hpp"
 #include "daemon/filter/log_summary.hpp"
 #include "tools/commands.hpp"
+#include "tools/instance.hpp"
 
 namespace disksched::cli {
 namespace {
@@ -411,6 +412,10 @@ void run_replay(const ReplayOptions& o) {
 // ctl
 
 void print_reply(const std::string& command, const nlohmann::json& j) {
+  if (command == "metrics") {
+    std::cout << j.value("metrics", std::string());
+    return;
+  }
   if (command.rfind("switch", 0) == 0) {
     std::cout << fmt::format("scheduler: {} -> {}\n", j.value("previous", "?"),
                              j.value("scheduler", "?"));
@@ -608,19 +613,23 @@ void add_live_commands(CLI::App& app) {
   auto words = std::make_shared<std::vector<std::string>>();
   auto ctl_json = std::make_shared<bool>(false);
   auto* ctl = app.add_subcommand(
-      "ctl", "talk to a running filter's control socket (sched-control=PATH): "
-             "show | stats | switch SPEC | period refine|fixed | tracks refine|fixed | save PROFILE.json");
-  ctl->add_option("socket", *socket, "the control socket")->required();
-  ctl->add_option("command", *words, "show | stats | switch SPEC | period refine|fixed | tracks refine|fixed | save PROFILE.json")
+      "ctl", "talk to a running filter's control socket (sched-control=PATH) or instance "
+             "(disksched@NAME): show | stats | metrics | switch SPEC | period refine|fixed | "
+             "tracks refine|fixed | save PROFILE.json");
+  ctl->add_option("socket", *socket,
+                  "the control socket, or an instance name (NAME: " + instance_run_dir() +
+                      "/NAME/control.sock)")
+      ->required();
+  ctl->add_option("command", *words, "show | stats | metrics | switch SPEC | period refine|fixed | tracks refine|fixed | save PROFILE.json")
       ->required()
       ->expected(1, 2);
   ctl->add_flag("--json", *ctl_json, "print the daemon's JSON reply");
   ctl->callback([socket, words, ctl_json] {
     const std::string& c = words->front();
-    if (c != "show" && c != "stats" && c != "switch" && c != "period" && c != "tracks" &&
-        c != "save")
+    if (c != "show" && c != "stats" && c != "metrics" && c != "switch" && c != "period" &&
+        c != "tracks" && c != "save")
       throw std::invalid_argument(fmt::format(
-          "unknown ctl command '{}'; valid: show, stats, switch SPEC, period refine|fixed, "
+          "unknown ctl command '{}'; valid: show, stats, metrics, switch SPEC, period refine|fixed, "
           "tracks refine|fixed, save PROFILE.json",
           c));
     if (c == "save") {
@@ -642,7 +651,7 @@ void add_live_commands(CLI::App& app) {
           "'fixed' (keep the track angles as they are)");
     if (c != "switch" && c != "period" && c != "tracks" && c != "save" && words->size() != 1)
       throw std::invalid_argument(fmt::format("ctl {} takes no argument", c));
-    run_ctl(*socket, *words, *ctl_json);
+    run_ctl(control_socket_for(*socket), *words, *ctl_json);
   });
 
   // log

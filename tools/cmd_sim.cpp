@@ -1,5 +1,6 @@
 // `disksched sim`, `disksched sweep`, `disksched repro`: the simulator from the
 // command line.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +14,7 @@
 #include "bench/sim/experiment.hpp"
 #include "bench/sim/repro.hpp"
 #include "bench/sim/sweep.hpp"
+#include "bench/sim/sweep_points.hpp"
 #include "bench/sim/workload.hpp"
 #include "emulator/sim/simulator.hpp"
 #include "schedulers/registry.hpp"
@@ -46,7 +48,7 @@ void add_run_options(CLI::App* c, SimOptions& o) {
       ->capture_default_str();
   c->add_option("--workload", o.workload,
                 "uniform[:size=8k,reads=1.0] | seq[:p=0.829] | burst[:len=32,span=4m] | "
-                "closed:n=16[,think=5ms] | trace:FORMAT:PATH[,scale=F]")
+                "closed:n=16[,think=5ms] | trace:FORMAT:PATH[,scale=F,dev=N|all,fold=1,events=D|Q,time=ns]")
       ->capture_default_str();
   o.requests_opt = c->add_option("--requests", o.requests,
                                  "measured requests per replication (a trace: 0 = all, the default)")
@@ -121,17 +123,76 @@ void print_point(const PointResult& p, const std::string& model, const Workload&
   row("utilization", ms(s.utilization));
 }
 
+// Results split by request class, for a trace whose requests carry classes (GP's
+// view: who waits matters more than the mean over everyone).
+struct ClassResult {
+  std::string name;
+  std::size_t count = 0;
+  double mean_ms = 0, p95_ms = 0, max_ms = 0;
+  std::size_t limited = 0, within_limit = 0;  // time-limited requests, and those in time
+};
+
+std::vector<ClassResult> per_class(const SimResult& r) {
+  std::vector<ClassResult> out;
+  for (IoClass c : {IoClass::TimeCritical, IoClass::TimeLimited, IoClass::TimeNoncritical}) {
+    std::vector<double> resp;
+    ClassResult x;
+    x.name = std::string(class_name(c));
+    for (const auto& rec : r.measured) {
+      if (rec.cls != c) continue;
+      resp.push_back(rec.response_ms());
+      if (c == IoClass::TimeLimited) {
+        ++x.limited;
+        if (rec.response_ms() <= rec.limit_ms) ++x.within_limit;
+      }
+    }
+    if (resp.empty()) continue;
+    std::sort(resp.begin(), resp.end());
+    x.count = resp.size();
+    for (double v : resp) x.mean_ms += v / static_cast<double>(resp.size());
+    x.p95_ms = resp[std::min(resp.size() - 1, static_cast<std::size_t>(std::ceil(0.95 * static_cast<double>(resp.size()))) - 1)];
+    x.max_ms = resp.back();
+    out.push_back(x);
+  }
+  return out;
+}
+
+void print_classes(const std::vector<ClassResult>& classes, const Workload& w) {
+  std::cout << fmt::format("per class (replication 0; classes from the trace: {})\n",
+                           w.class_map().spec());
+  std::cout << fmt::format("  {:<12} {:>8} {:>10} {:>10} {:>10} {:>14}\n", "class", "count",
+                           "mean ms", "p95 ms", "max ms", "within limit");
+  for (const auto& c : classes)
+    std::cout << fmt::format("  {:<12} {:>8} {:>10.2f} {:>10.2f} {:>10.2f} {:>14}\n", c.name,
+                             c.count, c.mean_ms, c.p95_ms, c.max_ms,
+                             c.limited ? fmt::format("{:.1f}%", 100.0 * static_cast<double>(c.within_limit) /
+                                                                     static_cast<double>(c.limited))
+                                       : "-");
+}
+
+nlohmann::json classes_json(const std::vector<ClassResult>& classes, const Workload& w) {
+  nlohmann::json j = nlohmann::json::object();
+  j["map"] = w.class_map().spec();
+  for (const auto& c : classes) {
+    nlohmann::json x = {{"count", c.count}, {"mean_ms", c.mean_ms}, {"p95_ms", c.p95_ms},
+                        {"max_ms", c.max_ms}};
+    if (c.limited) x["within_limit"] = static_cast<double>(c.within_limit) / static_cast<double>(c.limited);
+    j[c.name] = x;
+  }
+  return j;
+}
+
 void write_log(const std::string& path, const SimResult& r) {
   std::ofstream f(path);
   if (!f) throw std::runtime_error(fmt::format("--log: cannot write '{}'", path));
   f << "seq,op,offset,length,arrival_ms,dispatch_ms,start_ms,completion_ms,response_ms,queue_len,"
-       "overhead_ms,seek_ms,rotation_ms,transfer_ms,travel_ms\n";
+       "overhead_ms,seek_ms,rotation_ms,transfer_ms,travel_ms,class\n";
   for (const auto& x : r.measured)
-    f << fmt::format("{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f}\n",
+    f << fmt::format("{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{}\n",
                      x.seq, op_name(x.op), x.offset, x.length, x.arrival_ms, x.dispatch_ms,
                      x.start_ms, x.completion_ms, x.response_ms(), x.queue_len,
                      x.overhead_ms + x.report_ms, x.seek_ms, x.rotation_ms, x.transfer_ms,
-                     x.travel_ms);
+                     x.travel_ms, class_name(x.cls));
 }
 
 // The rate a run uses: a trace keeps its own timing unless --rate was given.
@@ -147,9 +208,17 @@ double effective_rate(const SimOptions& o, const Workload& w, bool rate_given) {
   return o.rate;
 }
 
+// A trace's notes (which events were replayed, implausible timing, folded requests)
+// go to stderr, so a reader of the results hears them without parsing them.
+void print_trace_notes(const Workload& w, const DeviceModel& model) {
+  for (const auto& note : w.trace_notes(DeviceExtent::of(model)))
+    std::cerr << "disksched: note: " << note << "\n";
+}
+
 void run_sim(const SimOptions& o, bool rate_given) {
   auto model = load_model(o.model);
   const Workload w = Workload::parse(o.workload);
+  print_trace_notes(w, *model);
   make_scheduler(o.sched, *model);  // a bad spec fails before any work
   PointSpec spec;
   spec.sched = o.sched;
@@ -158,15 +227,21 @@ void run_sim(const SimOptions& o, bool rate_given) {
   spec.seed = o.seed;
   spec.cfg = config_of(o, w);
   PointResult p = run_point(*model, w, spec);
-  if (!o.log.empty()) {
+  std::vector<ClassResult> classes;
+  if (!o.log.empty() || w.has_classes()) {
     SimResult r;
     run_once(*model, w, o.sched, spec.rate, replication_seed(o.seed, 0), spec.cfg, &r);
-    write_log(o.log, r);
+    if (!o.log.empty()) write_log(o.log, r);
+    if (w.has_classes()) classes = per_class(r);
   }
-  if (o.json)
-    std::cout << to_json(p, o.model, w).dump(2) << "\n";
-  else
+  if (o.json) {
+    auto j = to_json(p, o.model, w);
+    if (w.has_classes()) j["classes"] = classes_json(classes, w);
+    std::cout << j.dump(2) << "\n";
+  } else {
     print_point(p, o.model, w);
+    if (w.has_classes()) print_classes(classes, w);
+  }
 }
 
 struct SweepOptions {
@@ -181,9 +256,12 @@ struct SweepOptions {
   std::string p95_targets = "200,400,600,1000";
   bool no_plot = false;
   bool quiet = false;
+  bool plan = false;
 };
 
-void run_sweep_command(const SweepOptions& o, bool rate_given) {
+SweepSpec sweep_spec_of(const SweepOptions& o, bool rate_given) {
+  if (o.scheds.empty())
+    throw std::invalid_argument("sweep: give at least one --sched SPEC (repeatable)");
   SweepSpec spec;
   spec.model = o.run.model;
   spec.scheds = o.scheds;
@@ -204,28 +282,34 @@ void run_sweep_command(const SweepOptions& o, bool rate_given) {
   spec.cfg = config_of(o.run, w);
   {
     auto model = load_model(spec.model);
+    print_trace_notes(w, *model);
     for (const auto& s : spec.scheds) {
       const std::string probe = spec.values.empty() ? s : substitute_value(s, spec.values.front());
       make_scheduler(probe, *model);  // bad specs fail before any work
     }
   }
-  std::filesystem::create_directories(o.out_dir);
-  SweepResult r = run_sweep(spec, o.threads, !o.quiet);
-  const std::string csv = o.out_dir + "/sweep.csv";
+  return spec;
+}
+
+// The files and text of a finished sweep, the same from one process or merged points.
+void report_sweep(const SweepResult& r, const std::string& out_dir,
+                  const std::string& mean_targets, const std::string& p95_targets, bool no_plot) {
+  const SweepSpec& spec = r.spec;
+  const std::string csv = out_dir + "/sweep.csv";
   write_csv(r, csv);
   std::cout << "wrote " << csv << "\n";
   if (!r.param_sweep) {
-    const std::string table = sustained_table(r, parse_range(o.mean_targets, "--mean-targets"),
-                                              parse_range(o.p95_targets, "--p95-targets"),
-                                              o.out_dir + "/sustained.csv");
-    std::ofstream(o.out_dir + "/sustained.txt") << table;
+    const std::string table = sustained_table(r, parse_range(mean_targets, "--mean-targets"),
+                                              parse_range(p95_targets, "--p95-targets"),
+                                              out_dir + "/sustained.csv");
+    std::ofstream(out_dir + "/sustained.txt") << table;
     std::cout << "\nArrival rate (requests/s) sustained at each response-time target "
                  "(interpolated; JW footnote 7):\n"
-              << table << "wrote " << o.out_dir << "/sustained.csv\n";
+              << table << "wrote " << out_dir << "/sustained.csv\n";
   } else {
     for (const auto& s : r.series) {
       std::cout << "\n" << s << " at " << spec.rates[0] << " requests/s:\n";
-      std::cout << fmt::format("  {:>10} {:>12} {:>12} {:>12}\n", o.param, "mean ms", "std ms", "p95 ms");
+      std::cout << fmt::format("  {:>10} {:>12} {:>12} {:>12}\n", spec.param, "mean ms", "std ms", "p95 ms");
       for (const auto* p : r.of(s)) {
         if (p->saturated()) {
           std::cout << fmt::format("  {:>10g} {:>12}\n", p->x, "saturated");
@@ -237,11 +321,48 @@ void run_sweep_command(const SweepOptions& o, bool rate_given) {
       }
     }
   }
-  if (!o.no_plot) {
-    for (const auto& png : plot_sweep(r, csv, o.out_dir + "/sweep",
+  if (!no_plot) {
+    for (const auto& png : plot_sweep(r, csv, out_dir + "/sweep",
                                       fmt::format("{} on {}", r.workload, spec.model)))
       std::cout << "wrote " << png << "\n";
   }
+}
+
+void run_sweep_command(const SweepOptions& o, bool rate_given) {
+  if (o.out_dir.empty()) throw std::invalid_argument("sweep: give the output directory with -o DIR");
+  const SweepSpec spec = sweep_spec_of(o, rate_given);
+  if (o.plan) {
+    const SweepPlan plan = plan_sweep(spec);
+    write_plan(plan, o.out_dir);
+    std::cout << fmt::format(
+        "wrote {0}/manifest.tsv: {1} points (ids 0 to {2}); run them with `disksched sweep run "
+        "{0} --shard I/N` or `--point ID`, then `disksched sweep merge {0}`\n",
+        o.out_dir, plan.points.size(), plan.points.size() - 1);
+    return;
+  }
+  std::filesystem::create_directories(o.out_dir);
+  SweepResult r = run_sweep(spec, o.threads, !o.quiet);
+  report_sweep(r, o.out_dir, o.mean_targets, o.p95_targets, o.no_plot);
+}
+
+struct SweepRunOptions {
+  std::string dir;
+  std::string shard;
+  std::vector<std::size_t> ids;
+  std::size_t threads = 0;
+  bool quiet = false;
+};
+
+void run_sweep_points_command(const SweepRunOptions& o) {
+  const SweepPlan plan = read_plan(o.dir);
+  if (!o.shard.empty() && !o.ids.empty())
+    throw std::invalid_argument("sweep run: give --shard I/N or --point ID, not both");
+  std::vector<std::size_t> ids = o.ids;
+  if (ids.empty()) ids = shard_ids(plan, o.shard.empty() ? Shard{} : parse_shard(o.shard));
+  const std::size_t ran = run_points(plan, o.dir, ids, o.threads, !o.quiet);
+  if (!o.quiet)
+    std::cout << fmt::format("{} of {} point(s) run, the rest already done or not needed\n", ran,
+                             ids.size());
 }
 
 }  // namespace
@@ -264,22 +385,53 @@ void add_sim_commands(CLI::App& app) {
     auto* o = new SweepOptions;
     auto* c = app.add_subcommand(
         "sweep", "run schedulers over arrival rates (or a parameter) in parallel; CSV, plots, "
-                 "sustained-rate table");
+                 "sustained-rate table; or plan it as independent points (--plan, run, merge)");
     c->add_option("--sched", o->scheds,
-                  "scheduler spec, repeatable; with --values, '{}' in it takes each value")
-        ->required();
+                  "scheduler spec, repeatable (required); with --values, '{}' in it takes each value");
     c->add_option("--rates", o->rates, "arrival rates LO:HI:STEP or A,B,C")->capture_default_str();
     auto* rate = c->add_option("--rate", o->run.rate, "the one rate of a parameter sweep");
     c->add_option("--values", o->values, "parameter values LO:HI:STEP or A,B,C (a parameter sweep)");
     c->add_option("--param", o->param, "the parameter's name, for the plot")->capture_default_str();
     add_run_options(c, o->run);
-    c->add_option("-o,--out", o->out_dir, "output directory")->required();
+    c->add_option("-o,--out", o->out_dir, "output directory (required)");
     c->add_option("--threads", o->threads, "worker threads (0: every core)")->capture_default_str();
     c->add_option("--mean-targets", o->mean_targets, "mean response targets, ms")->capture_default_str();
     c->add_option("--p95-targets", o->p95_targets, "p95 response targets, ms")->capture_default_str();
     c->add_flag("--no-plot", o->no_plot, "skip the PNG plots");
     c->add_flag("-q,--quiet", o->quiet, "no progress bar");
-    c->callback([o, rate] { run_sweep_command(*o, rate->count() > 0); });
+    c->add_flag("--plan", o->plan,
+                "write the grid as independent points (DIR/sweep.json, DIR/manifest.tsv) and stop; "
+                "run them with `sweep run`, combine with `sweep merge`");
+    c->require_subcommand(0, 1);
+
+    auto* ro = new SweepRunOptions;
+    auto* run = c->add_subcommand("run", "run points of a planned sweep, each to DIR/points/ID.json; "
+                                         "points already done are skipped");
+    run->add_option("dir", ro->dir, "the directory written by `sweep --plan`")->required();
+    run->add_option("--shard", ro->shard, "run shard I of N (0 <= I < N): the points whose id % N == I (neither this nor --point: every point)");
+    run->add_option("--point", ro->ids, "run the point with this id (the manifest's first column); repeatable");
+    run->add_option("--threads", ro->threads, "worker threads (0: every core)")->capture_default_str();
+    run->add_flag("-q,--quiet", ro->quiet, "no progress bar or summary");
+    run->callback([ro] { run_sweep_points_command(*ro); });
+
+    auto* mo = new SweepOptions;
+    auto* merge = c->add_subcommand(
+        "merge", "combine a planned sweep's point results into sweep.csv, the sustained-rate "
+                 "table and plots, as a single-process sweep writes them");
+    merge->add_option("dir", mo->out_dir, "the directory written by `sweep --plan`")->required();
+    merge->add_option("--mean-targets", mo->mean_targets, "mean response targets, ms")->capture_default_str();
+    merge->add_option("--p95-targets", mo->p95_targets, "p95 response targets, ms")->capture_default_str();
+    merge->add_flag("--no-plot", mo->no_plot, "skip the PNG plots");
+    merge->callback([mo] {
+      const SweepPlan plan = read_plan(mo->out_dir);
+      report_sweep(merge_points(plan, mo->out_dir), mo->out_dir, mo->mean_targets,
+                   mo->p95_targets, mo->no_plot);
+    });
+
+    c->callback([o, rate, run, merge] {
+      if (run->parsed() || merge->parsed()) return;
+      run_sweep_command(*o, rate->count() > 0);
+    });
   }
   {
     auto* o = new ReproOptions;

@@ -12,6 +12,7 @@ packages=(
   catch2 libbenchmark-dev libcli11-dev nlohmann-json3-dev libfmt-dev
   fio e2fsprogs python3-matplotlib util-linux
   clang-15 libfuzzer-15-dev
+  parallel python3-prometheus-client
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "bench/sim/workload.hpp"
-#include "daemon/filter/dispatch_core.hpp"
+#include "daemon/filter/live_core.hpp"
 #include "daemon/filter/lbn_model.hpp"
 #include "schedulers/registry.hpp"
 
@@ -21,28 +21,26 @@ void run(benchmark::State& state, const char* spec, bool geometry) {
       geometry ? load_model("hp97560") : std::unique_ptr<DeviceModel>(std::make_unique<LbnModel>(1ull << 30));
   const std::uint64_t slots = model->capacity_bytes() / 8192 - 1;
   auto sched = make_scheduler(spec, *model);
-  DispatchCore::Options o;
+  LiveCore::Options o;
   o.fixed_delta = 0.2;
-  DispatchCore core(std::move(model), std::move(sched), o);
+  LiveCore core(std::move(model), std::move(sched), o);
   Rng rng(1);
-  std::vector<Granted> out;
-  std::uint64_t id = 0;
+  std::vector<std::uint64_t> out;
   Millis now = 0;
   auto request = [&] {
     Request r;
-    r.id = ++id;
     r.op = Op::Read;
     r.offset = rng.below(slots) * 8192;
     r.length = 8192;
     return r;
   };
   for (std::uint64_t i = 0; i <= queue; ++i) core.arrive(request(), now, out);
-  std::uint64_t at_device = out.front().id;
+  std::uint64_t at_device = out.front();
   out.clear();
   for (auto _ : state) {
     now += 10.0;
     core.complete(at_device, now, true, out);
-    at_device = out.front().id;
+    at_device = out.front();
     out.clear();
     core.arrive(request(), now, out);
   }

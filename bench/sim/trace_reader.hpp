@@ -30,6 +30,18 @@ class TraceError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// What a trace says about who waits for a request, in the format's own terms (a
+// TraceClassMap, trace_classes.hpp, turns it into a request class):
+//   ascii     flag bits 0x2 critical, 0x4 limited, 0x80 sync, 0x100 async; none of
+//             them noncritical (DiskSim's rule), in a trace where any record has one
+//   srt       ASYNC (0x100) clear: sync; set: readahead for a read, async for a write
+//   blkparse  M meta, A readahead, S or F (FUA) sync, other reads sync (the kernel
+//             counts every read as synchronous), other writes and discards async
+// Other formats carry none (Origin::None).
+enum class Origin : std::uint8_t { None, Sync, Async, Meta, Readahead, Critical, Limited, Noncritical };
+
+std::string_view origin_name(Origin o);
+
 struct TraceRecord {
   Millis time_ms = 0.0;     // arrival, from the trace's first record
   Op op = Op::Read;
@@ -37,6 +49,7 @@ struct TraceRecord {
   std::uint32_t length = 0; // bytes
   std::uint32_t device = 0; // device / volume / ASU number as the trace names it
   Millis think_ms = 0.0;    // validate: think time after this request completes
+  Origin origin = Origin::None;
 };
 
 struct TraceData {
@@ -44,22 +57,44 @@ struct TraceData {
   std::string path;
   std::vector<TraceRecord> records; // in arrival order
   std::uint64_t skipped = 0;        // records of kinds we do not replay (see reader)
+  // What the reader chose or noticed that the user should hear (which blkparse events
+  // became requests, ...), one sentence each, for stderr.
+  std::vector<std::string> notes;
   // Mean arrival rate over the trace, requests per second (0 for validate).
   double rate_per_s() const;
   double mean_bytes() const;
+  // Whether any record says who waits for it (an origin other than None).
+  bool has_origins() const;
 };
 
 // The formats read_trace knows, for messages and `--help`.
 const std::vector<std::string>& trace_formats();
 
-// Reads `path` in `format`. `sector_bytes` overrides the format's sector size (0:
-// the format's own, e.g. 512 for DiskSim and blkparse, the header's for SRT).
-// Throws TraceError.
+// Which blkparse events become requests.
+enum class BlkEvents : std::uint8_t {
+  Issued,  // D: what reached the device, each with the size the kernel's merges gave it
+  Queued,  // Q: what was submitted, with the kernel's back (M) and front (F) merges applied
+};
+
+struct TraceOptions {
+  std::uint32_t sector_bytes = 0;  // the trace's sector (0: the format's own, e.g. 512
+                                   // for DiskSim and blkparse, the header's for SRT)
+  BlkEvents events = BlkEvents::Issued;
+  // ascii and csv: the unit of the time field in ms (1: ms as the formats say; 1e-6:
+  // nanoseconds, as MQSim's ASCII traces, DiskSim ascii's columns, are written).
+  double ms_per_time_unit = 1.0;
+};
+
+// Reads `path` in `format`. Throws TraceError.
 TraceData read_trace(std::string_view format, const std::string& path,
-                     std::uint32_t sector_bytes = 0);
+                     const TraceOptions& options = {});
+
+// The format other than `except` that reads the first lines of `path` into requests,
+// or "" if none does: for messages when a file is read with the wrong format.
+std::string guess_trace_format(const std::string& path, std::string_view except);
 
 // The same from a stream; `name` stands for the file in error messages.
 TraceData read_trace(std::string_view format, std::istream& in, const std::string& name,
-                     std::uint32_t sector_bytes = 0);
+                     const TraceOptions& options = {});
 
 }  // namespace disksched

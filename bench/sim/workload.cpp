@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -121,8 +122,11 @@ const std::vector<ParamDef>& params_of(const std::string& kind) {
   static const std::vector<ParamDef> trace = {
       {"scale", Unit::Number, 1, 1e-9, kInf, "trace scaling factor (divides inter-arrival times)"},
       {"dev", Unit::Number, -1, -1, 4294967295.0, "keep only this device/volume/ASU (-1: all)"},
-      {"fold", Unit::Count, 1, 0, 1, "fold offsets onto the device's capacity (1) or refuse (0)"},
+      {"fold", Unit::Count, 0, 0, 1, "fold offsets beyond the device onto it (1) or refuse them (0)"},
       {"sector", Unit::Size, 0, 0, 1 << 20, "sector size of the trace's block numbers (0: format's)"},
+      {"events", Unit::Choice, 0, 0, 1, "blkparse: replay the D (issued) or Q (queued, merges "
+       "applied) events", {"d", "q"}},
+      {"time", Unit::Choice, 1, 0, 3, "ascii, csv: the unit of the time field", {"s", "ms", "us", "ns"}},
   };
   static const std::vector<ParamDef> none;
   if (kind == "uniform") return uniform;
@@ -250,6 +254,27 @@ std::string format_value(const ParamDef& p, double v) {
   return fmt::format("{}", v);
 }
 
+// A disk model is one device: a trace of several is refused unless dev= says which
+// (or dev=all merges them on purpose).
+void refuse_several_devices(const TraceData& t) {
+  std::map<std::uint32_t, std::uint64_t> per_dev;
+  for (const auto& r : t.records) ++per_dev[r.device];
+  if (per_dev.size() < 2) return;
+  std::vector<std::string> list;
+  for (const auto& [d, n] : per_dev) {
+    if (list.size() == 8) {
+      list.push_back(fmt::format("and {} more", per_dev.size() - 8));
+      break;
+    }
+    list.push_back(fmt::format("{}: {}", d, n));
+  }
+  throw WorkloadError(fmt::format(
+      "trace '{}' holds requests for {} devices (device: requests {}); the model is one disk: "
+      "replay one with "
+      "dev=N, or merge them all onto it with dev=all", t.path, per_dev.size(),
+      fmt::join(list, ", ")));
+}
+
 }  // namespace
 
 Workload Workload::parse(std::string_view spec_text) {
@@ -293,6 +318,23 @@ Workload Workload::parse(std::string_view spec_text) {
     auto eq = tail.find('=');
     if (eq == std::string::npos) break;
     std::string key = lower(trim(tail.substr(0, eq)));
+    if (key == "classes") {  // a text option: ORIGIN:CLASS items joined by '/'
+      if (!w.classes_text_.empty()) throw WorkloadError("workload 'trace': classes= given twice");
+      w.classes_text_ = trim(tail.substr(eq + 1));
+      try {
+        w.classes_ = TraceClassMap::parse(w.classes_text_);
+      } catch (const std::invalid_argument& e) {
+        throw WorkloadError(fmt::format("workload 'trace': {}", e.what()));
+      }
+      if (w.classes_text_.empty()) w.classes_text_ = "default";
+      path_and_opts = path_and_opts.substr(0, comma);
+      continue;
+    }
+    if (key == "dev" && lower(trim(tail.substr(eq + 1))) == "all") {
+      w.all_devices_ = true;  // merge every device onto the model, on purpose
+      path_and_opts = path_and_opts.substr(0, comma);
+      continue;
+    }
     bool known = false;
     for (const auto& d : defs) known |= key == d.name;
     if (!known) {
@@ -308,9 +350,30 @@ Workload Workload::parse(std::string_view spec_text) {
   w.trace_path_ = path_and_opts;
   if (w.trace_path_.empty()) throw WorkloadError("workload 'trace': empty path");
   parse_items("trace", opts, w.params_);
-  auto data = std::make_shared<TraceData>(read_trace(
-      w.trace_format_, w.trace_path_, static_cast<std::uint32_t>(w.number("sector"))));
+  auto given = [&](std::string_view key) {
+    return std::any_of(opts.begin(), opts.end(),
+                       [&](const std::string& o) { return lower(o).rfind(std::string(key) + "=", 0) == 0; });
+  };
+  if (given("events") && w.trace_format_ != "blkparse")
+    throw WorkloadError(fmt::format("workload 'trace': events= chooses blkparse events; a '{}' "
+                                    "trace has none", w.trace_format_));
+  if (given("time") && w.trace_format_ != "ascii" && w.trace_format_ != "csv")
+    throw WorkloadError(fmt::format("workload 'trace': time= sets the unit of ascii and csv "
+                                    "times; a '{}' trace's time unit is fixed", w.trace_format_));
+  if (!w.classes_text_.empty() && w.trace_format_ != "ascii" && w.trace_format_ != "srt" &&
+      w.trace_format_ != "blkparse")
+    throw WorkloadError(fmt::format("workload 'trace': classes= maps the flags of ascii, srt and "
+                                    "blkparse traces; a '{}' trace has none", w.trace_format_));
+  if (given("dev") && w.all_devices_)
+    throw WorkloadError("workload 'trace': dev= given twice");
+  TraceOptions read_opts;
+  read_opts.sector_bytes = static_cast<std::uint32_t>(w.number("sector"));
+  read_opts.events = w.number("events") == 0 ? BlkEvents::Issued : BlkEvents::Queued;
+  static const double kMsPerUnit[] = {1000.0, 1.0, 1e-3, 1e-6};
+  read_opts.ms_per_time_unit = kMsPerUnit[static_cast<std::size_t>(w.number("time"))];
+  auto data = std::make_shared<TraceData>(read_trace(w.trace_format_, w.trace_path_, read_opts));
   const double dev = w.number("dev");
+  if (dev < 0 && !w.all_devices_) refuse_several_devices(*data);
   if (dev >= 0) {
     auto& r = data->records;
     r.erase(std::remove_if(r.begin(), r.end(),
@@ -321,9 +384,14 @@ Workload Workload::parse(std::string_view spec_text) {
       for (auto& x : r) x.time_ms -= t0;
     }
   }
-  if (data->records.empty())
-    throw WorkloadError(fmt::format("workload 'trace': '{}' holds no requests to replay{}",
-                                    w.trace_path_, dev >= 0 ? fmt::format(" for dev={}", dev) : ""));
+  if (data->records.empty()) {
+    const std::string other = dev >= 0 ? "" : guess_trace_format(w.trace_path_, w.trace_format_);
+    throw WorkloadError(fmt::format(
+        "workload 'trace': '{}' holds no requests to replay{}{}", w.trace_path_,
+        dev >= 0 ? fmt::format(" for dev={}", dev) : "",
+        other.empty() ? "" : fmt::format("; the file looks like a '{}' trace: try trace:{}:{}",
+                                         other, other, w.trace_path_)));
+  }
   w.trace_ = std::move(data);
   return w;
 }
@@ -340,16 +408,28 @@ std::string Workload::spec() const {
   if (kind_ == "trace") {
     out += ":" + trace_format_ + ":" + trace_path_;
     for (std::size_t i = 0; i < defs.size(); ++i) {
-      if (defs[i].name == std::string("dev") && params_[i].second < 0) continue;
+      if (defs[i].name == std::string("dev") && params_[i].second < 0) {
+        if (all_devices_) out += ",dev=all";
+        continue;
+      }
+      if (defs[i].name == std::string("time") && trace_format_ != "ascii" &&
+          trace_format_ != "csv")
+        continue;
       if (defs[i].name == std::string("sector") && params_[i].second == 0) continue;
+      if (defs[i].name == std::string("events") && trace_format_ != "blkparse") continue;
       out += fmt::format(",{}={}", defs[i].name, format_value(defs[i], params_[i].second));
     }
+    if (!classes_text_.empty() && classes_text_ != "default") out += ",classes=" + classes_text_;
     return out;
   }
   for (std::size_t i = 0; i < defs.size(); ++i)
     out += fmt::format("{}{}={}", i == 0 ? ":" : ",", defs[i].name,
                        format_value(defs[i], params_[i].second));
   return out;
+}
+
+bool Workload::has_classes() const {
+  return kind_ == "trace" && classes_.enabled() && trace_->has_origins();
 }
 
 bool Workload::is_closed() const {
@@ -546,10 +626,50 @@ struct Folder {
   }
 };
 
+// The trace's requests that end beyond the device.
+struct Beyond {
+  std::uint64_t count = 0, total = 0, farthest_end = 0;
+  double percent() const { return total ? 100.0 * static_cast<double>(count) / static_cast<double>(total) : 0.0; }
+};
+
+Beyond beyond(const TraceData& t, std::uint64_t capacity) {
+  Beyond b;
+  for (const auto& r : t.records) {
+    if (r.length == 0) continue;
+    ++b.total;
+    const std::uint64_t end = r.offset + r.length;  // the readers refuse ends past 2^64
+    b.farthest_end = std::max(b.farthest_end, end);
+    if (end > capacity) ++b.count;
+  }
+  return b;
+}
+
+std::uint64_t usable(const DeviceExtent& dev) {
+  return dev.capacity_bytes / dev.sector_bytes * dev.sector_bytes;
+}
+
+// Folding is asked for (fold=1), never assumed: without it a trace that reaches beyond
+// the device is refused up front, with how much of it does.
+void check_fits(const TraceData& t, const DeviceExtent& dev, bool fold) {
+  const Beyond b = beyond(t, usable(dev));
+  if (fold || b.count == 0) return;
+  throw WorkloadError(fmt::format(
+      "trace '{}': {} of {} requests ({:.1f}%) lie beyond the device's {} bytes (the farthest "
+      "ends at byte {}); choose a model or profile that large (--model), keep one device with "
+      "dev=N, or fold them onto the device with fold=1", t.path, b.count, b.total, b.percent(),
+      usable(dev), b.farthest_end));
+}
+
+// The class a trace record's origin maps to (the default class if it maps to none).
+TraceClass class_of(const TraceClassMap& m, const TraceRecord& r) {
+  return m.of(r.origin).value_or(TraceClass{});
+}
+
 class TraceStream final : public ArrivalStream {
  public:
-  TraceStream(std::shared_ptr<const TraceData> t, Folder folder, double time_factor)
-      : t_(std::move(t)), folder_(folder), factor_(time_factor) {}
+  TraceStream(std::shared_ptr<const TraceData> t, Folder folder, double time_factor,
+              TraceClassMap classes)
+      : t_(std::move(t)), folder_(folder), factor_(time_factor), classes_(classes) {}
 
   std::optional<Arrival> next() override {
     while (i_ < t_->records.size()) {
@@ -560,6 +680,9 @@ class TraceStream final : public ArrivalStream {
       a.op = r.op;
       a.offset = r.offset;
       a.length = r.length;
+      const TraceClass c = class_of(classes_, r);
+      a.cls = c.cls;
+      a.limit_ms = c.limit_ms;
       folder_.apply(a.offset, a.length, i_ - 1);
       return a;
     }
@@ -570,6 +693,7 @@ class TraceStream final : public ArrivalStream {
   std::shared_ptr<const TraceData> t_;
   Folder folder_;
   double factor_;
+  TraceClassMap classes_;
   std::size_t i_ = 0;
 };
 
@@ -622,9 +746,9 @@ std::unique_ptr<ArrivalStream> Workload::open_stream(const DeviceExtent& dev, do
                                         "be rescaled to a rate", trace_path_));
       factor = rate_per_s / trace_->rate_per_s();
     }
-    Folder f{dev.capacity_bytes / dev.sector_bytes * dev.sector_bytes, dev.sector_bytes,
-             number("fold") != 0, trace_path_};
-    return std::make_unique<TraceStream>(trace_, f, factor);
+    check_fits(*trace_, dev, number("fold") != 0);
+    Folder f{usable(dev), dev.sector_bytes, number("fold") != 0, trace_path_};
+    return std::make_unique<TraceStream>(trace_, f, factor, classes_);
   }
   if (!(rate_per_s > 0) || !std::isfinite(rate_per_s))
     throw WorkloadError(fmt::format("workload '{}': needs an arrival rate > 0 requests/s (got {})",
@@ -641,11 +765,23 @@ std::unique_ptr<ClosedStream> Workload::closed_stream(const DeviceExtent& dev,
     throw WorkloadError(fmt::format("workload '{}' is open (arrivals at a rate), not closed-loop",
                                     spec()));
   if (kind_ == "trace") {
-    Folder f{dev.capacity_bytes / dev.sector_bytes * dev.sector_bytes, dev.sector_bytes,
-             number("fold") != 0, trace_path_};
+    check_fits(*trace_, dev, number("fold") != 0);
+    Folder f{usable(dev), dev.sector_bytes, number("fold") != 0, trace_path_};
     return std::make_unique<TraceClosed>(trace_, f, number("scale"));
   }
   return std::make_unique<ClosedSynthetic>(dev, *this, seed);
+}
+
+std::vector<std::string> Workload::trace_notes(const DeviceExtent& dev) const {
+  if (kind_ != "trace") return {};
+  std::vector<std::string> notes = trace_->notes;
+  const Beyond b = beyond(*trace_, usable(dev));
+  if (b.count > 0 && number("fold") != 0)
+    notes.push_back(fmt::format(
+        "trace '{}': folded {} of {} requests ({:.1f}%) onto the device's {} bytes (fold=1; the "
+        "farthest ends at byte {}): their positions are not the trace's, a larger profile keeps "
+        "them", trace_path_, b.count, b.total, b.percent(), usable(dev), b.farthest_end));
+  return notes;
 }
 
 }  // namespace disksched

@@ -22,15 +22,20 @@
 //       N clients, each with one request outstanding; after a completion the client
 //       thinks, then issues its next request (addresses as `seq` with probability p,
 //       so p=0 is uniform).
-//   trace:FORMAT:PATH[,scale=F,dev=N,fold=1,sector=B]
+//   trace:FORMAT:PATH[,scale=F,dev=N|all,fold=0|1,sector=B,events=D|Q,time=ms|us|ns|s,
+//                     classes=none|ORIGIN:CLASS/...]
 //       replay a trace file. FORMAT: ascii (DiskSim), validate (DiskSim, closed loop
 //       depth 1 with the recorded think time), msr (MSR Cambridge CSV), spc (UMass /
 //       SPC CSV), blkparse (blkparse text), srt (HP SRT 1.3 binary), csv (ours; see
 //       trace_reader.hpp). scale=F divides the trace's inter-arrival times by F
-//       (Hong's trace scaling factor); dev=N keeps one device/volume/ASU; fold=1
-//       (default) folds offsets onto the device's capacity, fold=0 makes an offset
-//       beyond the device an error; sector=B overrides the trace's sector size. The
-//       options are taken from the end of the spec, so a path may hold ',' and ':'
+//       (Hong's trace scaling factor); dev=N keeps one device/volume/ASU (a trace of
+//       several is refused without it; dev=all merges them); a request beyond the
+//       device is an error unless fold=1 folds offsets onto the device's capacity;
+//       sector=B overrides the trace's sector size; events= chooses blkparse's D
+//       (default) or Q events; time= is the unit of ascii and csv times (default ms);
+//       classes= maps what the trace says about a request to its class (ascii, srt,
+//       blkparse; see trace_classes.hpp).
+//       The options are taken from the end of the spec, so a path may hold ',' and ':'
 //       as long as its last ','-separated part is not `key=value` with a known key.
 //
 // Open workloads (uniform, seq, burst, trace formats other than validate) produce a
@@ -52,6 +57,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bench/sim/trace_classes.hpp"
 #include "emulator/sim/arrivals.hpp"
 #include "predictor/device_model.hpp"
 
@@ -99,17 +105,28 @@ class Workload {
   // Closed workloads. Throws WorkloadError for an open workload.
   std::unique_ptr<ClosedStream> closed_stream(const DeviceExtent& dev, std::uint64_t seed) const;
 
+  // What the user should hear about a trace replayed on `dev` (which events became
+  // requests, implausible timing, how many requests fold=1 folded), one sentence each.
+  std::vector<std::string> trace_notes(const DeviceExtent& dev) const;
+
   // Parameters, by name (as in the spec); numbers for synthetic workloads.
   double number(const std::string& key) const;
   const std::string& trace_format() const { return trace_format_; }
   const std::string& trace_path() const { return trace_path_; }
   std::shared_ptr<const TraceData> trace() const { return trace_; }
+  // A trace whose requests carry classes (its format has them and classes= is not
+  // none): its streams set each request's class; results can be split by class.
+  bool has_classes() const;
+  const TraceClassMap& class_map() const { return classes_; }
 
  private:
   std::string kind_;
   std::vector<std::pair<std::string, double>> params_;  // in canonical order
   std::string trace_format_, trace_path_;
   std::shared_ptr<const TraceData> trace_;
+  bool all_devices_ = false;  // dev=all
+  std::string classes_text_;  // classes= as given
+  TraceClassMap classes_;
 };
 
 // A small, portable, seedable generator (xoshiro256**, seeded through splitmix64):

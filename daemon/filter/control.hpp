@@ -4,6 +4,7 @@
 //   show          {"scheduler":..., "geometry":..., "depth":..., "queued":..., ...}
 //   switch SPEC   {"ok":true, "scheduler":NEW, "previous":OLD} or {"ok":false,"error":...}
 //   stats         counters since start (see the man page)
+//   metrics       {"ok":true, "metrics":TEXT}: the Prometheus text (metrics.hpp)
 #pragma once
 
 #include <functional>

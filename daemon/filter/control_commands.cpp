@@ -66,7 +66,8 @@ nlohmann::json stats_json(const Dispatcher::Snapshot& s) {
 }  // namespace
 
 std::string handle_control_command(const std::string& line, Dispatcher* dispatcher,
-                                   std::string& configured_scheduler, const std::string& classes) {
+                                   std::string& configured_scheduler, const std::string& classes,
+                                   const std::function<std::string()>& metrics) {
   std::string cmd = line, arg;
   if (auto sp = line.find(' '); sp != std::string::npos) {
     cmd = line.substr(0, sp);
@@ -85,6 +86,11 @@ std::string handle_control_command(const std::string& line, Dispatcher* dispatch
       }
       reply["classes"] = classes;
       reply["ok"] = true;
+    } else if (cmd == "metrics") {
+      if (metrics)
+        reply = {{"ok", true}, {"metrics", metrics()}};
+      else
+        reply = {{"ok", false}, {"error", "metrics are not kept by this filter"}};
     } else if (cmd == "switch") {
       if (arg.empty()) {
         reply = {{"ok", false}, {"error", "switch needs a scheduler spec, e.g. switch asatf:w=30"}};
@@ -143,7 +149,7 @@ std::string handle_control_command(const std::string& line, Dispatcher* dispatch
     } else {
       reply = {{"ok", false},
                {"error", "unknown command '" + cmd +
-                             "'; valid: show, stats, switch SPEC, period refine|fixed, "
+                             "'; valid: show, stats, metrics, switch SPEC, period refine|fixed, "
                              "tracks refine|fixed, save PATH"}};
     }
   } catch (const std::exception& e) {

@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -29,7 +30,10 @@
 #include "daemon/filter/control_commands.hpp"
 #include "daemon/filter/dispatcher.hpp"
 #include "daemon/filter/filter_config.hpp"
+#include "daemon/filter/graceful_stop.hpp"
 #include "daemon/filter/latency_log.hpp"
+#include "daemon/filter/metrics.hpp"
+#include "daemon/filter/metrics_file.hpp"
 #include "schedulers/registry.hpp"
 
 // -D disksched.dispatch=1 logs every dispatch and completion (with -v).
@@ -46,13 +50,30 @@ using namespace disksched;
 FilterConfig config;
 LatencyLogWriter* latency_log = nullptr;
 ControlServer* control = nullptr;
+GracefulStop* graceful_stop = nullptr;
+Metrics* metrics = nullptr;           // with sched-metrics= or sched-control=
+MetricsFile* metrics_file = nullptr;  // with sched-metrics=
 
-// The device: created in .get_ready when a geometry is given, else when the first
-// connection learns the export's size (the LBN-only model needs it).
+// Requests inside the filter (queued, at the plugin, or a flush): none, for a while,
+// means the clients' queues are empty and a signalled server may stop.
+std::atomic<int> requests_inside{0};
+struct Inside {
+  Inside() { requests_inside.fetch_add(1, std::memory_order_relaxed); }
+  ~Inside() { requests_inside.fetch_sub(1, std::memory_order_release); }
+  Inside(const Inside&) = delete;
+  Inside& operator=(const Inside&) = delete;
+};
+
+// The devices. With a geometry there is one, created in .get_ready. Without one the
+// LBN model needs a size, known only when a connection asks for an export: each export
+// gets a device of its own size, and one that has grown since (a longer file) a new one
+// for the connections to come. The first device created is the one the control socket
+// shows; a scheduler switch applies to all.
 std::mutex device_mu;
 std::unique_ptr<DeviceModel> geometry_model;  // validated at start-up, handed to the dispatcher
-std::atomic<Dispatcher*> device{nullptr};
-Dispatcher* device_owner = nullptr;
+std::atomic<Dispatcher*> device{nullptr};     // the first
+std::vector<Dispatcher*> devices;             // all, owned; deleted in .unload
+std::map<std::string, Dispatcher*> export_device;  // without a geometry: export -> newest
 std::string pending_scheduler;   // sched= or a switch before the device opened
 bool forked = false;
 bool geometry_rotational = false;
@@ -63,8 +84,11 @@ std::int64_t monotonic_ns() {
   return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
 
-// Builds the device's dispatcher; device_mu held.
-void create_device(std::unique_ptr<DeviceModel> model) {
+// Builds a device's dispatcher; device_mu held.
+Dispatcher* create_device(std::unique_ptr<DeviceModel> model) {
+  // A later export's device starts with the scheduler the first one has now.
+  if (Dispatcher* first = device.load(); first != nullptr)
+    pending_scheduler = first->snapshot().scheduler;
   auto scheduler = make_scheduler(pending_scheduler, *model);
   Dispatcher::Options o;
   o.core.depth = config.depth;
@@ -82,15 +106,38 @@ void create_device(std::unique_ptr<DeviceModel> model) {
     c.geometry = geometry;
     return c.model_for_export(geometry.empty() ? capacity : 0);
   };
-  device_owner = new Dispatcher(std::move(model), std::move(scheduler), std::move(o), monotonic_ns);
-  if (forked) device_owner->start();
-  device.store(device_owner, std::memory_order_release);
+  auto* d = new Dispatcher(std::move(model), std::move(scheduler), std::move(o), monotonic_ns);
+  devices.push_back(d);
+  if (forked) d->start();
+  if (device.load() == nullptr) device.store(d, std::memory_order_release);
+  return d;
+}
+
+// No device_mu: the dispatcher is only deleted in .unload, after the writers stopped.
+std::string metrics_text() {
+  std::optional<Dispatcher::Snapshot> snap;
+  if (const Dispatcher* d = device.load(std::memory_order_acquire)) snap = d->snapshot();
+  return metrics->render(snap ? &*snap : nullptr,
+                         latency_log ? std::optional(latency_log->written()) : std::nullopt);
 }
 
 std::string control_reply(const std::string& line) {
   std::lock_guard lock(device_mu);
-  return handle_control_command(line, device.load(), pending_scheduler,
-                                config.classes.describe());
+  std::string reply = handle_control_command(line, device.load(), pending_scheduler,
+                                             config.classes.describe(), metrics_text);
+  // The other exports' devices follow the first one's scheduler.
+  if (Dispatcher* first = device.load(); first != nullptr && devices.size() > 1) {
+    pending_scheduler = first->snapshot().scheduler;
+    for (Dispatcher* d : devices) {
+      if (d == first || d->snapshot().scheduler == pending_scheduler) continue;
+      try {
+        d->switch_scheduler(pending_scheduler);
+      } catch (const std::exception& e) {
+        nbdkit_error("disksched: switching another export's device: %s", e.what());
+      }
+    }
+  }
+  return reply;
 }
 
 int disksched_config(nbdkit_next_config* next, nbdkit_backend* nxdata, const char* key,
@@ -98,7 +145,7 @@ int disksched_config(nbdkit_next_config* next, nbdkit_backend* nxdata, const cha
   try {
     std::string v = value;
     const std::string k = key;
-    if (k == "sched-log" || k == "sched-control") {
+    if (k == "sched-log" || k == "sched-control" || k == "sched-metrics") {
       char* abs = nbdkit_absolute_path(value);
       if (abs == nullptr) return -1;
       v = abs;
@@ -122,6 +169,15 @@ int disksched_config_complete(nbdkit_next_config_complete* next, nbdkit_backend*
         latency_log = new LatencyLogWriter(config.log_path);
       } catch (const std::exception& e) {
         throw std::runtime_error("sched-log=" + config.log_path + ": " + e.what());
+      }
+    }
+    if (!config.metrics_path.empty() || !config.control_path.empty())
+      metrics = new Metrics(config.disk_label());
+    if (!config.metrics_path.empty()) {
+      try {
+        metrics_file = new MetricsFile(config.metrics_path, config.metrics_interval_ms, metrics_text);
+      } catch (const std::exception& e) {
+        throw std::runtime_error("sched-metrics=" + config.metrics_path + ": " + e.what());
       }
     }
   } catch (const std::exception& e) {
@@ -166,35 +222,57 @@ int disksched_get_ready(int thread_model) {
 int disksched_after_fork(nbdkit_backend* /*nxdata*/) {
   std::lock_guard lock(device_mu);
   forked = true;
-  if (device_owner) device_owner->start();
+  for (Dispatcher* d : devices) d->start();
   if (latency_log) latency_log->start();
   if (control) control->start();
+  if (metrics_file) metrics_file->start();
+  try {
+    graceful_stop = new GracefulStop({}, [] {
+      return requests_inside.load(std::memory_order_acquire) == 0;
+    });
+    graceful_stop->start();
+  } catch (const std::exception& e) {
+    nbdkit_error("disksched: %s", e.what());
+    return -1;
+  }
   return 0;
 }
 
 void disksched_cleanup(nbdkit_backend* /*nxdata*/) {
   // All connections are closed: nothing is queued any more.
+  if (graceful_stop) graceful_stop->stop();
   if (control) control->stop();
   {
     std::lock_guard lock(device_mu);
-    if (device_owner) device_owner->stop();
+    for (Dispatcher* d : devices) d->stop();
   }
   if (latency_log) latency_log->stop();
+  if (metrics_file) metrics_file->stop();
 }
 
 void disksched_unload() {
+  // First: its thread reads the dispatcher and the log.
+  delete metrics_file;
+  metrics_file = nullptr;
+  delete graceful_stop;
+  graceful_stop = nullptr;
   delete control;
   control = nullptr;
   device.store(nullptr);
-  delete device_owner;
-  device_owner = nullptr;
+  export_device.clear();
+  for (Dispatcher* d : devices) delete d;
+  devices.clear();
+  delete metrics;
+  metrics = nullptr;
   delete latency_log;
   latency_log = nullptr;
 }
 
 struct Handle {
   std::optional<ClassAssignment> connection_class;
-  std::string export_name;
+  std::string export_name;        // as the client asked
+  std::string plugin_export;      // as the plugin sees it
+  Dispatcher* device = nullptr;   // set in .prepare
 };
 
 IoprioClass peer_ioprio() {
@@ -208,11 +286,16 @@ IoprioClass peer_ioprio() {
 
 void* disksched_open(nbdkit_next_open* next, nbdkit_context* nxdata, int readonly,
                      const char* exportname, int /*is_tls*/) {
+  if (graceful_stop && graceful_stop->stopping()) {
+    nbdkit_error("disksched: the server is stopping: no new connections");
+    return nullptr;
+  }
   auto h = std::make_unique<Handle>();
   h->export_name = exportname;
   h->connection_class = config.classes.for_connection(exportname, peer_ioprio());
   // A class name is not the plugin's export: the plugin sees its default export.
   const char* pass = config.classes.is_class_export(exportname) ? "" : exportname;
+  h->plugin_export = pass;
   if (next(nxdata, readonly, pass) == -1) return nullptr;
   return h.release();
 }
@@ -220,22 +303,30 @@ void* disksched_open(nbdkit_next_open* next, nbdkit_context* nxdata, int readonl
 void disksched_close(void* handle) { delete static_cast<Handle*>(handle); }
 
 int disksched_prepare(nbdkit_next* next, void* handle, int /*readonly*/) {
+  auto* h = static_cast<Handle*>(handle);
   const std::int64_t size = next->get_size(next);
   if (size == -1) return -1;
   try {
     std::lock_guard lock(device_mu);
-    if (Dispatcher* d = device.load(); d != nullptr) {
-      // The device exists (an earlier connection, or a geometry): it must cover this
-      // export too.
+    if (!config.geometry.empty()) {
+      // The geometry's one device must cover every export.
+      Dispatcher* d = device.load();
       if (static_cast<std::uint64_t>(size) > d->capacity_bytes())
         throw std::invalid_argument(fmt::format(
-            "{}: the device model holds {} bytes but export '{}' is {} bytes",
-            config.geometry.empty() ? "the LBN model (sized by the first export)"
-                                    : "sched-geometry=" + config.geometry,
-            d->capacity_bytes(), static_cast<const Handle*>(handle)->export_name, size));
+            "sched-geometry={}: the device model holds {} bytes but export '{}' is {} bytes",
+            config.geometry, d->capacity_bytes(), h->export_name, size));
+      h->device = d;
       return 0;
     }
-    create_device(config.model_for_export(static_cast<std::uint64_t>(size)));
+    Dispatcher*& d = export_device[h->plugin_export];
+    if (d == nullptr || static_cast<std::uint64_t>(size) > d->capacity_bytes()) {
+      if (d != nullptr)
+        nbdkit_debug("disksched: export '%s' has grown to %lld bytes: a new LBN device for "
+                     "the connections from now on",
+                     h->export_name.c_str(), static_cast<long long>(size));
+      d = create_device(config.model_for_export(static_cast<std::uint64_t>(size)));
+    }
+    h->device = d;
   } catch (const std::exception& e) {
     nbdkit_error("disksched: %s", e.what());
     return -1;
@@ -283,7 +374,8 @@ void travel(nbdkit_next* next, const Dispatcher& d, const Travel& stops) {
 template <class Io>
 int scheduled(nbdkit_next* next, void* handle, Op op, std::uint32_t count, std::uint64_t offset,
               std::uint32_t flags, int* err, Io&& io) {
-  Dispatcher* d = device.load(std::memory_order_acquire);
+  const Inside inside;
+  Dispatcher* d = static_cast<const Handle*>(handle)->device;
   if (d == nullptr) {
     // Unreachable: .prepare opens the device before any I/O.
     *err = EIO;
@@ -306,6 +398,10 @@ int scheduled(nbdkit_next* next, void* handle, Op op, std::uint32_t count, std::
   const std::int64_t issue_ns = d->now_ns();
   const int r = io();
   const std::int64_t complete_ns = d->leave(t, r == 0);
+  if (metrics)
+    metrics->observe({op, cls.cls, r == 0, (complete_ns - t.arrive_ns) / 1e9,
+                      (complete_ns - t.dispatch_ns) / 1e9, t.queue_len,
+                      d->real_us(t.prediction.observed_service_ms()) / 1e6});
   if (disksched_debug_dispatch)
     nbdkit_debug("disksched: %s %llu+%u queue=%zu predicted=%.1fus actual=%.1fus r=%d",
                  std::string(op_name(op)).c_str(), static_cast<unsigned long long>(offset), count,
@@ -351,8 +447,18 @@ int disksched_trim(nbdkit_next* next, void* handle, std::uint32_t count, std::ui
                    [&] { return next->trim(next, count, offset, flags, err); });
 }
 
+// Advertised whatever the plugin says, and refused in disksched_zero when the plugin
+// cannot: nbdkit 1.32 passes a client's FAST_ZERO on without checking it against what
+// was advertised, and a layer that did not advertise it aborts the server
+// (backend_zero's assertion). Refusing at once is what the flag asks for.
+int disksched_can_fast_zero(nbdkit_next* /*next*/, void* /*handle*/) { return 1; }
+
 int disksched_zero(nbdkit_next* next, void* handle, std::uint32_t count, std::uint64_t offset,
                    std::uint32_t flags, int* err) {
+  if ((flags & NBDKIT_FLAG_FAST_ZERO) && next->can_fast_zero(next) != 1) {
+    *err = ENOTSUP;
+    return -1;
+  }
   return scheduled(next, handle, Op::Zero, count, offset, flags, err,
                    [&] { return next->zero(next, count, offset, flags, err); });
 }
@@ -362,6 +468,7 @@ int disksched_zero(nbdkit_next* next, void* handle, std::uint32_t count, std::ui
 // completed it, so passing the flush straight on covers them all. Queued writes need
 // not be waited for.
 int disksched_flush(nbdkit_next* next, void* /*handle*/, std::uint32_t flags, int* err) {
+  const Inside inside;
   return next->flush(next, flags, err);
 }
 
@@ -380,6 +487,7 @@ nbdkit_filter make_filter() {
   f.close = disksched_close;
   f.prepare = disksched_prepare;
   f.is_rotational = disksched_is_rotational;
+  f.can_fast_zero = disksched_can_fast_zero;
   f.pread = disksched_pread;
   f.pwrite = disksched_pwrite;
   f.flush = disksched_flush;

@@ -54,22 +54,25 @@ void Dispatcher::stop() {
   if (calibrator_.joinable()) calibrator_.join();
 }
 
-void Dispatcher::wake(std::vector<Granted>& grants, std::vector<Waiter*>& woken) {
+void Dispatcher::wake(std::vector<std::uint64_t>& dispatched, std::vector<Waiter*>& woken) {
   // Called with mu_ held: hands each grant to its waiter (which stops being findable);
   // release() signals them once the lock is dropped. The dispatch time is taken after
   // the scheduler decided, so the log's completion -> dispatch gap includes the decision.
-  if (grants.empty()) return;
+  if (dispatched.empty()) return;
   const std::int64_t now_ns = clock_();
-  for (auto& g : grants) {
-    auto it = waiters_.find(g.id);
+  for (const std::uint64_t id : dispatched) {
+    auto it = waiters_.find(id);
     Waiter* w = it->second;
     waiters_.erase(it);
-    w->grant = g;
+    const RequestRecord& rec = core_.record(id);
+    w->queue_len = rec.queue_len;
+    w->travel = rec.travel;
+    w->prediction = rec.prediction;
     w->dispatch_ns = now_ns;
     w->scheduler = spec_;
     woken.push_back(w);
   }
-  grants.clear();
+  dispatched.clear();
 }
 
 void Dispatcher::release(std::vector<Waiter*>& woken, const Waiter* self) {
@@ -87,36 +90,29 @@ Dispatcher::Ticket Dispatcher::enter(Op op, std::uint64_t offset, std::uint32_t 
                                      std::uint32_t flags, ClassAssignment cls) {
   static thread_local Waiter me;
   me.state.store(0, std::memory_order_relaxed);
-  std::vector<Granted> grants;
+  std::vector<std::uint64_t> grants;
   std::vector<Waiter*> woken;
   Ticket t;
   {
     std::lock_guard lock(mu_);
-    t.id = next_id_++;
     t.arrive_ns = clock_();
     Request r;
-    r.id = t.id;
     r.op = op;
     r.offset = offset;
     r.length = length;
     r.flags = flags;
     r.cls = cls.cls;
     r.limit_ms = cls.limit_ms / options_.timescale;
+    t.id = core_.arrive(r, model_ms(t.arrive_ns), grants);  // throws: nothing queued
     waiters_[t.id] = &me;
-    try {
-      core_.arrive(r, model_ms(t.arrive_ns), grants);
-    } catch (...) {
-      waiters_.erase(t.id);
-      throw;
-    }
     wake(grants, woken);
   }
   release(woken, &me);
   wait_for_grant(me);
   t.dispatch_ns = me.dispatch_ns;
-  t.queue_len = me.grant.queue_len;
-  t.travel = me.grant.travel;
-  t.prediction = me.grant.prediction;
+  t.queue_len = me.queue_len;
+  t.travel = me.travel;
+  t.prediction = me.prediction;
   t.scheduler = std::move(me.scheduler);
   return t;
 }
@@ -126,7 +122,7 @@ void Dispatcher::wait_for_grant(Waiter& me) {
 }
 
 std::int64_t Dispatcher::leave(const Ticket& t, bool ok) {
-  std::vector<Granted> grants;
+  std::vector<std::uint64_t> grants;
   std::vector<Waiter*> woken;
   std::int64_t now;
   {

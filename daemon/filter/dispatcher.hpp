@@ -1,4 +1,4 @@
-// The thread-safe face of DispatchCore for nbdkit's worker threads. A worker calls
+// The thread-safe face of LiveCore for nbdkit's worker threads. A worker calls
 // enter(), which queues its request and blocks until the scheduler sends it to the
 // device; the worker then does the I/O itself (nbdkit's per-thread context must make
 // the call) and calls leave(). Decisions are made inline by whichever thread frees the
@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "daemon/filter/class_map.hpp"
-#include "daemon/filter/dispatch_core.hpp"
+#include "daemon/filter/live_core.hpp"
 
 namespace disksched {
 
@@ -33,7 +33,7 @@ class Dispatcher {
   using ModelFactory = std::function<std::unique_ptr<DeviceModel>()>;
 
   struct Options {
-    DispatchCore::Options core;
+    LiveCore::Options core;
     double timescale = 1.0;       // real time = model time * timescale
     ModelFactory scratch_model;   // for calibration; empty: no background calibration
     // Told once when calibration cannot make predictions right (a wrong geometry or
@@ -101,7 +101,7 @@ class Dispatcher {
   // Refine each track's phase from completions (true) or keep the profile's (tracks
   // already corrected stay so).
   void set_refine_track_phase(bool on);
-  // DispatchCore::current_profile, under the lock.
+  // LiveCore::current_profile, under the lock.
   DiskProfile current_profile() const;
 
   double timescale() const { return options_.timescale; }
@@ -117,7 +117,9 @@ class Dispatcher {
   struct Waiter {
     // 0 waiting, 1 granted. One per worker thread (thread_local).
     std::atomic<std::uint32_t> state{0};
-    Granted grant;
+    std::size_t queue_len = 0;
+    Travel travel;
+    Prediction prediction;
     std::int64_t dispatch_ns = 0;
     std::shared_ptr<const std::string> scheduler;
   };
@@ -125,7 +127,7 @@ class Dispatcher {
   Millis model_ms(std::int64_t ns) const {
     return static_cast<double>(ns - t0_ns_) / 1e6 / options_.timescale;
   }
-  void wake(std::vector<Granted>& grants, std::vector<Waiter*>& woken);
+  void wake(std::vector<std::uint64_t>& dispatched, std::vector<Waiter*>& woken);
   static void release(std::vector<Waiter*>& woken, const Waiter* self);
   void maybe_calibrate();
   void calibration_loop();
@@ -138,10 +140,9 @@ class Dispatcher {
   std::uint64_t capacity_bytes_ = 0;
   std::uint32_t sector_bytes_ = 512;
   mutable std::mutex mu_;
-  DispatchCore core_;
+  LiveCore core_;
   std::shared_ptr<const std::string> spec_;
   std::unordered_map<std::uint64_t, Waiter*> waiters_;
-  std::uint64_t next_id_ = 1;
 
   // Calibration thread.
   std::thread calibrator_;

@@ -34,7 +34,13 @@ const char* const kFilterConfigHelp =
     "sched-delta=auto|TIME       Overhead from dispatch to device start (default\n"
     "                            auto: calibrated from completions), e.g. 150us.\n"
     "sched-refine=on|off         Refine the geometry's rotation period and each\n"
-    "                            track's phase from completions (default on).";
+    "                            track's phase from completions (default on).\n"
+    "sched-metrics=PATH          Prometheus text file (node_exporter textfile\n"
+    "                            collector), rewritten atomically; the control\n"
+    "                            socket's `metrics` command gives the same text.\n"
+    "sched-metrics-interval=TIME How often sched-metrics= is rewritten (default 10s).\n"
+    "sched-disk=NAME             The metrics' disk label (default: the metrics\n"
+    "                            file's name without .prom).";
 
 namespace {
 
@@ -93,13 +99,35 @@ bool FilterConfig::set(std::string_view key, std::string_view value) {
   } else if (key == "sched-refine") {
     if (value != "on" && value != "off") throw bad(key, value, "expected on or off");
     refine = value == "on";
+  } else if (key == "sched-metrics") {
+    if (value.empty()) throw bad(key, value, "needs a file path, e.g. /var/lib/prometheus/node-exporter/disksched-sdb.prom");
+    metrics_path = value;
+  } else if (key == "sched-metrics-interval") {
+    auto ms = parse_duration_ms(value);
+    if (!ms || *ms < 100) throw bad(key, value, "expected a duration of at least 100ms (e.g. 10s)");
+    metrics_interval_ms = *ms;
+  } else if (key == "sched-disk") {
+    if (value.empty() || value.find_first_of("\"\\\n") != std::string_view::npos)
+      throw bad(key, value, "needs a name without quotes, backslashes or newlines, e.g. sched-disk=sdb");
+    disk = value;
   } else {
     throw std::invalid_argument(fmt::format(
         "unknown key '{}'; the disksched filter's keys are sched, sched-geometry, sched-depth, "
-        "sched-log, sched-timescale, sched-classes, sched-control, sched-delta, sched-refine",
+        "sched-log, sched-timescale, sched-classes, sched-control, sched-delta, sched-refine, "
+        "sched-metrics, sched-metrics-interval, sched-disk",
         key));
   }
   return true;
+}
+
+std::string FilterConfig::disk_label() const {
+  if (!disk.empty()) return disk;
+  if (!metrics_path.empty()) {
+    std::string name = metrics_path.substr(metrics_path.find_last_of('/') + 1);
+    if (name.size() > 5 && name.compare(name.size() - 5, 5, ".prom") == 0) name.resize(name.size() - 5);
+    if (!name.empty()) return name;
+  }
+  return "disksched";
 }
 
 std::unique_ptr<DeviceModel> FilterConfig::validate() const {

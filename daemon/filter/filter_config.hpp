@@ -23,6 +23,13 @@ struct FilterConfig {
   std::string control_path;         // sched-control=PATH
   std::optional<Millis> delta_ms;   // sched-delta=TIME (real ms); nullopt: auto
   bool refine = true;               // sched-refine=on|off: period and track phases refined
+  std::string metrics_path;         // sched-metrics=PATH (Prometheus text file)
+  Millis metrics_interval_ms = 10000;  // sched-metrics-interval=TIME
+  std::string disk;                 // sched-disk=NAME; empty: see disk_label()
+
+  // The metrics' `disk` label: sched-disk=, else the metrics file's name without
+  // .prom, else "disksched".
+  std::string disk_label() const;
 
   static constexpr unsigned kMaxDepth = 1024;
 

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "emulator/diskemu/duration.hpp"
+#include "emulator/device/duration.hpp"
 
 namespace disksched::diskemu {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
-#include "emulator/diskemu/jitter.hpp"
-#include "emulator/diskemu/rpm_error.hpp"
+#include "emulator/device/jitter.hpp"
+#include "emulator/device/rpm_error.hpp"
 #include "predictor/device_model.hpp"
 
 namespace disksched::diskemu {

@@ -21,7 +21,7 @@
 #include "emulator/diskemu/device_stats.hpp"
 #include "emulator/diskemu/realtime_device.hpp"
 #include "emulator/diskemu/store.hpp"
-#include "emulator/diskemu/virtual_device.hpp"
+#include "emulator/device/virtual_device.hpp"
 
 // -D diskemu.trace=1 logs every request's modelled timing (with -v).
 extern "C" NBDKIT_DLL_PUBLIC int diskemu_debug_trace;
@@ -213,6 +213,10 @@ int diskemu_can_flush(void*) { return 1; }
 int diskemu_can_trim(void*) { return 1; }
 int diskemu_can_zero(void*) { return 1; }
 int diskemu_can_fua(void*) { return NBDKIT_FUA_NATIVE; }
+// Advertised so that a client's FAST_ZERO reaches diskemu_zero, which refuses it:
+// nbdkit 1.32 does not check the flag against what a plugin advertised and aborts
+// (backend_zero's assertion) when a client sends it anyway.
+int diskemu_can_fast_zero(void*) { return 1; }
 // One device behind every connection, no volatile cache: a flush on one covers all.
 int diskemu_can_multi_conn(void*) { return 1; }
 
@@ -306,6 +310,12 @@ int diskemu_trim(void*, uint32_t count, uint64_t offset, uint32_t flags) {
 }
 
 int diskemu_zero(void*, uint32_t count, uint64_t offset, uint32_t flags) {
+  // Zeroing costs the emulated disk what writing costs: never faster, so a client that
+  // asked for a fast zero is told at once to write instead (NBD_CMD_FLAG_FAST_ZERO).
+  if (flags & NBDKIT_FLAG_FAST_ZERO) {
+    nbdkit_set_error(ENOTSUP);
+    return -1;
+  }
   return serve(
       Op::Zero, offset, count, [&] { store->zero(count, offset); },
       [&] { return (flags & NBDKIT_FLAG_FUA) && sync_store(); });
@@ -354,6 +364,7 @@ nbdkit_plugin make_plugin() {
   p.can_trim = diskemu_can_trim;
   p.can_zero = diskemu_can_zero;
   p.can_fua = diskemu_can_fua;
+  p.can_fast_zero = diskemu_can_fast_zero;
   p.can_multi_conn = diskemu_can_multi_conn;
   p.pread = diskemu_pread;
   p.pwrite = diskemu_pwrite;

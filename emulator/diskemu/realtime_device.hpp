@@ -18,7 +18,7 @@
 #include "emulator/diskemu/clock.hpp"
 #include "emulator/diskemu/device_stats.hpp"
 #include "emulator/diskemu/timebase.hpp"
-#include "emulator/diskemu/virtual_device.hpp"
+#include "emulator/device/virtual_device.hpp"
 
 namespace disksched::diskemu {
 

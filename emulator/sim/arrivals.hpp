@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "predictor/device_model.hpp"
+#include "schedulers/request.hpp"
 
 namespace disksched {
 
@@ -17,6 +18,8 @@ struct Arrival {
   Op op = Op::Read;
   std::uint64_t offset = 0;   // bytes, offset + length <= the device's capacity
   std::uint32_t length = 0;   // bytes
+  IoClass cls = IoClass::TimeNoncritical;  // a trace's class (GP), else the default
+  Millis limit_ms = 0.0;                   // time-limited: the limit
 };
 
 // One request of a closed workload's client: issued `think_ms` after the client's
@@ -26,6 +29,8 @@ struct ClosedStep {
   Op op = Op::Read;
   std::uint64_t offset = 0;
   std::uint32_t length = 0;
+  IoClass cls = IoClass::TimeNoncritical;
+  Millis limit_ms = 0.0;
 };
 
 // A time-ordered stream of arrivals. Synthetic streams never end; a trace ends.

@@ -1,6 +1,6 @@
-// The discrete-event simulator: a virtual clock, a device model, the request queue
-// and a scheduler (the very objects the daemon runs), and arrivals through
-// emulator/sim/arrivals.hpp.
+// The discrete-event simulator: an event loop in virtual time around the dispatch core
+// the filter runs (schedulers/dispatch/), the one emulated device (emulator/device/),
+// and arrivals through emulator/sim/arrivals.hpp.
 //
 // The device serves the requests dispatched to it one after another in dispatch
 // order: with depth 1 (the default, as in JW sec. 6) the scheduler chooses each next
@@ -26,41 +26,13 @@
 #include <string>
 #include <vector>
 
+#include "emulator/device/virtual_device.hpp"
 #include "emulator/sim/arrivals.hpp"
 #include "predictor/device_model.hpp"
+#include "schedulers/dispatch/request_record.hpp"
 #include "schedulers/scheduler.hpp"
 
 namespace disksched {
-
-enum class Phase : std::uint8_t { Warmup, Measured, KeepWarm };
-
-// One request's life in the simulator.
-struct RequestRecord {
-  std::uint64_t seq = 0;        // arrival (issue) order from 0; also the request id
-  Op op = Op::Read;
-  Phase phase = Phase::Warmup;
-  std::uint32_t length = 0;     // bytes
-  std::uint64_t offset = 0;     // bytes
-  std::uint32_t queue_len = 0;  // requests the scheduler chose among at dispatch (incl. this)
-  std::uint32_t client = 0;     // closed workloads: the client that issued it
-  Millis arrival_ms = 0.0;
-  Millis dispatch_ms = 0.0;     // when the scheduler chose it
-  Millis start_ms = 0.0;        // when the device began serving it (>= dispatch)
-  Millis completion_ms = 0.0;
-  Millis overhead_ms = 0.0;     // Cost parts, see predictor/device_model.hpp
-  Millis seek_ms = 0.0;
-  Millis rotation_ms = 0.0;
-  Millis transfer_ms = 0.0;
-  Millis report_ms = 0.0;       // Cost::completion_ms
-  // The scheduler's stops before the request (SCAN's trip to the edge: request.hpp,
-  // Travel), from start_ms; the Cost parts above follow it.
-  Millis travel_ms = 0.0;
-  std::uint8_t travel_stops = 0;
-
-  Millis response_ms() const { return completion_ms - arrival_ms; }
-  Millis wait_ms() const { return start_ms - arrival_ms; }
-  Millis service_ms() const { return completion_ms - start_ms; }
-};
 
 struct SimConfig {
   std::size_t depth = 1;             // requests at the device at once, >= 1
@@ -78,6 +50,8 @@ struct SimConfig {
   double max_growth = 0.05;
   // Keep the measured requests' records in the result.
   bool keep_records = true;
+  // The device's jitter (emulator/device/jitter.hpp); rpm error needs the emulator.
+  DeviceOptions device;
 };
 
 struct SimResult {

@@ -15,8 +15,11 @@
 //     across interruptions by high-priority requests, returning "to its previous place";
 //   variant=2 (Priority #2): after an interruption the sweep restarts at the low request
 //     nearest the head and continues in its direction from there.
-// Timeouts (sec. 6.3), in ms, 0 = none: a low request that has waited `timeout` is
-// timed out. GP move it to the high queue, where shortest seek decides (`expired=mix`);
+// Timeouts (sec. 6.3), in ms: a low request that has waited `timeout` is timed out.
+// GP's schemes had none ("an unlimited timeout value corresponds to the original
+// priority schemes"), which starves a noncritical request for as long as critical ones
+// keep coming (GP: "starved for extended periods of time"); the default is 500 ms,
+// and timeout=0 gives GP's original. GP move it to the high queue, where shortest seek decides (`expired=mix`);
 // under a saturated high queue that gives no bound, so by default timed-out requests go
 // ahead of the high queue, oldest first (`expired=first`, like Linux's deadline
 // expiry), which bounds a low request's wait by the timeout plus the service of the
@@ -49,11 +52,15 @@ struct ClassQueue {
   bool empty() const { return by_arrival.empty(); }
 };
 
+// A noncritical request's longest wait before it goes ahead, by default: finite, so
+// nothing starves, and well under the 120 s after which Linux calls a blocked task hung.
+constexpr Millis kDefaultTimeoutMs = 500;
+
 class Priority final : public Scheduler {
  public:
   struct Config {
     int variant = 1;
-    Millis timeout_ms = 0;
+    Millis timeout_ms = kDefaultTimeoutMs;
     int queues = 2;
     bool high_satf = false;
     bool low_circular = false;
@@ -230,8 +237,10 @@ AlgorithmInfo priority_algorithm() {
   ParamSpec timeout;
   timeout.name = "timeout";
   timeout.unit = "ms";
-  timeout.description = "a noncritical request waiting this long is timed out (0 = never)";
-  timeout.default_value = 0;
+  timeout.description =
+      "a noncritical request waiting this long is timed out and goes ahead (0 = never: GP's "
+      "original, which starves noncritical requests while critical ones keep coming)";
+  timeout.default_value = kDefaultTimeoutMs;
   timeout.min = 0;
   timeout.max = 1e9;
   a.params = {

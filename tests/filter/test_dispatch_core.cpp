@@ -9,7 +9,8 @@
 #include <set>
 #include <vector>
 
-#include "daemon/filter/dispatch_core.hpp"
+#include "daemon/filter/live_core.hpp"
+#include <map>
 #include "daemon/filter/lbn_model.hpp"
 #include "schedulers/registry.hpp"
 
@@ -20,13 +21,53 @@ namespace {
 
 constexpr std::uint64_t kMiB = 1 << 20;
 
-DispatchCore make_core(const char* spec, std::unique_ptr<DeviceModel> model,
-                       unsigned depth = 1, std::optional<Millis> delta = 0.0) {
+// What the core dispatched, under the tests' names for the requests.
+struct Granted {
+  std::uint64_t id = 0;
+  std::size_t queue_len = 0;
+  Millis dispatch_ms = 0.0;
+  Prediction prediction;
+};
+
+// The core names requests itself (arrival order from 0); the tests name them by r.id,
+// and check that the core's names follow arrival order.
+struct Core : LiveCore {
+  using LiveCore::LiveCore;
+  std::map<std::uint64_t, std::uint64_t> test_id, core_id;
+  std::uint64_t next = 0;
+
+  void arrive(Request r, Millis t, std::vector<Granted>& out) {
+    std::vector<std::uint64_t> d;
+    const std::uint64_t id = LiveCore::arrive(r, t, d);
+    REQUIRE(id == next++);
+    test_id[id] = r.id;
+    core_id[r.id] = id;
+    emit(d, out);
+  }
+  Prediction complete(std::uint64_t id, Millis t, bool ok, std::vector<Granted>& out) {
+    std::vector<std::uint64_t> d;
+    const RequestRecord& rec = LiveCore::complete(core_id.at(id), t, ok, d);
+    REQUIRE(rec.completion_ms == t);
+    REQUIRE(rec.ok == ok);
+    const Prediction p = rec.prediction;
+    emit(d, out);
+    return p;
+  }
+  void emit(const std::vector<std::uint64_t>& d, std::vector<Granted>& out) {
+    for (const std::uint64_t id : d) {
+      const RequestRecord& rec = record(id);
+      out.push_back({test_id.at(id), rec.queue_len, rec.dispatch_ms, rec.prediction});
+    }
+  }
+};
+
+Core make_core(const char* spec, std::unique_ptr<DeviceModel> model, unsigned depth = 1,
+               std::optional<Millis> delta = 0.0) {
   auto s = make_scheduler(spec, *model);
-  DispatchCore::Options o;
+  LiveCore::Options o;
   o.depth = depth;
   o.fixed_delta = delta;
-  return DispatchCore(std::move(model), std::move(s), o);
+  return Core(std::move(model), std::move(s), o);
 }
 
 Request req(std::uint64_t id, Op op, std::uint64_t offset, std::uint32_t length = 4096) {
@@ -218,10 +259,10 @@ TEST_CASE("rotation-aware pick uses the head tracked from completions (satf, hp9
 TEST_CASE("predictions: fixed model plus delta; calibration comes due", "[filter][dispatch]") {
   auto model = load_model("fixed:ms=5");
   auto s = make_scheduler("fcfs", *model);
-  DispatchCore::Options o;
+  LiveCore::Options o;
   o.calibrate_first = 4;
   o.calibrate_every = 8;
-  DispatchCore core(std::move(model), std::move(s), o);
+  Core core(std::move(model), std::move(s), o);
   REQUIRE(core.calibrating());
   std::vector<Granted> out;
   Millis t = 0;

@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "emulator/diskemu/config.hpp"
-#include "emulator/diskemu/duration.hpp"
+#include "emulator/device/duration.hpp"
 
 using namespace disksched;
 using namespace disksched::diskemu;

@@ -199,3 +199,85 @@ TEST_CASE("current_profile saves the refined period and track angles; loaded, it
   const DiskModel plain(testing::zoned_profile(true));
   CHECK(std::abs(next.track_angle(60, 0) - plain.track_angle(60, 0)) > 0.1);
 }
+
+namespace {
+
+// Writes `text` to a file and loads it as a profile; returns the error ("" if none).
+std::string load_error(const std::string& text) {
+  const std::string path = "test_profile_bad_tmp.json";
+  std::ofstream(path) << text;
+  std::string error;
+  try {
+    load_profile(path);
+  } catch (const ModelError& e) {
+    error = e.what();
+  }
+  std::remove(path.c_str());
+  return error;
+}
+
+std::string nested(const std::string& key, int levels) {
+  std::string j = minimal().dump();
+  j.pop_back();
+  return j + ",\"" + key + "\":" + std::string(levels, '[') + std::string(levels, ']') + "}";
+}
+
+}  // namespace
+
+TEST_CASE("deeply nested JSON is refused while parsing, as a field error", "[profile]") {
+  // 200,000 levels overflowed the stack of whoever walked it (filter, diskemu, CLI).
+  for (const char* key : {"source", "name"}) {
+    INFO(key);
+    const std::string e = load_error(nested(key, 200000));
+    CHECK_THAT(e, Catch::Contains(std::string("field '") + key + "[][][][][]...'") &&
+                      Catch::Contains("nested deeper than 64 levels"));
+  }
+  // A free-form source nested a little is still fine.
+  CHECK(load_error(nested("source", 10)) == "");
+}
+
+TEST_CASE("profile values that cannot be meant are refused with the field", "[profile]") {
+  auto with_zone = [](std::int64_t last, std::int64_t spt, std::int64_t heads, std::int64_t bytes) {
+    json j = minimal();
+    j["zones"][0]["last_cylinder"] = last;
+    j["zones"][0]["sectors_per_track"] = spt;
+    j["heads"] = heads;
+    j["sector_bytes"] = bytes;
+    return j;
+  };
+  // A per-cylinder seek table is built up front: 2^27 cylinders were 1 GiB.
+  CHECK_THAT(error_of(with_zone((1ll << 27) - 1, 50, 2, 512)),
+             Catch::Contains("field 'zones[0].last_cylinder'") &&
+                 Catch::Contains("an integer in [0, 4194303]"));
+  // 2^22 cylinders x 1024 heads x 2^20 sectors x 2^20 bytes wrapped around 2^64.
+  CHECK_THAT(error_of(with_zone((1ll << 22) - 1, 1 << 20, 1024, 1 << 20)),
+             Catch::Contains("field 'zones'") && Catch::Contains("at most 9223372036854775807 bytes"));
+  CHECK(error_of(with_zone(16383, 1 << 20, 1024, 512)) == "");  // 8 PiB: fine
+  // Every sector a defect: capacity 0.
+  json all_bad = with_zone(0, 2, 1, 512);
+  all_bad["seek"]["boundary"] = 1;
+  all_bad["defects"] = json::parse(R"([{"cylinder": 0, "head": 0, "sector": 0},
+                                       {"cylinder": 0, "head": 0, "sector": 1}])");
+  CHECK_THAT(error_of(all_bad), Catch::Contains("field 'defects'") &&
+                                    Catch::Contains("every sector is a defect"));
+  all_bad["defects"].erase(1);
+  CHECK(error_of(all_bad) == "");
+  // A number beyond a double: the file and the field, not the JSON library's words alone.
+  std::string huge = minimal().dump();
+  huge.replace(huge.find("7200"), 4, "1e400");
+  CHECK_THAT(load_error(huge), Catch::Contains("profile 'test_profile_bad_tmp.json': field 'rpm'") &&
+                                   Catch::Contains("1e400"));
+}
+
+TEST_CASE("a geometry that is a path to no file says so; a capacity that cannot be meant is refused",
+          "[profile]") {
+  CHECK_THROWS_WITH(load_model("/nonexistent"),
+                    Catch::Contains("'/nonexistent'") && Catch::Contains("No such file"));
+  CHECK_THROWS_WITH(load_model("./no-such-profile"), Catch::Contains("No such file"));
+  // The same for the fixed model's capacity: no wrap-around past what an export holds.
+  CHECK_THROWS_WITH(load_model("fixed:ms=1,capacity=-1"), Catch::Contains("[1, 2^63 - 1]"));
+  CHECK_THROWS_WITH(load_model("fixed:ms=1,capacity=9223372036854775808"),
+                    Catch::Contains("[1, 2^63 - 1]"));
+  CHECK(load_model("fixed:ms=1,capacity=9223372036854775807")->capacity_bytes() ==
+        9223372036854775807ull);
+}

@@ -36,6 +36,11 @@ for n in ["scan", "look", "cscan", "clook"]:
     assert names[n]["name"] == n, f"'{n}' is an alias of '{names[n]['name']}'"
 assert any(p["name"] == "zone" and p["default"] == "120x1200" for p in names["zsptf"]["params"])
 assert {p["name"] for p in names["priority"]["params"]} >= {"variant", "timeout", "queues", "high"}
+# Which algorithms can starve a request is said; priority's default timeout bounds it.
+starving = {a["name"] for a in algs if "can starve a request" in a["description"]}
+assert starving == {"sstf", "satf", "vr", "gstf", "zsptf", "pzsptf", "priority"}, starving
+assert "timeout=0 only" in names["priority"]["description"]
+assert [p["default"] for p in names["priority"]["params"] if p["name"] == "timeout"] == [500]
 print(f"{len(algs)} algorithms listed")
 PY
 

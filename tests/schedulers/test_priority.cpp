@@ -27,7 +27,7 @@ TEST_CASE("priority: critical and time-limited before noncritical (GP sec. 6.1)"
           "[priority]") {
   auto m = hp97560();
   auto s = make("priority", *m);
-  CHECK(s->spec() == "priority:variant=1,timeout=0,queues=2,high=sstf,low=look,expired=first");
+  CHECK(s->spec() == "priority:variant=1,timeout=500,queues=2,high=sstf,low=look,expired=first");
   s->add(req(1, 110, 0, kLow));
   s->add(req(2, 500, 0, kCritical));
   s->add(req(3, 300, 0, kLimited));
@@ -98,7 +98,7 @@ TEST_CASE("priority expired=mix moves a timed-out request into the high queue (G
     return s;
   };
   // Without a timeout the elevator takes the near one first.
-  CHECK(pick_all(*build("priority"), at_cylinder(0)) == Ids{2, 1});
+  CHECK(pick_all(*build("priority:timeout=0"), at_cylinder(0)) == Ids{2, 1});
   // At 60 ms request 1 has waited past its 50 ms timeout: it is high priority now and,
   // being alone there, goes before the low queue.
   auto s = build("priority:timeout=50,expired=mix");
@@ -130,7 +130,7 @@ TEST_CASE("priority queues=3: past half its timeout a request outranks the low q
   s->add(req(4, 6, 100, kCritical));
   CHECK(s->pick(100, at_cylinder(5))->id == 1);  // fully timed out: ahead of the high queue
   CHECK(s->pick(100, at_cylinder(1000))->id == 4);
-  CHECK_THROWS_AS(make("priority:queues=3", *m), SpecError);
+  CHECK_THROWS_AS(make("priority:queues=3,timeout=0", *m), SpecError);
 }
 
 TEST_CASE("priority high=satf orders the high queue by positioning time", "[priority][satf]") {

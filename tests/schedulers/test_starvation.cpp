@@ -63,7 +63,8 @@ TEST_CASE("priority with a timeout serves a starved noncritical request within t
   auto cfg = disk_stream();
   cfg.hot_class = IoClass::TimeCritical;
   cfg.far_class = IoClass::TimeNoncritical;
-  for (const char* spec : {"priority:timeout=500", "priority:variant=2,timeout=200ms",
+  // The default times out at 500 ms: GP's original (timeout=0) starves, below.
+  for (const char* spec : {"priority", "priority:timeout=500", "priority:variant=2,timeout=200ms",
                            "priority:timeout=500,queues=3", "priority:timeout=500,high=satf"}) {
     INFO(spec);
     auto s = make(spec, *m);
@@ -78,7 +79,7 @@ TEST_CASE("priority with a timeout serves a starved noncritical request within t
     // With expired=mix the timed-out request joins the high queue, where shortest seek
     // keeps preferring the hot region: GP's timeout bounds waiting only when the high
     // queue drains now and then.
-    for (const char* spec : {"priority", "priority:timeout=500,expired=mix"}) {
+    for (const char* spec : {"priority:timeout=0", "priority:timeout=500,expired=mix"}) {
       INFO(spec);
       auto res = run_adversarial(make(spec, *m), *m, cfg);
       CHECK_FALSE(res.far_served);

@@ -244,3 +244,62 @@ TEST_CASE("a burst reaches the scheduler whole before it chooses", "[sim]") {
   for (std::size_t i = 0; i < by_start.size(); ++i) CHECK(by_start[i].offset == (i + 1) * 4096);
   CHECK(by_start.front().queue_len == 8);
 }
+
+namespace {
+
+// Passes requests through a FIFO and keeps the class and limit each one came with.
+class ClassRecorder final : public Scheduler {
+ public:
+  explicit ClassRecorder(std::vector<std::pair<IoClass, Millis>>& seen) : seen_(seen) {}
+  std::string spec() const override { return "test-class-recorder"; }
+  void add(const Request& r) override {
+    seen_.emplace_back(r.cls, r.limit_ms);
+    fifo_.add(r);
+  }
+  bool remove(std::uint64_t id) override { return fifo_.remove(id); }
+  std::optional<Request> pick(Millis now, const HeadState& h) override { return fifo_.pick(now, h); }
+  std::size_t size() const override { return fifo_.size(); }
+  std::vector<Request> drain() override { return fifo_.drain(); }
+
+ private:
+  std::vector<std::pair<IoClass, Millis>>& seen_;
+  FifoScheduler fifo_;
+};
+
+class TwoArrivals final : public ArrivalStream {
+ public:
+  std::optional<Arrival> next() override {
+    if (n_ == 2) return std::nullopt;
+    Arrival a;
+    a.time_ms = n_;
+    a.offset = 4096 * n_;
+    a.length = 4096;
+    a.cls = n_ == 0 ? IoClass::TimeCritical : IoClass::TimeLimited;
+    a.limit_ms = n_ == 0 ? 0.0 : 25.0;
+    ++n_;
+    return a;
+  }
+
+ private:
+  int n_ = 0;
+};
+
+}  // namespace
+
+// Issue 14: a trace's classes reach the scheduler (priority runs as LOOK otherwise).
+TEST_CASE("an arrival's class and limit reach the scheduler and the record", "[sim]") {
+  auto model = load_model("fixed:ms=10");
+  std::vector<std::pair<IoClass, Millis>> seen;
+  SimConfig cfg;
+  cfg.warmup = 0;
+  cfg.measured = 0;
+  Simulator sim(*model, std::make_unique<ClassRecorder>(seen), cfg);
+  TwoArrivals arrivals;
+  const SimResult r = sim.run(arrivals);
+  REQUIRE(seen.size() == 2);
+  CHECK(seen[0] == std::make_pair(IoClass::TimeCritical, 0.0));
+  CHECK(seen[1] == std::make_pair(IoClass::TimeLimited, 25.0));
+  REQUIRE(r.measured.size() == 2);
+  CHECK(r.measured[1].cls == IoClass::TimeLimited);
+  CHECK(r.measured[1].limit_ms == 25.0);
+}

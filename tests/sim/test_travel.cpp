@@ -72,15 +72,15 @@ TEST_CASE("SCAN's trip to the edge costs exactly one read of the soonest edge se
   }
   const Cost request = m->service(after_stop, Op::Read, 8000 * 512ull, 4096);
 
-  CHECK(scan[0].travel_stops == 0);
-  CHECK(scan[1].travel_stops == 1);
+  CHECK(scan[0].travel.stops == 0);
+  CHECK(scan[1].travel.stops == 1);
   CHECK(scan[1].start_ms == 200.0);
   CHECK(scan[1].travel_ms == after_stop.time_ms - 200.0);
   CHECK(scan[1].completion_ms == request.end.time_ms);
   CHECK(scan[1].seek_ms == request.seek_ms);
 
   // LOOK turns at once: no stop, and the same request finishes sooner.
-  CHECK(look[1].travel_stops == 0);
+  CHECK(look[1].travel.stops == 0);
   CHECK(look[1].travel_ms == 0.0);
   CHECK(look[1].completion_ms == m->service(h, Op::Read, 8000 * 512ull, 4096).end.time_ms);
   CHECK(look[1].completion_ms < scan[1].completion_ms);

@@ -1,13 +1,13 @@
-#include "emulator/diskemu/rpm_error.hpp"
+#include "emulator/device/rpm_error.hpp"
 
 #include <cmath>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
-#include "emulator/diskemu/duration.hpp"
+#include "emulator/device/duration.hpp"
 
-namespace disksched::diskemu {
+namespace disksched {
 
 namespace {
 
@@ -17,7 +17,7 @@ double parse_fraction(std::string_view text, std::string_view what) {
   if (percent) text.remove_suffix(1);
   double v;
   try {
-    v = parse_number(text);
+    v = diskemu::parse_number(text);
   } catch (const std::invalid_argument&) {
     throw std::invalid_argument(
         fmt::format("{} '{}{}' is not a fraction (e.g. 0.001) or a percentage (e.g. 0.1%)", what,
@@ -51,4 +51,4 @@ RpmError parse_rpm_error(std::string_view text) {
   return r;
 }
 
-}  // namespace disksched::diskemu
+}  // namespace disksched

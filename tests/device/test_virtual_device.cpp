@@ -5,11 +5,10 @@
 
 #include <catch2/catch.hpp>
 
-#include "emulator/diskemu/virtual_device.hpp"
+#include "emulator/device/virtual_device.hpp"
 #include "predictor/disk_model.hpp"
 
 using namespace disksched;
-using namespace disksched::diskemu;
 
 namespace {
 

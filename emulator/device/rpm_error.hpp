@@ -19,7 +19,7 @@
 
 #include "predictor/device_model.hpp"
 
-namespace disksched::diskemu {
+namespace disksched {
 
 struct RpmError {
   double error = 0.0;            // E, a fraction
@@ -38,4 +38,4 @@ struct RpmError {
 // Throws std::invalid_argument naming what was wrong.
 RpmError parse_rpm_error(std::string_view text);
 
-}  // namespace disksched::diskemu
+}  // namespace disksched

@@ -1,12 +1,12 @@
-#include "emulator/diskemu/jitter.hpp"
+#include "emulator/device/jitter.hpp"
 
 #include <stdexcept>
 
 #include <fmt/format.h>
 
-#include "emulator/diskemu/duration.hpp"
+#include "emulator/device/duration.hpp"
 
-namespace disksched::diskemu {
+namespace disksched {
 
 std::string JitterSpec::to_string() const {
   switch (kind) {
@@ -27,7 +27,7 @@ JitterSpec parse_jitter(std::string_view text) {
         "'{}' is not a jitter distribution; expected none, exp:MEAN or uniform:MAX "
         "(e.g. exp:0.05ms)", text));
   spec.kind = kind == "exp" ? JitterSpec::Kind::Exponential : JitterSpec::Kind::Uniform;
-  spec.param_ms = parse_duration_ms(text.substr(colon + 1));
+  spec.param_ms = diskemu::parse_duration_ms(text.substr(colon + 1));
   if (!(spec.param_ms >= 0.0))
     throw std::invalid_argument(fmt::format("'{}': the {} must not be negative", text,
                                             kind == "exp" ? "mean" : "maximum"));
@@ -49,4 +49,4 @@ Millis Jitter::sample() {
   return 0.0;
 }
 
-}  // namespace disksched::diskemu
+}  // namespace disksched

@@ -1,14 +1,19 @@
-#include "emulator/diskemu/virtual_device.hpp"
+#include "emulator/device/virtual_device.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
 
-namespace disksched::diskemu {
+namespace disksched {
 
 VirtualDevice::VirtualDevice(std::unique_ptr<DeviceModel> model, DeviceOptions options)
-    : model_(std::move(model)),
+    : VirtualDevice(*model, options) {
+  owned_ = std::move(model);
+}
+
+VirtualDevice::VirtualDevice(const DeviceModel& model, DeviceOptions options)
+    : model_(&model),
       options_(options),
       jitter_(options.jitter, options.jitter_seed),
       head_(model_->initial_state()),
@@ -51,7 +56,10 @@ Service VirtualDevice::serve(Millis arrival_ms, Op op, std::uint64_t offset, std
     if (!(f > 0.0))
       throw ModelError(fmt::format("rpm-error={}: the platter has stopped at t={} ms",
                                    options_.rpm_error.to_string(), s.start_ms));
-    model_->anchor_rotation(s.start_ms, true_angle_at(s.start_ms), period_ms_ / f);
+    if (!owned_)
+      throw ModelError(fmt::format("rpm-error={}: needs a model of the device's own",
+                                   options_.rpm_error.to_string()));
+    owned_->anchor_rotation(s.start_ms, true_angle_at(s.start_ms), period_ms_ / f);
   }
 
   HeadState from = head_;
@@ -66,4 +74,4 @@ Service VirtualDevice::serve(Millis arrival_ms, Op op, std::uint64_t offset, std
   return s;
 }
 
-}  // namespace disksched::diskemu
+}  // namespace disksched

@@ -1,4 +1,4 @@
-#include "emulator/diskemu/duration.hpp"
+#include "emulator/device/duration.hpp"
 
 #include <cmath>
 #include <cstdlib>

@@ -19,7 +19,7 @@
 
 #include "predictor/device_model.hpp"
 
-namespace disksched::diskemu {
+namespace disksched {
 
 struct JitterSpec {
   enum class Kind { None, Exponential, Uniform };
@@ -44,4 +44,4 @@ class Jitter {
   std::mt19937_64 rng_;
 };
 
-}  // namespace disksched::diskemu
+}  // namespace disksched

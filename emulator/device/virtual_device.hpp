@@ -11,11 +11,11 @@
 #include <cstdint>
 #include <memory>
 
-#include "emulator/diskemu/jitter.hpp"
-#include "emulator/diskemu/rpm_error.hpp"
+#include "emulator/device/jitter.hpp"
+#include "emulator/device/rpm_error.hpp"
 #include "predictor/device_model.hpp"
 
-namespace disksched::diskemu {
+namespace disksched {
 
 struct DeviceOptions {
   JitterSpec jitter;
@@ -42,6 +42,9 @@ class VirtualDevice {
   // Throws ModelError if the options do not fit the model (rpm-error on a device that
   // does not rotate).
   VirtualDevice(std::unique_ptr<DeviceModel> model, DeviceOptions options = {});
+  // A device over a model it does not own (the simulator's: one model instance may
+  // serve many runs). Without rpm error, which re-anchors the model's rotation.
+  explicit VirtualDevice(const DeviceModel& model, DeviceOptions options = {});
 
   const DeviceModel& model() const { return *model_; }
   const DeviceOptions& options() const { return options_; }
@@ -60,7 +63,8 @@ class VirtualDevice {
   double true_angle_at(Millis t) const;
 
  private:
-  std::unique_ptr<DeviceModel> model_;
+  std::unique_ptr<DeviceModel> owned_;  // null when the model is borrowed
+  const DeviceModel* model_;
   DeviceOptions options_;
   Jitter jitter_;
   HeadState head_;
@@ -69,4 +73,4 @@ class VirtualDevice {
   double phase0_ = 0.0;      // the model's angle at time 0
 };
 
-}  // namespace disksched::diskemu
+}  // namespace disksched

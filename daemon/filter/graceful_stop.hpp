@@ -1,0 +1,45 @@
+// Stopping without failing what clients already sent. nbdkit 1.32 answers every
+// request it has not yet read from the socket when SIGTERM arrives with ESHUTDOWN, so a
+// deep client queue (more requests than worker threads) loses most of them. GracefulStop
+// takes SIGTERM and SIGINT over from nbdkit: the server keeps serving until the filter
+// has held no request for `quiet` (the clients' queues are empty) or `limit` has passed
+// since the signal, whichever comes first, and then hands the signal to nbdkit's own
+// handler. A second signal stops at once. New connections are refused meanwhile.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <thread>
+
+namespace disksched {
+
+class GracefulStop {
+ public:
+  struct Options {
+    std::chrono::milliseconds quiet{100};
+    std::chrono::milliseconds limit{10000};
+  };
+  // `idle` says whether the filter holds no request now (called from the stop thread).
+  GracefulStop(Options options, std::function<bool()> idle);
+  ~GracefulStop();
+  GracefulStop(const GracefulStop&) = delete;
+  GracefulStop& operator=(const GracefulStop&) = delete;
+
+  // Installs the handlers; call after nbdkit installed its own (.after_fork).
+  void start();
+  // Restores nbdkit's handlers and ends the thread (.cleanup).
+  void stop();
+  // A signal arrived: the server is draining.
+  bool stopping() const { return stopping_.load(std::memory_order_acquire); }
+
+ private:
+  void run();
+
+  Options options_;
+  std::function<bool()> idle_;
+  std::thread thread_;
+  std::atomic<bool> stopping_{false};
+};
+
+}  // namespace disksched

@@ -1,0 +1,70 @@
+#include "daemon/filter/live_core.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "daemon/filter/lbn_model.hpp"
+#include "predictor/disk_model.hpp"
+#include "schedulers/registry.hpp"
+
+namespace disksched {
+namespace {
+
+HeadTracker::Options tracker_options(const LiveCore::Options& o) {
+  HeadTracker::Options t;
+  t.delta_ms = o.fixed_delta.value_or(o.initial_delta_ms);
+  t.refine_period = o.refine_period;
+  t.refine_track_phase = o.refine_track_phase;
+  return t;
+}
+
+}  // namespace
+
+LiveCore::LiveCore(std::unique_ptr<DeviceModel> model, std::unique_ptr<Scheduler> scheduler,
+                   Options options)
+    : model_(std::move(model)), options_(options),
+      tracker_(std::make_unique<HeadTracker>(*model_, tracker_options(options))),
+      core_(std::move(scheduler), *model_, *tracker_, options.depth),
+      next_calibration_at_(options.calibrate_first) {}
+
+DiskProfile LiveCore::current_profile() const {
+  const auto* disk = dynamic_cast<const DiskModel*>(model_.get());
+  if (disk == nullptr)
+    throw std::invalid_argument("the device runs the '" + model_->name() +
+                                "' model, not a disk geometry: there is no profile to save");
+  return disk->current_profile();
+}
+
+bool LiveCore::calibration_due() const {
+  return calibrating() && tracker_->samples_recorded() >= next_calibration_at_;
+}
+
+bool LiveCore::refit_lbn(const std::vector<TrackerSample>& samples) {
+  auto* lbn = dynamic_cast<LbnModel*>(model_.get());
+  if (lbn == nullptr) return false;
+  const auto p = lbn->fit(samples);
+  if (!p) return false;
+  lbn->set_params(*p);
+  tracker_->set_delta_ms(0.0);
+  return true;
+}
+
+bool LiveCore::sync_track_phases(DeviceModel& scratch) {
+  const std::uint64_t n = tracker_->track_phase_adjustments();
+  if (n == synced_adjustments_) return false;
+  auto* live = dynamic_cast<const DiskModel*>(model_.get());
+  auto* copy = dynamic_cast<DiskModel*>(&scratch);
+  if (live == nullptr || copy == nullptr) return false;
+  copy->copy_track_phases(*live);
+  synced_adjustments_ = n;
+  return true;
+}
+
+std::vector<TrackerSample> LiveCore::take_calibration_samples() {
+  next_calibration_at_ = tracker_->samples_recorded() + options_.calibrate_every;
+  return tracker_->samples();
+}
+
+}  // namespace disksched

@@ -1,0 +1,47 @@
+#include "emulator/device/simulated_drive.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace disksched {
+
+HeadState SimulatedDrive::predict(Millis now) const {
+  // Idle, the head has been waiting since the last completion where that request left it.
+  HeadState h = device_.head();
+  h.time_ms = std::max(now, h.time_ms);
+  return h;
+}
+
+const Prediction& SimulatedDrive::dispatched(std::uint64_t id, Millis now, Op op,
+                                             std::uint64_t offset, std::uint32_t length,
+                                             std::span<const std::uint64_t> stops) {
+  InService s;
+  s.id = id;
+  s.prediction.dispatch_ms = now;
+  s.prediction.idle_start = held_.empty();
+  s.start_ms = predict(now).time_ms;
+  // The scheduler's stops first: each a one-sector read, as the daemon issues them.
+  const std::uint32_t sb = device_.model().sector_bytes();
+  for (const std::uint64_t lba : stops) device_.serve(now, Op::Read, lba * sb, sb);
+  s.prediction.from = predict(now);
+  s.travel_ms = s.prediction.from.time_ms - s.start_ms;
+  s.service = device_.serve(now, op, offset, length);
+  s.prediction.cost = s.service.cost;
+  if (!(s.service.completion_ms >= s.start_ms))
+    throw std::logic_error("model '" + device_.model().name() +
+                           "' returned a completion before the start");
+  held_.push_back(s);
+  return held_.back().prediction;
+}
+
+Prediction SimulatedDrive::completed(std::uint64_t id, Millis /*now*/, bool /*ok*/) {
+  if (held_.empty() || held_.front().id != id)
+    throw std::invalid_argument("simulated drive: request " + std::to_string(id) +
+                                " is not the next to complete");
+  const Prediction p = held_.front().prediction;
+  held_.pop_front();
+  return p;
+}
+
+}  // namespace disksched

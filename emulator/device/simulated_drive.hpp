@@ -1,0 +1,52 @@
+// The device as the simulator's head source. In simulation there is nothing to guess:
+// the device takes each request the moment the dispatch core sends it (behind those it
+// holds, in order, as a device without a command queue of its own), serves it on the
+// VirtualDevice at once in virtual time, and so knows where its head will be. The
+// simulator's event loop completes the requests in the order and at the times it
+// reports.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <limits>
+
+#include "emulator/device/virtual_device.hpp"
+#include "predictor/head_source.hpp"
+
+namespace disksched {
+
+class SimulatedDrive final : public HeadSource {
+ public:
+  // One request at the device, from its first travel stop to its completion.
+  struct InService {
+    std::uint64_t id = 0;
+    Millis start_ms = 0.0;    // when the device began (the first travel stop, if any)
+    Millis travel_ms = 0.0;   // the travel stops, before the request itself
+    Service service;          // the request itself
+    Prediction prediction;    // what the head source answered at dispatch: the truth
+  };
+
+  explicit SimulatedDrive(VirtualDevice& device) : device_(device) {}
+
+  HeadState predict(Millis now) const override;
+  const Prediction& dispatched(std::uint64_t id, Millis now, Op op, std::uint64_t offset,
+                               std::uint32_t length,
+                               std::span<const std::uint64_t> stops = {}) override;
+  Prediction completed(std::uint64_t id, Millis now, bool ok) override;
+
+  bool busy() const { return !held_.empty(); }
+  // The request that completes next, and when (infinity when idle).
+  const InService& next() const { return held_.front(); }
+  Millis next_completion_ms() const {
+    return held_.empty() ? std::numeric_limits<Millis>::infinity()
+                         : held_.front().service.completion_ms;
+  }
+  // The most recently dispatched request.
+  const InService& last() const { return held_.back(); }
+
+ private:
+  VirtualDevice& device_;
+  std::deque<InService> held_;  // in service order
+};
+
+}  // namespace disksched

@@ -1,0 +1,92 @@
+#include "schedulers/dispatch/dispatch_core.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "schedulers/registry.hpp"
+
+namespace disksched {
+
+DispatchCore::DispatchCore(std::unique_ptr<Scheduler> scheduler, const DeviceModel& model,
+                           HeadSource& head, unsigned depth)
+    : model_(model), head_(head), depth_(depth), queue_(std::move(scheduler), model) {
+  if (depth_ == 0) throw std::invalid_argument("depth must be at least 1");
+  spec_ = queue_.scheduler().spec();
+  if (model_.rotational()) sector_ms_ = model_.sector_time_ms();
+}
+
+std::uint64_t DispatchCore::admit(Request r, Millis now) {
+  const std::uint64_t id = records_.end();
+  r.id = id;
+  r.arrival_ms = now;
+  RequestRecord& rec = records_.add(id);
+  rec.op = r.op;
+  rec.cls = r.cls;
+  rec.flags = r.flags;
+  rec.offset = r.offset;
+  rec.length = r.length;
+  rec.limit_ms = r.limit_ms;
+  rec.arrival_ms = now;
+  try {
+    queue_.push(std::move(r));
+  } catch (...) {
+    records_.drop_newest();
+    throw;
+  }
+  ++stats_.arrived;
+  return id;
+}
+
+void DispatchCore::pump(Millis now, std::vector<std::uint64_t>& dispatched) {
+  while (queue_.in_flight() < depth_) {
+    const std::size_t choices = queue_.eligible();
+    if (choices == 0) return;
+    auto r = queue_.pick(now, head_.predict(now));
+    if (!r) return;
+    RequestRecord& rec = records_.at(r->id);
+    rec.dispatch_ms = now;
+    rec.queue_len = static_cast<std::uint32_t>(choices);
+    rec.travel = r->travel;
+    rec.prediction = head_.dispatched(r->id, now, r->op, r->offset, r->length,
+                                      {r->travel.begin(), r->travel.end()});
+    ++stats_.dispatched;
+    stats_.sum_queue_len += static_cast<double>(choices);
+    dispatched.push_back(r->id);
+  }
+}
+
+const RequestRecord& DispatchCore::retire(std::uint64_t id, Millis now, bool ok) {
+  if (!records_.holds(id))
+    throw std::invalid_argument("complete: unknown request " + std::to_string(id));
+  const Prediction p = head_.completed(id, now, ok);
+  queue_.complete(id, now);
+  RequestRecord& rec = records_.at(id);
+  rec.completion_ms = now;
+  rec.ok = ok;
+  rec.prediction = p;
+  ++stats_.completed;
+  if (!ok) ++stats_.failed;
+  const Millis response = now - rec.arrival_ms;
+  stats_.sum_response_ms += response;
+  stats_.max_response_ms = std::max(stats_.max_response_ms, response);
+  stats_.sum_service_ms += now - rec.dispatch_ms;
+  if (ok && sector_ms_ > 0) {
+    ++stats_.predictions_checked;
+    if (std::abs(p.observed_service_ms() - (now - rec.dispatch_ms)) <= sector_ms_)
+      ++stats_.predictions_within;
+  }
+  records_.release(id);
+  return rec;
+}
+
+std::string DispatchCore::switch_scheduler(std::string_view spec) {
+  auto s = make_scheduler(spec, model_);
+  spec_ = s->spec();
+  queue_.set_scheduler(std::move(s));
+  ++stats_.switches;
+  return spec_;
+}
+
+}  // namespace disksched

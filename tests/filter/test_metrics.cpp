@@ -1,0 +1,126 @@
+// Metrics: what one completion adds to the exposition text, exactly; label escaping;
+// the MetricsFile writes whole files by rename; the control command's reply.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "daemon/filter/control_commands.hpp"
+#include "daemon/filter/filter_config.hpp"
+#include "daemon/filter/metrics.hpp"
+#include "daemon/filter/metrics_file.hpp"
+
+using namespace disksched;
+using Catch::Matchers::Contains;
+
+namespace {
+
+bool has_line(const std::string& text, const std::string& line) {
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);)
+    if (l == line) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("metrics: counters and cumulative histogram buckets per op and class", "[filter][metrics]") {
+  Metrics m("sdb");
+  m.observe({Op::Read, IoClass::TimeNoncritical, true, 0.003, 0.002, 4, 0.0015});
+  m.observe({Op::Read, IoClass::TimeNoncritical, false, 0.2, 0.1, 0, std::nullopt});
+  m.observe({Op::Write, IoClass::TimeCritical, true, 0.0004, 0.0003, 1, 0.0003});
+  const std::string t = m.render(nullptr, std::nullopt);
+
+  CHECK(has_line(t, "# TYPE disksched_requests_total counter"));
+  CHECK(has_line(t, R"(disksched_requests_total{disk="sdb",op="read",class="noncritical"} 2)"));
+  CHECK(has_line(t, R"(disksched_requests_total{disk="sdb",op="write",class="critical"} 1)"));
+  CHECK_FALSE(Contains(R"(op="trim")").match(t));  // no requests, no series
+  CHECK(has_line(t, R"(disksched_request_errors_total{disk="sdb",op="read",class="noncritical"} 1)"));
+  CHECK(has_line(t, R"(disksched_request_errors_total{disk="sdb",op="write",class="critical"} 0)"));
+  // 0.003 s falls in le=0.005, 0.2 s in le=0.25: buckets count everything at or below.
+  const std::string rb = R"(disksched_response_seconds_bucket{disk="sdb",op="read",class="noncritical",le=)";
+  CHECK(has_line(t, rb + R"("0.0025"} 0)"));
+  CHECK(has_line(t, rb + R"("0.005"} 1)"));
+  CHECK(has_line(t, rb + R"("0.1"} 1)"));
+  CHECK(has_line(t, rb + R"("0.25"} 2)"));
+  CHECK(has_line(t, rb + R"("+Inf"} 2)"));
+  CHECK(has_line(t, R"(disksched_response_seconds_count{disk="sdb",op="read",class="noncritical"} 2)"));
+  CHECK(has_line(t, R"(disksched_response_seconds_sum{disk="sdb",op="read",class="noncritical"} 0.203)"));
+  // Prediction error only for successful requests with a prediction: |0.002-0.0015|, 0.
+  CHECK(has_line(t, R"(disksched_prediction_error_seconds_count{disk="sdb"} 2)"));
+  CHECK(has_line(t, R"(disksched_prediction_error_seconds_bucket{disk="sdb",le="0.0001"} 1)"));
+  CHECK(has_line(t, R"(disksched_prediction_error_seconds_bucket{disk="sdb",le="0.0005"} 2)"));
+  CHECK(has_line(t, R"(disksched_dispatch_queue_length_bucket{disk="sdb",le="0"} 1)"));
+  CHECK(has_line(t, R"(disksched_dispatch_queue_length_bucket{disk="sdb",le="4"} 3)"));
+  CHECK(has_line(t, R"(disksched_dispatch_queue_length_sum{disk="sdb"} 5)"));
+  CHECK(has_line(t, R"(disksched_device_open{disk="sdb"} 0)"));
+  CHECK_FALSE(Contains("disksched_log_records_written_total").match(t));
+  CHECK(has_line(m.render(nullptr, 7), R"(disksched_log_records_written_total{disk="sdb"} 7)"));
+}
+
+TEST_CASE("metrics: label values are escaped", "[filter][metrics]") {
+  CHECK(prometheus_label_value(R"(a"b\c)") == R"(a\"b\\c)");
+  CHECK(prometheus_label_value("x\ny") == "x\\ny");
+  Metrics m(R"(we"ird)");
+  CHECK(has_line(m.render(nullptr, std::nullopt), R"(disksched_device_open{disk="we\"ird"} 0)"));
+}
+
+TEST_CASE("metrics: the control command and the file", "[filter][metrics]") {
+  Metrics m("sdc");
+  m.observe({Op::Read, IoClass::TimeNoncritical, true, 0.01, 0.01, 0, std::nullopt});
+  std::string sched = "fcfs";
+  auto reply = nlohmann::json::parse(handle_control_command(
+      "metrics", nullptr, sched, "", [&] { return m.render(nullptr, std::nullopt); }));
+  REQUIRE(reply["ok"] == true);
+  CHECK(reply["metrics"].get<std::string>() == m.render(nullptr, std::nullopt));
+  auto off = nlohmann::json::parse(handle_control_command("metrics", nullptr, sched, ""));
+  CHECK(off["ok"] == false);
+
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("disksched-metrics-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const std::string path = (dir / "sdc.prom").string();
+  int renders = 0;
+  {
+    MetricsFile f(path, 60000, [&] { return "render " + std::to_string(++renders) + "\n"; });
+    std::ifstream in(path);
+    std::string first;
+    std::getline(in, first);
+    CHECK(first == "render 1");  // written at construction
+    f.start();
+    f.stop();  // a last write at stop
+  }
+  std::ifstream in(path);
+  std::string last;
+  std::getline(in, last);
+  CHECK(last == "render 2");
+  std::size_t files = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    ++files;
+    CHECK(e.path().filename() == "sdc.prom");
+  }
+  CHECK(files == 1);
+  CHECK_THROWS_WITH(MetricsFile((dir / "no" / "x.prom").string(), 1000, [] { return ""; }),
+                    Contains("cannot write"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("metrics: configuration keys and the disk label", "[filter][metrics]") {
+  FilterConfig c;
+  CHECK(c.disk_label() == "disksched");
+  REQUIRE(c.set("sched-metrics", "/var/lib/prometheus/node-exporter/disksched-sdb.prom"));
+  CHECK(c.disk_label() == "disksched-sdb");
+  REQUIRE(c.set("sched-disk", "sdb"));
+  CHECK(c.disk_label() == "sdb");
+  REQUIRE(c.set("sched-metrics-interval", "15s"));
+  CHECK(c.metrics_interval_ms == 15000);
+  CHECK_THROWS_WITH(c.set("sched-metrics-interval", "10ms"),
+                    Contains("sched-metrics-interval=10ms: expected a duration of at least 100ms"));
+  CHECK_THROWS_WITH(c.set("sched-disk", "a\"b"), Contains("sched-disk=a\"b: needs a name without quotes"));
+  CHECK_THROWS_WITH(c.set("sched-metrics", ""), Contains("sched-metrics=: needs a file path"));
+}
