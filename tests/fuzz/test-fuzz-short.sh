@@ -4,7 +4,9 @@
 # Sets up the clang build directory the README names on first use (build-fuzz in the
 # source tree, or $DISKSCHED_FUZZ_BUILD); later runs rebuild only what changed.
 # Skips without clang-15 and libFuzzer.
+# DISKSCHED_FUZZ=0 skips it (the first clang build of the fuzz targets takes minutes).
 . "$TESTS_SRCDIR/lib.sh"
+[ "${DISKSCHED_FUZZ:-1}" != 0 ] || skip "DISKSCHED_FUZZ=0"
 requires clang++-15
 ls /usr/lib/llvm-15/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 ||
   skip "libFuzzer is not installed (apt-get install libfuzzer-15-dev; tools/setup.sh does)"
