@@ -11,6 +11,7 @@ packages=(
   liburing-dev libsgutils2-dev sg3-utils
   catch2 libbenchmark-dev libcli11-dev nlohmann-json3-dev libfmt-dev libboost-math-dev
   fio e2fsprogs python3-matplotlib util-linux
+  clang-15 libfuzzer-15-dev
   parallel python3-prometheus-client
 )
 missing=()

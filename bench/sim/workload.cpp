@@ -412,7 +412,9 @@ class BurstStream final : public ArrivalStream {
         len_(static_cast<std::uint64_t>(w.number("len"))),
         p_(w.number("p")), reads_(w.number("reads")), gap_(w.number("gap")), rng_(seed) {
     mean_burst_gap_ms_ = 1000.0 * static_cast<double>(len_) / rate_per_s;
-    std::uint64_t span = static_cast<std::uint64_t>(w.number("span"));
+    // Clamped as a double first: a span past 2^64 (span=1e308) does not fit the cast.
+    std::uint64_t span = static_cast<std::uint64_t>(
+        std::min(w.number("span"), static_cast<double>(place_.capacity)));
     span = std::max<std::uint64_t>(span, place_.size);
     span = std::min(span, place_.capacity);
     span_ = span;
@@ -422,7 +424,8 @@ class BurstStream final : public ArrivalStream {
 
   std::optional<Arrival> next() override {
     if (left_ == 0) {
-      burst_start_ += rng_.exponential(mean_burst_gap_ms_);
+      // Not before the previous burst's last request (gap > 0): arrivals stay in order.
+      burst_start_ = std::max(burst_start_ + rng_.exponential(mean_burst_gap_ms_), now_);
       now_ = burst_start_;
       window_ = rng_.below(windows_) * place_.align;
       left_ = len_;

@@ -194,7 +194,8 @@ std::string handle_control_command(const std::string& line, ControlTarget& targe
   } catch (const std::exception& e) {
     reply = {{"ok", false}, {"error", e.what()}};
   }
-  return reply.dump();
+  // A command line is raw bytes: echoed back invalid UTF-8 must not make dump() throw.
+  return reply.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace disksched
