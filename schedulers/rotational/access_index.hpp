@@ -42,9 +42,9 @@
 // outward from the head with one cell per band (no angle). t_y has no bound here:
 // it depends on the direction and turnarounds, and the settle time every x move
 // pays (0.215 ms on the G2) already makes the x bound prune all but a few columns.
-// tests/rotational/test_access_index.cpp checks the bound on every pair of columns.
+// tests/schedulers/rotational/test_access_index.cpp checks the bound on every pair of columns.
 //
-// Three regimes, all exact (tests/rotational/test_access_index.cpp compares each with
+// Three regimes, all exact (tests/schedulers/rotational/test_access_index.cpp compares each with
 // an exhaustive scan on hp97560, hp97560-full and mems):
 //  - up to kLinearMax requests: no grid at all; one pass computes every request's own
 //    bound from a compact array (32 bytes a request, no virtual call, no branch per

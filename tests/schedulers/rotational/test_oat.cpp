@@ -6,7 +6,7 @@
 
 #include "schedulers/rotational/oat.hpp"
 #include "schedulers/rotational/ranking.hpp"
-#include "tests/rotational/fixtures.hpp"
+#include "tests/schedulers/rotational/fixtures.hpp"
 
 using namespace disksched::rotational;
 

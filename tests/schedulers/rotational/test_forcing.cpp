@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "schedulers/rotational/area_heuristic.hpp"
-#include "tests/rotational/fixtures.hpp"
+#include "tests/schedulers/rotational/fixtures.hpp"
 
 using namespace disksched::rotational;
 

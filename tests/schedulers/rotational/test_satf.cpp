@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "schedulers/rotational/asatf.hpp"
-#include "tests/rotational/fixtures.hpp"
+#include "tests/schedulers/rotational/fixtures.hpp"
 
 using namespace disksched::rotational;
 

@@ -8,7 +8,7 @@
 
 #include "schedulers/rotational/access_index.hpp"
 #include "schedulers/rotational/asatf.hpp"
-#include "tests/rotational/fixtures.hpp"
+#include "tests/schedulers/rotational/fixtures.hpp"
 
 using namespace disksched::rotational;
 

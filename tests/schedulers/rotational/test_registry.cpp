@@ -9,7 +9,7 @@
 
 #include "predictor/device_model.hpp"
 #include "schedulers/registry.hpp"
-#include "tests/rotational/requests.hpp"
+#include "tests/schedulers/rotational/requests.hpp"
 
 using namespace disksched;
 using disksched::testing::make_request;

@@ -3,7 +3,7 @@
 // and wstf.cpp).
 #include <vector>
 
-#include "tests/rotational/fixtures.hpp"
+#include "tests/schedulers/rotational/fixtures.hpp"
 
 namespace {
 

@@ -6,8 +6,8 @@
 
 #include "predictor/device_model.hpp"
 #include "schedulers/registry.hpp"
-#include "tests/rotational/fake_disk.hpp"
-#include "tests/rotational/requests.hpp"
+#include "tests/schedulers/rotational/fake_disk.hpp"
+#include "tests/schedulers/rotational/requests.hpp"
 
 using namespace disksched;  // NOLINT(google-build-using-namespace): test files only
 using disksched::testing::FakeDisk;

@@ -8,7 +8,7 @@
 
 #include "predictor/mems/mems_model.hpp"
 #include "predictor/mems/mems_sled.hpp"
-#include "tests/mems/sled_integrator.hpp"
+#include "tests/predictor/mems/sled_integrator.hpp"
 
 using namespace disksched;
 

@@ -1,7 +1,7 @@
 // BSATF and LBSATF: batches that prevent starvation (Jacobson & Wilkes 1991, sec. 5.2).
 #include <vector>
 
-#include "tests/rotational/fixtures.hpp"
+#include "tests/schedulers/rotational/fixtures.hpp"
 
 namespace {
 
