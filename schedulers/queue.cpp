@@ -28,7 +28,6 @@ RequestQueue::Unfinished* RequestQueue::find(std::uint64_t id) {
 }
 
 RequestQueue::Unfinished& RequestQueue::add(std::uint64_t id) {
-  if (!any_) oldest_ = id;
   if (unfinished_ == 0) oldest_ = id;  // nothing older is unfinished
   if (id - oldest_ >= ring_.size()) {
     std::size_t n = ring_.size();
