@@ -53,6 +53,15 @@ std::invalid_argument bad(std::string_view key, std::string_view value, std::str
   return std::invalid_argument(fmt::format("{}={}: {}", key, value, why));
 }
 
+// A duration key's value; a malformed one is refused with `expected` and why.
+Millis duration_value(std::string_view key, std::string_view value, std::string_view expected) {
+  try {
+    return parse_duration_ms(value);
+  } catch (const UnitError& e) {
+    throw bad(key, value, fmt::format("{}: {}", expected, e.what()));
+  }
+}
+
 }  // namespace
 
 bool FilterConfig::set(std::string_view key, std::string_view value, const KeyParsers& p) {
@@ -103,12 +112,7 @@ bool FilterConfig::set(std::string_view key, std::string_view value, const KeyPa
     if (value == "auto") {
       delta_ms.reset();
     } else {
-      try {
-        delta_ms = parse_duration_ms(value);
-      } catch (const UnitError& e) {
-        throw bad(key, value, fmt::format("expected auto or a duration >= 0 (e.g. 150us, 0.2ms): {}",
-                                          e.what()));
-      }
+      delta_ms = duration_value(key, value, "expected auto or a duration >= 0 (e.g. 150us, 0.2ms)");
     }
   } else if (key == "sched-refine") {
     if (!p.parse_bool(value, refine)) throw bad(key, value, fmt::format("expected {}", kBooleanHelp));
@@ -116,12 +120,7 @@ bool FilterConfig::set(std::string_view key, std::string_view value, const KeyPa
     if (value.empty()) throw bad(key, value, "needs a file path, e.g. /var/lib/prometheus/node-exporter/disksched-sdb.prom");
     metrics_path = value;
   } else if (key == "sched-metrics-interval") {
-    double ms = 0;
-    try {
-      ms = parse_duration_ms(value);
-    } catch (const UnitError& e) {
-      throw bad(key, value, fmt::format("expected a duration of at least 100ms (e.g. 10s): {}", e.what()));
-    }
+    const Millis ms = duration_value(key, value, "expected a duration of at least 100ms (e.g. 10s)");
     if (ms < 100) throw bad(key, value, "expected a duration of at least 100ms (e.g. 10s)");
     metrics_interval_ms = ms;
   } else if (key == "sched-disk") {

@@ -68,7 +68,6 @@ const RequestRecord& DispatchCore::retire(std::uint64_t id, Millis now, bool ok)
   RequestRecord& rec = records_.at(id);
   rec.completion_ms = now;
   rec.ok = ok;
-  rec.prediction = p;
   ++stats_.completed;
   if (!ok) ++stats_.failed;
   const Millis response = now - rec.arrival_ms;
