@@ -107,8 +107,11 @@ int run_repro(const std::string& paper, const ReproOptions& o) {
   } else if (paper == "dn13") {
     claims = repro_dn13(o);
     title = "Deodhar & Naik 2013 (SSWT), synthetic boot-like bursts on the HP 97560";
+  } else if (paper == "gp93") {
+    claims = repro_gp93(o);
+    title = "Ganger & Patt 1993 (system-level), the process-flow simulator, GP's workload rebuilt on GP's disk";
   } else {
-    throw std::invalid_argument(fmt::format("unknown paper '{}'; valid: jw91, hong03, dn13", paper));
+    throw std::invalid_argument(fmt::format("unknown paper '{}'; valid: jw91, hong03, dn13, gp93", paper));
   }
   report_claims(title, claims, o.out_dir);
   const double secs =

@@ -1,0 +1,81 @@
+#!/usr/bin/python3
+"""Ganger & Patt 1993 in the process-flow simulator: Figure 1 (execution time against
+the timeout) and the lesson (each scheduler's execution time beside its mean response
+time, the system's metric beside the I/O subsystem's)."""
+import argparse
+import csv
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def read(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def figure1(rows, table, out):
+    fig, ax = plt.subplots(figsize=(8, 5))
+    series = []
+    for r in rows:
+        if r["series"] not in series:
+            series.append(r["series"])
+    for s in series:
+        pts = sorted((float(r["timeout_ms"]), float(r["execution_ms"]) / 1000) for r in rows if r["series"] == s)
+        ax.plot([p[0] / 1000 for p in pts], [p[1] for p in pts], marker="o", label=s)
+    for label, style in (("Priority #1", ":"), ("Priority #1, no preempt", "--")):
+        for r in table:
+            if r["config"] == label:
+                ax.axhline(float(r["execution_ms"]) / 1000, color="gray", linestyle=style,
+                           label=f"{label}, no timeout")
+            if r["config"] == "Elevator":
+                elev = float(r["execution_ms"]) / 1000
+    ax.axhline(elev, color="black", linewidth=1, label="Elevator")
+    ax.set_xscale("log")
+    ax.set_xlabel("timeout (s)")
+    ax.set_ylabel("execution time (s)")
+    ax.set_title("GP Fig. 1: system performance using timeouts (ours)")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+
+
+def lesson(table, out):
+    fig, axes = plt.subplots(1, 3, figsize=(16, 5))
+    labels = [r["config"] for r in table]
+    ys = range(len(labels))
+    for ax, key, scale, title in ((axes[0], "execution_ms", 1000, "execution time (s)"),
+                                  (axes[1], "false_idle_ms", 1000, "false idle time (s)"),
+                                  (axes[2], "mean_response_ms", 1, "mean response time, all requests (ms)")):
+        vals = [float(r[key]) / scale for r in table]
+        best = min(range(len(vals)), key=lambda i: vals[i])
+        colors = ["tab:green" if i == best else "tab:blue" for i in ys]
+        ax.barh(list(ys), vals, color=colors)
+        ax.set_yticks(list(ys))
+        ax.set_yticklabels(labels if ax is axes[0] else [], fontsize=8)
+        ax.invert_yaxis()
+        ax.set_title(title)
+        ax.grid(True, axis="x", alpha=0.3)
+    fig.suptitle("The system's metric and the I/O subsystem's rank the schedulers differently (best in green)")
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--table", required=True)
+    p.add_argument("--timeouts", required=True)
+    p.add_argument("--out", required=True, help="output directory")
+    args = p.parse_args()
+    table = read(args.table)
+    figure1(read(args.timeouts), table, args.out + "/fig1_timeouts.png")
+    lesson(table, args.out + "/lesson.png")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
