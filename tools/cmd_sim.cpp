@@ -16,6 +16,9 @@
 #include "bench/sim/sweep.hpp"
 #include "bench/sim/sweep_points.hpp"
 #include "bench/sim/workload.hpp"
+#include "emulator/sim/process_flow/flow_report.hpp"
+#include "emulator/sim/process_flow/flow_workload.hpp"
+#include "emulator/sim/process_flow/process_flow.hpp"
 #include "emulator/sim/simulator.hpp"
 #include "schedulers/registry.hpp"
 #include "tools/commands.hpp"
@@ -431,6 +434,29 @@ void add_sim_commands(CLI::App& app) {
     c->callback([o, rate, run, merge] {
       if (run->parsed() || merge->parsed()) return;
       run_sweep_command(*o, rate->count() > 0);
+    });
+  }
+  {
+    // The process-flow model (GP 1993): one deterministic run of a system workload.
+    struct FlowOptions {
+      std::string model = "gp93", sched = "look", workload = "gp93";
+    };
+    auto* o = new FlowOptions;
+    auto* c = app.add_subcommand(
+        "flow", "run processes, CPU and buffer cache over a scheduled disk (GP 1993's process-flow model)");
+    c->add_option("--model", o->model, "device model")->capture_default_str();
+    c->add_option("--sched", o->sched, "scheduler spec")->capture_default_str();
+    c->add_option("--workload", o->workload, "gp93[:key=value,...] or flow:key=value,... "
+                  "(emulator/sim/process_flow/flow_workload.hpp)")->capture_default_str();
+    c->callback([o] {
+      const flow::FlowWorkload w = flow::FlowWorkload::parse(o->workload);
+      const auto model = load_model(o->model);
+      flow::ProcessFlowSim sim(*model, make_scheduler(o->sched, *model), w.config(model->capacity_bytes()));
+      for (auto& p : w.programs()) sim.add_process(std::move(p));
+      const flow::FlowResult r = sim.run();
+      std::cout << fmt::format("model {}, scheduler {}, workload {}\n", model->name(),
+                               make_scheduler(o->sched, *model)->spec(), w.spec())
+                << flow::report(r);
     });
   }
   {
