@@ -14,4 +14,12 @@ grep -q 'ranked by' "$d/a/winners.md" || fail "winners.md lacks its table"
 grep -q 'winner by execution time' "$d/a.txt" || fail "the winners are not printed"
 head -1 "$d/a/table.csv" | grep -q 'execution_ms,false_idle_ms,context_switches' || fail "table.csv header"
 [ "$(wc -l < "$d/a/timeouts.csv")" -gt 30 ] || fail "timeouts.csv is short"
-echo "repro gp93: 17 claims, deterministic"
+
+# `disksched flow`: one run of a workload spec; a bad key is named with what is valid.
+"$DISKSCHED" flow --workload 'flow:procs=1,file=2m,cache=1m' --sched clook > "$d/flow.txt" || fail "flow failed"
+grep -q 'execution time (ms)' "$d/flow.txt" || fail "flow prints no execution time"
+grep -Eq 'limited requests +511$' "$d/flow.txt" || fail "flow: 512 blocks should give 511 TL reads: $(cat "$d/flow.txt")"
+if "$DISKSCHED" flow --workload 'gp93:cache=8' 2> "$d/err.txt"; then fail "cache=8 (under a block) accepted"; fi
+"$DISKSCHED" flow --workload 'gp93:daemon=1' 2> "$d/err.txt" && fail "daemon=1 without a unit accepted"
+grep -q "daemon" "$d/err.txt" && grep -q "1ms" "$d/err.txt" || fail "the error does not say how to write it: $(cat "$d/err.txt")"
+echo "repro gp93: 17 claims, deterministic; flow runs and names bad keys"
