@@ -464,9 +464,9 @@ void add_sim_commands(CLI::App& app) {
     auto* which = new std::string;
     auto* c = app.add_subcommand(
         "repro", "rerun the experiments behind the seed papers' claims; ours beside theirs");
-    c->add_option("paper", *which, "jw91 | hong03 | dn13 | gp93")
+    c->add_option("paper", *which, "jw91 | hong03 | dn13 | gp93 | dn13-flow")
         ->required()
-        ->check(CLI::IsMember({"jw91", "hong03", "dn13", "gp93"}));
+        ->check(CLI::IsMember({"jw91", "hong03", "dn13", "gp93", "dn13-flow"}));
     c->add_option("-o,--out", o->out_dir, "output directory for CSV, tables and plots")->required();
     c->add_option("--reps", o->reps, "replications per point")->capture_default_str();
     c->add_option("--seed", o->seed, "random seed")->capture_default_str();

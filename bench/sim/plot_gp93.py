@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Ganger & Patt 1993 in the process-flow simulator: Figure 1 (execution time against
 the timeout) and the lesson (each scheduler's execution time beside its mean response
-time, the system's metric beside the I/O subsystem's)."""
+time, the system's metric beside the I/O subsystem's). With --dn-flow: Deodhar & Naik's
+SSWT threshold sweep in the same model, decisions free and charged."""
 import argparse
 import csv
 import sys
@@ -65,12 +66,40 @@ def lesson(table, out):
     fig.savefig(out, dpi=110)
 
 
+def dn_flow(rows, out):
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
+    for ax, key, ci, label in ((axes[0], "delay_ms", "ci95_delay_ms", "average delay (ms)"),
+                               (axes[1], "execution_ms", "ci95_execution_ms", "execution time (ms)")):
+        for how, color in (("free", "tab:blue"), ("1ns", "tab:gray"), ("measured", "tab:red")):
+            pts = sorted((float(r["threshold"]), float(r[key]), float(r[ci])) for r in rows
+                         if r["decisions"] == how and r["threshold"] != "")
+            ax.errorbar([p[0] for p in pts], [p[1] for p in pts], yerr=[p[2] for p in pts], marker="o",
+                        capsize=2, color=color, label=f"SSWT, decisions {how}")
+            for r in rows:
+                if r["decisions"] == how and r["threshold"] == "":
+                    ax.axhline(float(r[key]), color=color, linestyle="--", alpha=0.6,
+                               label=f"SSTF (by LBN), decisions {how}")
+        ax.set_xlabel("SSWT threshold (dispatches)")
+        ax.set_ylabel(label)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.suptitle("DN's threshold sweep in the process-flow model (HP 97560, 32 boot-like processes)")
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--table", required=True)
-    p.add_argument("--timeouts", required=True)
+    p.add_argument("--table")
+    p.add_argument("--timeouts")
+    p.add_argument("--dn-flow")
     p.add_argument("--out", required=True, help="output directory")
     args = p.parse_args()
+    if args.dn_flow:
+        dn_flow(read(args.dn_flow), args.out + "/threshold_sweep_flow.png")
+        return 0
+    if not (args.table and args.timeouts):
+        p.error("--table and --timeouts are required (or --dn-flow)")
     table = read(args.table)
     figure1(read(args.timeouts), table, args.out + "/fig1_timeouts.png")
     lesson(table, args.out + "/lesson.png")

@@ -110,8 +110,12 @@ int run_repro(const std::string& paper, const ReproOptions& o) {
   } else if (paper == "gp93") {
     claims = repro_gp93(o);
     title = "Ganger & Patt 1993 (system-level), the process-flow simulator, GP's workload rebuilt on GP's disk";
+  } else if (paper == "dn13-flow") {
+    claims = repro_dn13_flow(o);
+    title = "Deodhar & Naik 2013 (SSWT) in the process-flow model, decision cost charged on the CPU";
   } else {
-    throw std::invalid_argument(fmt::format("unknown paper '{}'; valid: jw91, hong03, dn13, gp93", paper));
+    throw std::invalid_argument(
+        fmt::format("unknown paper '{}'; valid: jw91, hong03, dn13, gp93, dn13-flow", paper));
   }
   report_claims(title, claims, o.out_dir);
   const double secs =

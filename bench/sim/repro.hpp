@@ -41,8 +41,9 @@ std::vector<Claim> repro_jw91(const ReproOptions& o);
 std::vector<Claim> repro_hong03(const ReproOptions& o);
 std::vector<Claim> repro_dn13(const ReproOptions& o);
 std::vector<Claim> repro_gp93(const ReproOptions& o);
+std::vector<Claim> repro_dn13_flow(const ReproOptions& o);
 
-// Runs `paper` ("jw91", "hong03", "dn13", "gp93"), reports, returns the number of claims
+// Runs `paper` ("jw91", "hong03", "dn13", "gp93", "dn13-flow"), reports, returns the number of claims
 // that disagree.
 int run_repro(const std::string& paper, const ReproOptions& o);
 

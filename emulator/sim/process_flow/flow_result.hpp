@@ -32,6 +32,7 @@ struct FlowResult {
   std::uint64_t io_interrupts = 0;
   std::uint64_t clock_interrupts = 0;
   std::uint64_t cache_waits = 0;  // a process found every cache slot dirty or in flight
+  Millis decision_ms = 0.0;       // CPU time the scheduler's choices took (decision_cost)
 
   // Per class, indexed by IoClass.
   std::array<ClassStats, 3> classes{};
@@ -53,12 +54,14 @@ struct FlowResult {
   double sum_seek_cylinders = 0.0;
   double sum_seek_ms = 0.0;
   double sum_response_ms = 0.0;
+  double sum_delay_ms = 0.0;        // arrival to dispatch (DN's "delay")
   Millis last_io_ms = 0.0;          // the last completion (the backlog drained)
   double mean(double sum) const { return requests ? sum / static_cast<double>(requests) : 0.0; }
   double mean_access_ms() const { return mean(sum_access_ms); }
   double mean_seek_cylinders() const { return mean(sum_seek_cylinders); }
   double mean_seek_ms() const { return mean(sum_seek_ms); }
   double mean_response_ms() const { return mean(sum_response_ms); }
+  double mean_delay_ms() const { return mean(sum_delay_ms); }
 };
 
 }  // namespace disksched::flow

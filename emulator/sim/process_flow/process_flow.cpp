@@ -23,7 +23,7 @@ namespace {
 constexpr Millis kNever = std::numeric_limits<Millis>::infinity();
 constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
 
-enum class EventKind { BurstEnd, IoHandlerEnd, ClockTick, ClockHandlerEnd, DaemonWake };
+enum class EventKind { BurstEnd, IoHandlerEnd, ClockTick, ClockHandlerEnd, DaemonWake, DecisionEnd };
 
 struct Event {
   Millis t;
@@ -88,6 +88,7 @@ struct ProcessFlowSim::Impl {
   std::size_t daemon_pos = 0;
   unsigned quantum_ticks = 0;
   Millis last_t = 0.0;
+  bool deciding = false;       // a choice is being computed on a CPU
   bool used = false;
 
   Impl(const DeviceModel& m, std::unique_ptr<Scheduler> s, FlowConfig c)
@@ -164,16 +165,22 @@ struct ProcessFlowSim::Impl {
     return p;
   }
 
-  void interrupt(std::size_t ci, Millis t, Millis handler_ms, EventKind end, std::uint64_t arg) {
+  // Kernel work of `ms` on CPU ci from t, after the handlers already queued there; the
+  // running process's burst ends that much later. Returns when the work ends.
+  Millis charge(std::size_t ci, Millis t, Millis ms) {
     Cpu& c = cpus[ci];
     const Millis start = std::max(t, c.handler_until);
-    c.handler_until = start + handler_ms;
+    c.handler_until = start + ms;
     if (c.proc != kNone) {
-      if (c.run_start >= start) c.run_start += handler_ms;
-      c.burst_end += handler_ms;
+      if (c.run_start >= start) c.run_start += ms;
+      c.burst_end += ms;
       post(c.burst_end, EventKind::BurstEnd, ci, ++c.gen);
     }
-    post(c.handler_until, end, ci, arg);
+    return c.handler_until;
+  }
+
+  void interrupt(std::size_t ci, Millis t, Millis handler_ms, EventKind end, std::uint64_t arg) {
+    post(charge(ci, t, handler_ms), end, ci, arg);
   }
 
   // The CPU that takes an I/O interrupt: the first idle one, else CPU 0.
@@ -377,7 +384,8 @@ struct ProcessFlowSim::Impl {
   void device_completion(Millis t) {
     const BufferedDrive::InService& s = drive.next();
     const BufferedDrive::InService done = s;
-    core.retire(done.id, t, true);
+    const RequestRecord& rec = core.retire(done.id, t, true);
+    result.sum_delay_ms += rec.dispatch_ms - rec.arrival_ms;
     IoInfo& in = io.at(done.id);
     in.io.completion_ms = t;
     in.io.hit = done.hit;
@@ -440,6 +448,24 @@ struct ProcessFlowSim::Impl {
     if (alive > 0 || cache.dirty() > 0) post(t + cfg.daemon_period_ms, EventKind::DaemonWake);
   }
 
+  // Every event of instant t is handled: the scheduler chooses if the drive is free, at
+  // once, or after its decision cost on a CPU.
+  void choose(Millis t) {
+    if (!cfg.decision_cost) {
+      dispatched.clear();
+      core.pump(t, dispatched);
+      return;
+    }
+    if (deciding || core.in_flight() > 0 || core.eligible() == 0) return;
+    const Millis cost = cfg.decision_cost(core.eligible());
+    result.decision_ms += cost;
+    deciding = true;
+    // The driver chooses first thing (the completion's own handler runs after), so the
+    // drive waits for the choice alone; the CPU pays for it either way.
+    charge(interrupt_cpu(t), t, cost);
+    post(t + cost, EventKind::DecisionEnd);
+  }
+
   FlowResult run() {
     if (used) throw std::logic_error("process flow: run() may be called once");
     used = true;
@@ -480,13 +506,15 @@ struct ProcessFlowSim::Impl {
           case EventKind::DaemonWake:
             daemon(t);
             break;
+          case EventKind::DecisionEnd:
+            deciding = false;
+            dispatched.clear();
+            core.pump(t, dispatched);
+            break;
         }
       }
       const Millis t_next = std::min(drive.next_completion_ms(), events.empty() ? kNever : events.top().t);
-      if (t_next > t) {
-        dispatched.clear();
-        core.pump(t, dispatched);
-      }
+      if (t_next > t) choose(t);
     }
     if (alive > 0)
       throw std::logic_error(fmt::format("process flow: {} process(es) never finished (deadlock)", alive));

@@ -58,6 +58,12 @@ struct FlowConfig {
   std::size_t daemon_share = 60;      // GP: one sixtieth of the cache per wake-up
   std::uint32_t drive_buffer_bytes = 64 * 1024;  // GP Table 2: 64 KB read buffer
   std::vector<FileExtent> files;
+  // The scheduler's own CPU time to choose among `n` queued requests (empty: free). When
+  // set, a choice is CPU work charged to the CPU that takes interrupts (the first idle
+  // one, else CPU 0) as a handler's would be, and the drive gets the chosen request that
+  // long after it became free (the choice goes first, before the completion's handler).
+  // DN 2013 explain their threshold sweep by this cost.
+  std::function<Millis(std::size_t n)> decision_cost;
 };
 
 // One request, from issue to done (for tests and plots).

@@ -22,4 +22,8 @@ grep -Eq 'limited requests +511$' "$d/flow.txt" || fail "flow: 512 blocks should
 if "$DISKSCHED" flow --workload 'gp93:cache=8' 2> "$d/err.txt"; then fail "cache=8 (under a block) accepted"; fi
 "$DISKSCHED" flow --workload 'gp93:daemon=1' 2> "$d/err.txt" && fail "daemon=1 without a unit accepted"
 grep -q "daemon" "$d/err.txt" && grep -q "1ms" "$d/err.txt" || fail "the error does not say how to write it: $(cat "$d/err.txt")"
+# DN's sweep in the process-flow model, decisions free, 1 ns and as measured.
+"$DISKSCHED" repro dn13-flow -o "$d/dn" --quick --no-plot -q > "$d/dn.txt" || fail "repro dn13-flow failed"
+[ "$(grep -c '^| [0-9]' "$d/dn/claims.md")" -eq 11 ] || fail "dn13-flow claims.md: $(cat "$d/dn/claims.md")"
+[ "$(grep -c '^measured,' "$d/dn/threshold_sweep_flow.csv")" -eq 10 ] || fail "dn13-flow sweep rows"
 echo "repro gp93: 17 claims, deterministic; flow runs and names bad keys"

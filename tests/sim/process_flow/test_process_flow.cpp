@@ -189,3 +189,47 @@ TEST_CASE("a file creation is one time-critical write") {
   CHECK(r.done[0].op == Op::Write);
   CHECK(r.done[0].offset == (1u << 20));
 }
+
+TEST_CASE("the scheduler's decision cost runs on a CPU and delays the dispatch") {
+  FlowConfig c = bare();
+  c.decision_cost = [](std::size_t n) { return 1.0 * static_cast<double>(n); };
+  SECTION("one request: 1 ms to choose, then 10 ms at the drive") {
+    const Run r = run(c, {{Step::io(1, TC, Op::Read, 0, 4096), Step::compute(5)}});
+    CHECK(r.result.decision_ms == 1.0);
+    CHECK(r.result.execution_ms == 16.0);
+    CHECK(r.result.false_idle_ms == 10.0);  // the CPU chose 0..1, then idled
+    CHECK(r.result.of(TC).mean_response_ms() == 11.0);
+  }
+  SECTION("it takes the CPU from a running process") {
+    // B computes 0..20 while A's TC request waits; the choice (1 ms, one queued) runs
+    // on CPU 0 as a handler, so B ends at 21; A's request is at the drive 1..11.
+    const Run r = run(c, {{Step::io(1, TC, Op::Read, 0, 4096)}, {Step::compute(20)}});
+    CHECK(r.done.at(0).completion_ms == 11.0);
+    CHECK(r.result.execution_ms == 21.0);
+  }
+}
+
+TEST_CASE("a free decision changes nothing: charged at 0 ns the run is the uncharged run") {
+  auto model = load_model("hp97560");
+  auto once = [&](bool charged) {
+    FlowConfig c;
+    c.cache_blocks = 64;
+    c.files = {FileExtent{4096, 64, 0}, FileExtent{400u << 20, 64, 399u << 20}};
+    if (charged) c.decision_cost = [](std::size_t) { return 0.0; };
+    ProcessFlowSim sim(*model, make_scheduler("sstf", *model), c);
+    for (std::uint32_t f = 0; f < 2; ++f) {
+      std::vector<Step> s;
+      for (std::uint64_t b = 0; b < 64; ++b) {
+        s.push_back(Step::read(f, b));
+        s.push_back(Step::compute(3));
+      }
+      sim.add_process(std::make_unique<ScriptProgram>(s));
+    }
+    return sim.run();
+  };
+  const FlowResult a = once(false), b = once(true);
+  CHECK(a.execution_ms == b.execution_ms);
+  CHECK(a.false_idle_ms == b.false_idle_ms);
+  CHECK(a.sum_response_ms == b.sum_response_ms);
+  CHECK(a.context_switches == b.context_switches);
+}
