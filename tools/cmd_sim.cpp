@@ -451,11 +451,12 @@ void add_sim_commands(CLI::App& app) {
     c->callback([o] {
       const flow::FlowWorkload w = flow::FlowWorkload::parse(o->workload);
       const auto model = load_model(o->model);
-      flow::ProcessFlowSim sim(*model, make_scheduler(o->sched, *model), w.config(model->capacity_bytes()));
+      auto sched = make_scheduler(o->sched, *model);
+      const std::string spec = sched->spec();
+      flow::ProcessFlowSim sim(*model, std::move(sched), w.config(model->capacity_bytes()));
       for (auto& p : w.programs()) sim.add_process(std::move(p));
       const flow::FlowResult r = sim.run();
-      std::cout << fmt::format("model {}, scheduler {}, workload {}\n", model->name(),
-                               make_scheduler(o->sched, *model)->spec(), w.spec())
+      std::cout << fmt::format("model {}, scheduler {}, workload {}\n", model->name(), spec, w.spec())
                 << flow::report(r);
     });
   }
