@@ -233,3 +233,16 @@ TEST_CASE("a free decision changes nothing: charged at 0 ns the run is the uncha
   CHECK(a.sum_response_ms == b.sum_response_ms);
   CHECK(a.context_switches == b.context_switches);
 }
+
+TEST_CASE("two CPUs: false idle time is summed over the CPUs idle while someone waits") {
+  FlowConfig c = bare();
+  c.system.cpus = 2;
+  // A blocks 0..10 on CPU 0; B computes 0..4 on CPU 1. CPU 0 idles falsely 0..10, CPU 1
+  // 4..10; A wakes on CPU 0 (the first idle one took the interrupt) and computes 10..12
+  // while CPU 1 idles with nobody waiting.
+  const Run r = run(c, {{Step::io(1, TC, Op::Read, 0, 4096), Step::compute(2)}, {Step::compute(4)}});
+  CHECK(r.result.execution_ms == 12.0);
+  CHECK(r.result.false_idle_ms == 16.0);
+  CHECK(r.result.idle_ms == 2.0);
+  CHECK(r.result.context_switches == 0);
+}
