@@ -11,12 +11,13 @@ namespace disksched::flow {
 const std::vector<SpecParam>& FlowWorkload::params() {
   static const std::vector<SpecParam> p = {
       count_param("procs", "", "compressing processes, each with its own input and output file", 2, 1, 64),
-      number_param("file", "bytes", "each input file's size", 34.72 * 1024 * 1024, 4096, 1e12),
+      number_param("file", "bytes", "each input file's size", 34.72 * 1024 * 1024, 4096, 64.0 * (1ull << 30)),
       number_param("ratio", "fraction", "output size / input size", 0.4704, 0.001, 1),
       number_param("cpu", "ms", "mean CPU time per input block", 24, 0, 1e6),
       number_param("jitter", "fraction", "spread of the CPU time per block (uniform +-)", 0.5, 0, 1),
       number_param("block", "bytes", "file system block, one request each", 4096, 512, 1 << 20),
-      number_param("cache", "bytes", "buffer cache size", 8 * 1024 * 1024, 4096, 1e12),
+      number_param("cache", "bytes", "buffer cache size (at most 1g: one slot per block is held)", 8 * 1024 * 1024,
+                   4096, 1 << 30),
       number_param("daemon", "ms", "the flush daemon's period", 1000, 1e-3, 1e9),
       count_param("share", "", "the daemon walks 1/share of the cache per wake-up", 60, 1, 1e9),
       number_param("spread", "fraction", "fraction of the disk the files are spread over", 0.5, 0.001, 1),
