@@ -49,6 +49,9 @@ struct Cpu {
   std::size_t last = kNone;      // the process it ran last
   Millis handler_until = 0.0;    // interrupt handlers run until then
   Millis run_start = 0.0;        // the process's own work starts (after a switch)
+  Millis switch_start = 0.0;     // the switch to it starts (after queued handlers)
+  bool switching = false;        // run_on counted a switch
+  std::size_t last_before = kNone;  // `last` before that switch
   Millis burst_end = 0.0;
   std::uint64_t gen = 0;         // invalidates stale BurstEnd events
 };
@@ -138,8 +141,11 @@ struct ProcessFlowSim::Impl {
       sw = cfg.system.context_switch_ms;
       ++result.context_switches;
     }
+    c.last_before = c.last;
     c.last = p;
     c.proc = p;
+    c.switch_start = start;
+    c.switching = sw > 0;
     c.run_start = start + sw;
     procs[p].state = ProcState::Running;
     procs[p].ticks = 0;
@@ -157,8 +163,19 @@ struct ProcessFlowSim::Impl {
   std::size_t preempt(std::size_t ci, Millis t) {
     Cpu& c = cpus[ci];
     const std::size_t p = c.proc;
-    const Millis pending = std::max(0.0, c.handler_until - t);
-    procs[p].remaining = std::max(0.0, c.burst_end - std::max(t, c.run_start) - pending);
+    if (t < c.run_start) {
+      // Not started yet: its whole burst is left, and a switch still waiting behind the
+      // handlers never happens.
+      procs[p].remaining = c.burst_end - c.run_start;
+      if (c.switching && t <= c.switch_start) {
+        --result.context_switches;
+        c.last = c.last_before;
+      }
+    } else {
+      // The handlers still queued after t were added to the burst's end.
+      const Millis pending = std::max(0.0, c.handler_until - t);
+      procs[p].remaining = std::max(0.0, c.burst_end - t - pending);
+    }
     procs[p].state = ProcState::Ready;
     c.proc = kNone;
     ++c.gen;

@@ -246,3 +246,20 @@ TEST_CASE("two CPUs: false idle time is summed over the CPUs idle while someone 
   CHECK(r.result.idle_ms == 2.0);
   CHECK(r.result.context_switches == 0);
 }
+
+TEST_CASE("no CPU time is lost when a process is preempted before it started, behind queued handlers") {
+  // Three TC requests complete 10 ms apart while each I/O handler takes 15 ms, so the
+  // handlers queue; each wake preempts the process given the CPU at the wake before,
+  // which has not started yet. Every ms of work, handler and switch must be there.
+  FlowConfig c = bare();
+  c.system.io_handler_ms = 15;
+  c.system.context_switch_ms = 2;
+  const Run r = run(c, {{Step::io(1, TC, Op::Read, 0, 4096), Step::compute(1)},
+                        {Step::io(2, TC, Op::Read, 4096, 4096), Step::compute(1)},
+                        {Step::io(3, TC, Op::Read, 8192, 4096), Step::compute(1)},
+                        {Step::compute(100)}});
+  CHECK(r.result.io_interrupts == 3);
+  CHECK(r.result.execution_ms ==
+        Approx(103.0 + 3 * 15.0 + 2.0 * static_cast<double>(r.result.context_switches) +
+               r.result.false_idle_ms + r.result.idle_ms));
+}
