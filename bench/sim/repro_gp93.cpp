@@ -6,7 +6,8 @@
 // Elevator (LOOK), Priority #1 and #2 (no timeouts, GP's originals), each with and
 // without preemption on wake (Tables 3, 4); FCFS, C-LOOK, SATF and ASATF(30) beside
 // them; and GP's Figure 1, execution time against the timeout for Priority #1 with and
-// without preemption and 3Q without. Each configuration is one deterministic run.
+// without preemption and 3Q without. Each configuration runs with 5 seeds of the CPU-time
+// draws (the same 5 for all: common random numbers) and reports their average.
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -22,6 +23,7 @@
 #include "bench/sim/sweep.hpp"
 #include "emulator/sim/process_flow/flow_workload.hpp"
 #include "emulator/sim/process_flow/process_flow.hpp"
+#include "emulator/sim/stats.hpp"
 #include "schedulers/registry.hpp"
 
 namespace disksched {
@@ -120,29 +122,41 @@ std::vector<Claim> repro_gp93(const ReproOptions& o) {
     fig1.push_back({"", fmt::format("priority:variant=2,timeout={}ms,expired=mix", t), false, t,
                     "No preempt - Priority #2"});
   }
-  std::vector<FlowResult> res(table.size()), res1(fig1.size());
+  const std::size_t reps = o.quick ? 1 : std::min<std::size_t>(o.reps, 5);
+  std::vector<std::vector<FlowResult>> runs(table.size() + fig1.size(), std::vector<FlowResult>(reps));
   {
-    JobPool pool(o.threads, "repro gp93", table.size() + fig1.size(), !o.quiet);
-    for (std::size_t i = 0; i < table.size(); ++i)
-      pool.submit([&, i](Worker& wk) { res[i] = run_config(wk.model(kModel), table[i], o.seed); });
-    for (std::size_t i = 0; i < fig1.size(); ++i)
-      pool.submit([&, i](Worker& wk) { res1[i] = run_config(wk.model(kModel), fig1[i], o.seed); });
+    JobPool pool(o.threads, "repro gp93", runs.size() * reps, !o.quiet);
+    for (std::size_t i = 0; i < runs.size(); ++i)
+      for (std::size_t rep = 0; rep < reps; ++rep)
+        pool.submit([&, i, rep](Worker& wk) {
+          const Config& c = i < table.size() ? table[i] : fig1[i - table.size()];
+          runs[i][rep] = run_config(wk.model(kModel), c, o.seed + rep);
+        });
     pool.wait();
+  }
+  std::vector<FlowResult> res, res1;
+  std::vector<Estimate> exec_ci;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    (i < table.size() ? res : res1).push_back(flow::average(runs[i]));
+    std::vector<double> e;
+    for (const FlowResult& r : runs[i]) e.push_back(r.execution_ms);
+    if (i < table.size()) exec_ci.push_back(replicate(e));
   }
 
   std::filesystem::create_directories(o.out_dir);
   {
     std::ofstream f(o.out_dir + "/table.csv");
-    f << "config,sched,preempt,execution_ms,false_idle_ms,context_switches,tc,tl,tnc,tl_limit_ms,"
+    f << "config,sched,preempt,execution_ms,ci95_execution_ms,false_idle_ms,context_switches,tc,tl,tnc,tl_limit_ms,"
          "tl_in_time,tl_mean_ms,tl_max_ms,tnc_mean_ms,tnc_max_ms,mean_response_ms,access_ms,buffer_hits,"
          "seek_cyl,seek_ms,cache_waits\n";
     for (std::size_t i = 0; i < table.size(); ++i) {
       const FlowResult& r = res[i];
       const auto& tl = r.of(IoClass::TimeLimited);
       const auto& tnc = r.of(IoClass::TimeNoncritical);
-      f << fmt::format("\"{}\",\"{}\",{},{:.1f},{:.1f},{},{},{},{},{:.2f},{:.4f},{:.2f},{:.2f},{:.1f},{:.1f},{:.2f},"
+      f << fmt::format("\"{}\",\"{}\",{},{:.1f},{:.1f},{:.1f},{},{},{},{},{:.2f},{:.4f},{:.2f},{:.2f},{:.1f},{:.1f},{:.2f},"
                        "{:.3f},{},{:.1f},{:.3f},{}\n",
-                       table[i].label, table[i].sched, table[i].preempt ? 1 : 0, r.execution_ms, r.false_idle_ms,
+                       table[i].label, table[i].sched, table[i].preempt ? 1 : 0, r.execution_ms,
+                       exec_ci[i].half_width, r.false_idle_ms,
                        r.context_switches, r.of(IoClass::TimeCritical).count, tl.count, tnc.count,
                        r.mean_limit_ms(), r.tl_in_time_share(), tl.mean_response_ms(), tl.max_response_ms,
                        tnc.mean_response_ms(), tnc.max_response_ms, r.mean_response_ms(), r.mean_access_ms(),
@@ -157,8 +171,8 @@ std::vector<Claim> repro_gp93(const ReproOptions& o) {
   }
 
   // GP's Table 3 layout, ours.
-  std::cout << fmt::format("\nGP Tables 3 and 4, ours: {} on {}\n", flow::FlowWorkload::parse(kWorkload).spec(),
-                           kModel);
+  std::cout << fmt::format("\nGP Tables 3 and 4, ours: {} on {}, averages of {} seeds\n",
+                           flow::FlowWorkload::parse(kWorkload).spec(), kModel, reps);
   auto row = [&](const std::string& name, auto f) {
     std::cout << fmt::format("  {:<26}", name);
     for (std::size_t i = 0; i < table.size(); ++i) std::cout << fmt::format(" {:>12}", f(res[i]));
@@ -170,6 +184,9 @@ std::vector<Claim> repro_gp93(const ReproOptions& o) {
     std::cout << "\n";
   }
   row("execution time (ms)", [](const FlowResult& r) { return fmt::format("{:.0f}", r.execution_ms); });
+  std::cout << fmt::format("  {:<26}", "  95% CI +-");
+  for (const Estimate& e : exec_ci) std::cout << fmt::format(" {:>12.0f}", e.half_width);
+  std::cout << "\n";
   row("% of base", [&](const FlowResult& r) { return fmt::format("{:.2f}", 100 * r.execution_ms / res[0].execution_ms); });
   row("false idle (ms)", [](const FlowResult& r) { return fmt::format("{:.0f}", r.false_idle_ms); });
   row("context switches", [](const FlowResult& r) { return fmt::format("{}", r.context_switches); });

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <cstdint>
+#include <vector>
 
 #include "predictor/device_model.hpp"
 #include "schedulers/request.hpp"
@@ -63,5 +65,44 @@ struct FlowResult {
   double mean_response_ms() const { return mean(sum_response_ms); }
   double mean_delay_ms() const { return mean(sum_delay_ms); }
 };
+
+// The average of runs that differ only in their seeds: times, counts and sums averaged
+// (so every mean above is pooled over the runs), maxima the mean of each run's maximum.
+inline FlowResult average(const std::vector<FlowResult>& runs) {
+  FlowResult a;
+  if (runs.empty()) return a;
+  const double n = static_cast<double>(runs.size());
+  auto mean = [&](auto field) {
+    double s = 0;
+    for (const FlowResult& r : runs) s += static_cast<double>(field(r));
+    return s / n;
+  };
+  auto count = [&](auto field) { return static_cast<std::uint64_t>(std::llround(mean(field))); };
+  a.execution_ms = mean([](const FlowResult& r) { return r.execution_ms; });
+  a.false_idle_ms = mean([](const FlowResult& r) { return r.false_idle_ms; });
+  a.idle_ms = mean([](const FlowResult& r) { return r.idle_ms; });
+  a.context_switches = count([](const FlowResult& r) { return r.context_switches; });
+  a.io_interrupts = count([](const FlowResult& r) { return r.io_interrupts; });
+  a.clock_interrupts = count([](const FlowResult& r) { return r.clock_interrupts; });
+  a.cache_waits = count([](const FlowResult& r) { return r.cache_waits; });
+  a.decision_ms = mean([](const FlowResult& r) { return r.decision_ms; });
+  for (std::size_t c = 0; c < a.classes.size(); ++c) {
+    a.classes[c].count = count([c](const FlowResult& r) { return r.classes[c].count; });
+    a.classes[c].sum_response_ms = mean([c](const FlowResult& r) { return r.classes[c].sum_response_ms; });
+    a.classes[c].max_response_ms = mean([c](const FlowResult& r) { return r.classes[c].max_response_ms; });
+  }
+  a.tl_needed = count([](const FlowResult& r) { return r.tl_needed; });
+  a.tl_in_time = count([](const FlowResult& r) { return r.tl_in_time; });
+  a.sum_limit_ms = mean([](const FlowResult& r) { return r.sum_limit_ms; });
+  a.requests = count([](const FlowResult& r) { return r.requests; });
+  a.buffer_hits = count([](const FlowResult& r) { return r.buffer_hits; });
+  a.sum_access_ms = mean([](const FlowResult& r) { return r.sum_access_ms; });
+  a.sum_seek_cylinders = mean([](const FlowResult& r) { return r.sum_seek_cylinders; });
+  a.sum_seek_ms = mean([](const FlowResult& r) { return r.sum_seek_ms; });
+  a.sum_response_ms = mean([](const FlowResult& r) { return r.sum_response_ms; });
+  a.sum_delay_ms = mean([](const FlowResult& r) { return r.sum_delay_ms; });
+  a.last_io_ms = mean([](const FlowResult& r) { return r.last_io_ms; });
+  return a;
+}
 
 }  // namespace disksched::flow

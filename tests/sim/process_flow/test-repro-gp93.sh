@@ -5,8 +5,8 @@
 make_tmpdir
 d=$TMPDIR_TEST
 
-"$DISKSCHED" repro gp93 -o "$d/a" --no-plot -q > "$d/a.txt" || fail "repro gp93 failed"
-"$DISKSCHED" repro gp93 -o "$d/b" --no-plot -q --threads 1 > /dev/null || fail "repro gp93 --threads 1 failed"
+"$DISKSCHED" repro gp93 -o "$d/a" --reps 2 --no-plot -q > "$d/a.txt" || fail "repro gp93 failed"
+"$DISKSCHED" repro gp93 -o "$d/b" --reps 2 --no-plot -q --threads 1 > /dev/null || fail "repro gp93 --threads 1 failed"
 cmp -s "$d/a/table.csv" "$d/b/table.csv" || fail "table.csv differs between runs (or thread counts)"
 rows=$(grep -c '^| [0-9]' "$d/a/claims.md")
 [ "$rows" -eq 17 ] || fail "claims.md has $rows claims, expected 17"
