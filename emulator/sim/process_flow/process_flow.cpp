@@ -423,12 +423,10 @@ struct ProcessFlowSim::Impl {
     IoInfo& in = io.at(id);
     in.done = true;
     in.io.done_ms = t;
-    if (in.kind == IoKind::CacheRead) {
-      if (cache.slot(in.slot).request == id && cache.slot(in.slot).state == BufferCache::State::Reading)
-        cache.set_clean(in.slot);
-    } else if (in.kind == IoKind::CacheWrite) {
-      if (cache.slot(in.slot).request == id && cache.slot(in.slot).state == BufferCache::State::Writing)
-        cache.set_clean(in.slot);
+    if (in.kind != IoKind::Raw) {
+      // A read or a write-back done: its slot can be reused, so waiters for one try again.
+      const auto busy = in.kind == IoKind::CacheRead ? BufferCache::State::Reading : BufferCache::State::Writing;
+      if (cache.slot(in.slot).request == id && cache.slot(in.slot).state == busy) cache.set_clean(in.slot);
       std::vector<std::size_t> w;
       w.swap(cache_waiters);
       for (std::size_t p : w) wake(p, ci, t);
@@ -451,7 +449,20 @@ struct ProcessFlowSim::Impl {
     dispatch(ci, t);
   }
 
+  // Nothing can ever move again: processes wait, none runs or is ready, the disk has
+  // nothing to do and the daemon nothing to write.
+  bool stuck() const {
+    if (alive == 0 || !ready.empty() || core.queued() > 0 || core.in_flight() > 0 || cache.dirty() > 0)
+      return false;
+    for (const Cpu& c : cpus)
+      if (c.proc != kNone) return false;
+    return true;
+  }
+
   void daemon(Millis t) {
+    if (stuck())
+      throw std::logic_error(fmt::format("process flow: {} process(es) wait for what can never come "
+                                         "(at t = {:.1f} ms)", alive, t));
     const std::size_t n = (cache.size() + cfg.daemon_share - 1) / cfg.daemon_share;
     for (std::size_t k = 0; k < n; ++k) {
       const std::size_t i = (daemon_pos + k) % cache.size();

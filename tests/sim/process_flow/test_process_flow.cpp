@@ -263,3 +263,14 @@ TEST_CASE("no CPU time is lost when a process is preempted before it started, be
         Approx(103.0 + 3 * 15.0 + 2.0 * static_cast<double>(r.result.context_switches) +
                r.result.false_idle_ms + r.result.idle_ms));
 }
+
+TEST_CASE("a process waiting for a cache slot takes the one a finished read frees") {
+  // One slot: A's read holds it 0..10; B finds no slot at once and waits, then reads its
+  // block into the slot A's read left clean (B's read 10..20). No write ever happens.
+  FlowConfig c = bare();
+  c.cache_blocks = 1;
+  c.files = {FileExtent{0, 1, 1 << 20}, FileExtent{8192, 1, 2 << 20}};
+  const Run r = run(c, {{Step::read(0, 0)}, {Step::read(1, 0)}});
+  CHECK(r.result.cache_waits == 1);
+  CHECK(r.result.execution_ms == 20.0);
+}
