@@ -92,6 +92,7 @@ struct ProcessFlowSim::Impl {
   unsigned quantum_ticks = 0;
   Millis last_t = 0.0;
   bool deciding = false;       // a choice is being computed on a CPU
+  std::size_t io_handlers = 0; // I/O completion handlers not yet ended
   bool used = false;
 
   Impl(const DeviceModel& m, std::unique_ptr<Scheduler> s, FlowConfig c)
@@ -416,6 +417,7 @@ struct ProcessFlowSim::Impl {
     result.sum_response_ms += response;
     result.last_io_ms = t;
     ++result.io_interrupts;
+    ++io_handlers;
     interrupt(interrupt_cpu(t), t, cfg.system.io_handler_ms, EventKind::IoHandlerEnd, done.id);
   }
 
@@ -452,7 +454,8 @@ struct ProcessFlowSim::Impl {
   // Nothing can ever move again: processes wait, none runs or is ready, the disk has
   // nothing to do and the daemon nothing to write.
   bool stuck() const {
-    if (alive == 0 || !ready.empty() || core.queued() > 0 || core.in_flight() > 0 || cache.dirty() > 0)
+    if (alive == 0 || !ready.empty() || core.queued() > 0 || core.in_flight() > 0 || cache.dirty() > 0 ||
+        io_handlers > 0 || deciding)
       return false;
     for (const Cpu& c : cpus)
       if (c.proc != kNone) return false;
@@ -518,6 +521,7 @@ struct ProcessFlowSim::Impl {
             if (e.arg == cpus[e.cpu].gen && cpus[e.cpu].proc != kNone) advance(cpus[e.cpu].proc, e.cpu, t);
             break;
           case EventKind::IoHandlerEnd:
+            --io_handlers;
             io_done(e.cpu, e.arg, t);
             break;
           case EventKind::ClockTick:

@@ -274,3 +274,13 @@ TEST_CASE("a process waiting for a cache slot takes the one a finished read free
   CHECK(r.result.cache_waits == 1);
   CHECK(r.result.execution_ms == 20.0);
 }
+
+TEST_CASE("a daemon wake-up inside an I/O handler is not taken for a stuck system") {
+  // The only process waits on a request done at 10 whose 5 ms handler spans the
+  // daemon's wake-up at 12: nothing is queued or dirty, yet the handler will wake it.
+  FlowConfig c = bare();
+  c.system.io_handler_ms = 5;
+  c.daemon_period_ms = 12;
+  const Run r = run(c, {{Step::io(1, TC, Op::Read, 0, 4096), Step::compute(1)}});
+  CHECK(r.result.execution_ms == 16.0);
+}
