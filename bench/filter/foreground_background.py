@@ -37,6 +37,7 @@ def run(sched, rep, timescale, log_path, fg_path, bg_path, runs_path):
         "rep": int(rep),
         "fg_reads": fg["requests"],
         "fg_errors": fg["errors"],
+        "fg_stopped": fg["stopped"],
         "fg_elapsed_s": fg["elapsed_s"],
         "fg_mean_read_ms": fg["mean_ms"],
         "bg_writes": bg["requests"],
@@ -50,7 +51,8 @@ def run(sched, rep, timescale, log_path, fg_path, bg_path, runs_path):
     }
     with open(runs_path, "a") as f:
         f.write(json.dumps(r) + "\n")
-    print(f"  {sched:20} rep {rep}: foreground {r['fg_elapsed_s']:7.2f} s, mean read "
+    print(f"  {sched:20} rep {rep}: foreground {r['fg_elapsed_s']:7.2f} s "
+          f"({r['fg_reads']} reads{', STOPPED' if r['fg_stopped'] else ''}), mean read "
           f"{r['fg_mean_read_ms']:7.1f} ms; background {r['bg_mb_per_s']:.3f} MB/s")
 
 
@@ -61,16 +63,22 @@ def table(runs_path):
     for s in order:
         mine = [r for r in runs if r["sched"] == s]
         med[s] = {k: statistics.median(r[k] for r in mine)
-                  for k in ("fg_elapsed_s", "fg_mean_read_ms", "bg_mb_per_s", "bg_req_per_s")}
+                  for k in ("fg_reads", "fg_elapsed_s", "fg_mean_read_ms", "bg_mb_per_s",
+                            "bg_req_per_s")}
         med[s]["runs"] = len(mine)
+        # A run stopped at the time limit did not finish: its elapsed time is a bound.
+        med[s]["stopped"] = any(r.get("fg_stopped") for r in mine)
     base = med.get("look")
-    print(f"{'scheduler':<20} {'runs':>4} {'fg elapsed (s)':>14} {'vs LOOK':>7} "
+    print(f"{'scheduler':<20} {'runs':>4} {'fg reads':>8} {'fg elapsed (s)':>14} {'vs LOOK':>7} "
           f"{'fg mean read (ms)':>17} {'bg MB/s':>7} {'bg req/s':>8} {'vs LOOK':>7}")
     for s in order:
         m = med[s]
         fg_ratio = f"{m['fg_elapsed_s'] / base['fg_elapsed_s']:.2f}" if base else "-"
+        elapsed = (">" if m["stopped"] else "") + f"{m['fg_elapsed_s']:.2f}"
+        if m["stopped"]:
+            fg_ratio = ">" + fg_ratio if base else fg_ratio
         bg_ratio = f"{m['bg_mb_per_s'] / base['bg_mb_per_s']:.2f}" if base else "-"
-        print(f"{s:<20} {m['runs']:>4} {m['fg_elapsed_s']:>14.2f} {fg_ratio:>7} "
+        print(f"{s:<20} {m['runs']:>4} {m['fg_reads']:>8g} {elapsed:>14} {fg_ratio:>7} "
               f"{m['fg_mean_read_ms']:>17.1f} {m['bg_mb_per_s']:>7.3f} {m['bg_req_per_s']:>8.1f} "
               f"{bg_ratio:>7}")
 

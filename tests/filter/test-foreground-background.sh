@@ -4,7 +4,8 @@
 # background writer was stopped cleanly (drained, nothing failed); the filter ran the
 # scheduler asked for and logged the classes the setup intends, reads of the foreground
 # time-critical (op:read) and writes of the background's connection time-noncritical
-# (export name). No timing is asserted: the timing claims are the bench's.
+# (export name); replay --time-limit (the bench's FG_LIMIT) stops a writer that would
+# run forever. No timing is asserted: the timing claims are the bench's.
 . "$TESTS_SRCDIR/lib.sh"
 requires nbdkit /usr/bin/python3
 [ -n "${DISKSCHED_FILTER:-}" ] || skip "the disksched filter was not built"
@@ -31,4 +32,17 @@ table = open(f"{out}/table.txt").read().splitlines()
 assert [line.split()[0] for line in table[1:]] == ["look", "fcfs", "priority:timeout=0"], table
 print("ok: 3 schedulers, both jobs completed, classes and schedulers as intended")
 PY
+
+# FG_LIMIT's mechanism: replay --time-limit stops an endless writer, drained, reported.
+nbdkit -U - -t 64 --filter="$DISKSCHED_FILTER" "$DISKEMU_PLUGIN" model=hp97560 timescale=0.2 \
+  sched=look sched-timescale=0.2 \
+  --run "'$DISKSCHED' replay --nbd \"\$uri\" --workload closed:n=8,think=0ms,reads=0 \
+         --requests 1000000000 --timescale 0.2 --time-limit 1s --quiet --json \
+         > '$TMPDIR_TEST/limited.json'" || fail "replay --time-limit failed"
+/usr/bin/python3 -c 'import json, sys; j = json.load(open(sys.argv[1]))
+assert j["stopped"] and j["errors"] == 0 and 0 < j["requests"] < 1000000000, j' \
+  "$TMPDIR_TEST/limited.json" || fail "--time-limit: $(cat "$TMPDIR_TEST/limited.json")"
+out=$("$DISKSCHED" replay --nbd "nbd+unix:///?socket=$TMPDIR_TEST/none" --workload closed:n=1 \
+  --time-limit 60 2>&1) && fail "replay --time-limit 60 (no unit) succeeded"
+echo "$out" | grep -q -- '--time-limit.*60s' || fail "the bad --time-limit is not explained: $out"
 echo ok
