@@ -25,10 +25,18 @@
 # starves the foreground). --quick: REPS=1, FG_READS=15. nbdkit -t 64, sched-depth=1.
 . "$(dirname "$0")/common.sh"
 quick=0
-if [ "${1:-}" = --quick ]; then quick=1; shift; fi
-[ $# -ge 2 ] || { echo "usage: $0 [--quick] FILTER.so DISKEMU.so [OUT_DIR]" >&2; exit 2; }
-bench_paths "$1" "$2"
-out=${3:-$(mktemp -d /tmp/disksched-fgbg.XXXXXX)}
+args=()
+for a in "$@"; do
+  case $a in
+    --quick) quick=1 ;;
+    -*) echo "bench: unknown option '$a' (the one option is --quick)" >&2; exit 2 ;;
+    *) args+=("$a") ;;
+  esac
+done
+[ ${#args[@]} -ge 2 ] && [ ${#args[@]} -le 3 ] \
+  || { echo "usage: $0 [--quick] FILTER.so DISKEMU.so [OUT_DIR]" >&2; exit 2; }
+bench_paths "${args[0]}" "${args[1]}"
+out=${args[2]:-$(mktemp -d /tmp/disksched-fgbg.XXXXXX)}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 timescale=${TIMESCALE:-0.2}
@@ -37,6 +45,8 @@ else reps=${REPS:-5}; fg_reads=${FG_READS:-100}; fi
 fg_think=${FG_THINK:-10ms}
 fg_p=${FG_P:-1}
 fg_limit=${FG_LIMIT:-}
+[[ -z "$fg_limit" || "$fg_limit" =~ ^[0-9.]+(ns|us|ms|s)$ ]] \
+  || { echo "bench: FG_LIMIT is a duration with a unit, e.g. FG_LIMIT=60s (got '$fg_limit')" >&2; exit 2; }
 bg_depth=${BG_DEPTH:-32}
 scheds=${SCHEDS:-look fcfs priority:timeout=0}
 fg_workload="closed:n=1,think=$fg_think,p=$fg_p,size=8k,reads=1"
@@ -59,11 +69,14 @@ disksched=$1 socket=$2 dir=$3 ts=$4 rep=$5 fg=$6 fg_reads=$7 bg=$8 limit=$9
   --requests 1000000000 --seed 2 --rep "$rep" --timescale "$ts" ${limit:+--time-limit "$limit"} \
   --quiet --json > "$dir/bg.json" &
 bg_pid=$!
+fg_rc=0
 "$disksched" replay --nbd "nbd+unix:///?socket=$socket" --workload "$fg" \
   --requests "$fg_reads" --seed 1 --rep "$rep" --timescale "$ts" ${limit:+--time-limit "$limit"} \
-  --quiet --json > "$dir/fg.json"
+  --quiet --json > "$dir/fg.json" || fg_rc=$?
+# Stopped even if the foreground failed: nbdkit must not close a connection mid-request.
 kill -TERM "$bg_pid" 2>/dev/null || true  # unless the time limit stopped it already
 wait "$bg_pid"
+exit "$fg_rc"
 EOF
 
 runs="$out/runs.jsonl"
