@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The foreground/background bench's quick mode (bench/filter/foreground-background.sh
-# --quick): under each scheduler the foreground job finished all its reads and the
+# --quick): under each scheduler the foreground job finished all its reads, one at a time
+# (each reached the filter only after the previous one completed), and the
 # background writer was stopped cleanly (drained, nothing failed); the filter ran the
 # scheduler asked for and logged the classes the setup intends, reads of the foreground
 # time-critical (op:read) and writes of the background's connection time-noncritical
@@ -17,7 +18,7 @@ bash "$TESTS_SRCDIR/../bench/filter/foreground-background.sh" --quick "$DISKSCHE
   || fail "the bench failed: $(cat "$TMPDIR_TEST/bench.txt")"
 
 /usr/bin/python3 - "$TMPDIR_TEST/out" <<'PY' || fail "$(cat "$TMPDIR_TEST/bench.txt")"
-import json, sys
+import csv, json, sys
 out = sys.argv[1]
 runs = [json.loads(line) for line in open(f"{out}/runs.jsonl")]
 assert [r["sched"] for r in runs] == ["look", "fcfs", "priority:timeout=0"], runs
@@ -28,6 +29,15 @@ for r in runs:
     assert r["filter_classes"] == {"read": ["critical"], "write": ["noncritical"]}, r
     assert len(r["filter_schedulers"]) == 1, r
     assert r["filter_schedulers"][0].split(":")[0] == name, r
+    # The foreground is a dependent loop: each read reaches the filter only after the
+    # previous one completed (and after 10 ms of model time spent computing).
+    d = f"{out}/{name}-0"
+    fg = json.load(open(f"{d}/fg.json"))
+    assert fg["mean_queue_len"] == 1 and fg["elapsed_s"] >= 15 * 0.010, fg
+    reads = sorted((int(x["arrive_ns"]), int(x["complete_ns"]))
+                   for x in csv.DictReader(open(f"{d}/filter.csv")) if x["op"] == "read")
+    assert len(reads) == 15, reads
+    assert all(b[0] >= a[1] for a, b in zip(reads, reads[1:])), reads
 table = open(f"{out}/table.txt").read().splitlines()
 assert [line.split()[0] for line in table[1:]] == ["look", "fcfs", "priority:timeout=0"], table
 print("ok: 3 schedulers, both jobs completed, classes and schedulers as intended")
