@@ -22,7 +22,8 @@
 # in 1991, filter and replay told so), REPS (5), FG_READS (100), FG_THINK (10ms),
 # FG_P (1), BG_DEPTH (32), SCHEDS ("look fcfs priority:timeout=0"), FG_LIMIT (model
 # time, e.g. 60s; default none: both jobs stop issuing then, for a scheduler that
-# starves the foreground). --quick: REPS=1, FG_READS=15. nbdkit -t 64, sched-depth=1.
+# starves the foreground), SCHED_CLASSES (the filter's sched-classes=, default its
+# built-in rules). --quick: REPS=1, FG_READS=15. nbdkit -t 64, sched-depth=1.
 . "$(dirname "$0")/common.sh"
 quick=0
 args=()
@@ -48,12 +49,13 @@ fg_limit=${FG_LIMIT:-}
 [[ -z "$fg_limit" || "$fg_limit" =~ ^[0-9.]+(ns|us|ms|s)$ ]] \
   || { echo "bench: FG_LIMIT is a duration with a unit, e.g. FG_LIMIT=60s (got '$fg_limit')" >&2; exit 2; }
 bg_depth=${BG_DEPTH:-32}
+sched_classes=${SCHED_CLASSES:-}
 scheds=${SCHEDS:-look fcfs priority:timeout=0}
 fg_workload="closed:n=1,think=$fg_think,p=$fg_p,size=8k,reads=1"
 bg_workload="closed:n=$bg_depth,think=0ms,size=8k,reads=0"
 
 echo "settings: diskemu model=hp97560 timescale=$timescale; nbdkit -t 64 --filter=disksched"
-echo "          sched-geometry=hp97560 sched-depth=1, default sched-classes"
+echo "          sched-geometry=hp97560 sched-depth=1, sched-classes=${sched_classes:-(built-in)}"
 echo "          foreground: $fg_workload, $fg_reads reads, export '' (reads: critical)"
 echo "          background: $bg_workload, export 'noncritical' (noncritical)"
 echo "          $reps repetition(s), schedulers interleaved: $scheds"
@@ -88,7 +90,7 @@ for rep in $(seq 0 $((reps - 1))); do
     rm -f "$dir/filter.csv"  # sched-log= appends to an existing log
     nbdkit -U - -t 64 --filter="$filter" "$diskemu" model=hp97560 timescale="$timescale" \
       sched="$sched" sched-geometry=hp97560 sched-timescale="$timescale" \
-      sched-log="$dir/filter.csv" \
+      sched-log="$dir/filter.csv" ${sched_classes:+sched-classes="$sched_classes"} \
       --run "bash '$out/run.sh' '$disksched' \"\$unixsocket\" '$dir' $timescale $rep \
              '$fg_workload' $fg_reads '$bg_workload' '$fg_limit'" \
       || { echo "bench: the run of $sched (repetition $rep) failed" >&2; exit 1; }

@@ -5,7 +5,7 @@
 # background writer was stopped cleanly (drained, nothing failed); the filter ran the
 # scheduler asked for and logged the classes the setup intends, reads of the foreground
 # time-critical (op:read) and writes of the background's connection time-noncritical
-# (export name); replay --time-limit (the bench's FG_LIMIT) stops a writer that would
+# (export name, whatever the rule for plain writes); replay --time-limit (the bench's FG_LIMIT) stops a writer that would
 # run forever. No timing is asserted: the timing claims are the bench's.
 . "$TESTS_SRCDIR/lib.sh"
 requires nbdkit /usr/bin/python3
@@ -42,6 +42,15 @@ table = open(f"{out}/table.txt").read().splitlines()
 assert [line.split()[0] for line in table[1:]] == ["look", "fcfs", "priority:timeout=0"], table
 print("ok: 3 schedulers, both jobs completed, classes and schedulers as intended")
 PY
+
+# The background's class comes from its connection's export name: a rule making plain
+# writes critical leaves its writes noncritical.
+SCHEDS=priority:timeout=0 SCHED_CLASSES=op:write=critical bash \
+  "$TESTS_SRCDIR/../bench/filter/foreground-background.sh" --quick "$DISKSCHED_FILTER" \
+  "$DISKEMU_PLUGIN" "$TMPDIR_TEST/rule" > "$TMPDIR_TEST/rule.txt" 2>&1 \
+  || fail "the bench with SCHED_CLASSES failed: $(cat "$TMPDIR_TEST/rule.txt")"
+grep -q '"filter_classes": {"read": \["critical"\], "write": \["noncritical"\]}' \
+  "$TMPDIR_TEST/rule/runs.jsonl" || fail "export name not honoured: $(cat "$TMPDIR_TEST/rule/runs.jsonl")"
 
 # FG_LIMIT's mechanism: replay --time-limit stops an endless writer, drained, reported.
 nbdkit -U - -t 64 --filter="$DISKSCHED_FILTER" "$DISKEMU_PLUGIN" model=hp97560 timescale=0.2 \
