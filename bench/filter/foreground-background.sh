@@ -85,7 +85,7 @@ runs="$out/runs.jsonl"
 : > "$runs"
 for rep in $(seq 0 $((reps - 1))); do
   for sched in $scheds; do
-    dir="$out/${sched%%:*}-$rep"
+    dir="$out/${sched//[:,=]/_}-$rep"  # one directory per spec, e.g. priority_timeout_0-0
     mkdir -p "$dir"
     rm -f "$dir/filter.csv"  # sched-log= appends to an existing log
     nbdkit -U - -t 64 --filter="$filter" "$diskemu" model=hp97560 timescale="$timescale" \

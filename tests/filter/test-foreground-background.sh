@@ -31,7 +31,7 @@ for r in runs:
     assert r["filter_schedulers"][0].split(":")[0] == name, r
     # The foreground is a dependent loop: each read reaches the filter only after the
     # previous one completed (and after 10 ms of model time spent computing).
-    d = f"{out}/{name}-0"
+    d = f"{out}/{r['sched'].replace(':', '_').replace(',', '_').replace('=', '_')}-0"
     fg = json.load(open(f"{d}/fg.json"))
     assert fg["mean_queue_len"] == 1 and fg["elapsed_s"] >= 15 * 0.010, fg
     reads = sorted((int(x["arrive_ns"]), int(x["complete_ns"]))
