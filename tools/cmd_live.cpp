@@ -356,6 +356,7 @@ bool Replayer::run(const Workload& w, std::vector<LogRow>& rows,
       collect();
       progress();
     }
+    stopped_ = index < total && stopping();
   } else {
     auto arrivals = w.open_stream(dev, o_.rate, seed);
     std::optional<Arrival> a = arrivals->next();
@@ -390,8 +391,8 @@ bool Replayer::run(const Workload& w, std::vector<LogRow>& rows,
       }
       a = arrivals->next();
     }
+    stopped_ = !saturated && a && (index < total || measured_left_ > 0) && stopping();
   }
-  stopped_ = stopping();
   while (in_flight_ > 0) {
     wait(-1);
     collect();
@@ -461,7 +462,7 @@ void run_replay(const ReplayOptions& o) {
   }
   std::cout << fmt::format("replay {} at {} req/s (seed {}, rep {}), timescale {}{}{}\n", w.spec(),
                            o.rate, o.seed, o.rep, o.timescale, saturated ? ", SATURATED" : "",
-                           r.stopped() ? ", STOPPED by a signal" : "");
+                           r.stopped() ? ", STOPPED (a signal or --time-limit)" : "");
   std::cout << fmt::format("elapsed {:.3f} s (model time, start to last completion)\n",
                            static_cast<double>(r.elapsed_ns()) / 1e9 / o.timescale);
   std::cout << summary_to_text(s);
