@@ -75,7 +75,6 @@ void DriveQueue::accept(Millis now) {
 
 bool DriveQueue::start(Millis now) {
   if (current_ || held_.empty()) return false;
-  if (device_.head().time_ms > now) return false;  // still finishing (never, when driven by complete())
   const std::size_t held = held_.size();
   auto oldest = held_.begin();
   // A flush is held alone; so is an old command's claim to go next.

@@ -78,8 +78,9 @@ class DriveQueue {
   void submit(std::uint64_t tag, Millis now, Op op, std::uint64_t offset, std::uint32_t length,
               std::span<const std::uint64_t> stops = {});
 
-  // When the mechanism is idle at `now`, picks the next command and serves it. Returns
-  // whether one was started.
+  // When no command is being served, picks the next and serves it: it starts at
+  // max(its arrival, the last completion), so a real-time caller that picks a little
+  // late keeps the device's timeline. Returns whether one was started.
   bool start(Millis now);
 
   // The command being served, or null when the mechanism is idle.
