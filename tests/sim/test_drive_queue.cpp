@@ -97,3 +97,22 @@ TEST_CASE("a reordering drive serves out of the host's order", "[sim][drive-queu
   for (std::size_t i = 1; i < satf.result.measured.size(); ++i)
     CHECK(satf.result.measured[i].dispatch_ms >= satf.result.measured[i - 1].dispatch_ms);
 }
+
+TEST_CASE("SATF in the drive is SATF at the host while the drive holds the whole queue",
+          "[sim][drive-queue]") {
+  // The host at depth 1 picks at each completion among all that wait; a drive holding
+  // all of them picks at the same instant, from the same head, by the same rule.
+  const Run host = run("satf", 1, std::nullopt, 45);
+  const Run drive = run("fcfs", 32, DriveQueueOptions{.depth = 32, .policy = "satf"}, 45);
+  REQUIRE(host.result.max_queue_seen < 32);
+  REQUIRE(host.completed.size() == drive.completed.size());
+  std::size_t reordered = 0;
+  for (std::size_t i = 0; i < host.completed.size(); ++i) {
+    INFO("completion " << i);
+    REQUIRE(host.completed[i].seq == drive.completed[i].seq);
+    CHECK(host.completed[i].start_ms == drive.completed[i].start_ms);
+    CHECK(host.completed[i].completion_ms == drive.completed[i].completion_ms);
+    reordered += i > 0 && host.completed[i].seq < host.completed[i - 1].seq;
+  }
+  CHECK(reordered > 100);
+}
