@@ -209,7 +209,7 @@ int disksched_get_ready(int thread_model) {
             "served requests in the order they are dispatched; a drive that reorders its own "
             "queue (NCQ, diskemu drive-queue=) breaks that, and the scheduler then orders by a "
             "wrong head position while the drive's firmware decides; for rotational scheduling "
-            "use sched-depth=1 (ctl show: prediction_within_sector)\n",
+            "use sched-depth=1 (ctl stats: prediction_within_sector)\n",
             config.depth);
   nbdkit_debug("disksched: thread model %d, scheduler %s, geometry %s, depth %u", thread_model,
                config.sched.c_str(), config.geometry.empty() ? "(LBN only)" : config.geometry.c_str(),
