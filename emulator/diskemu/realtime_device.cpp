@@ -42,6 +42,12 @@ RealTimeDevice::QueueCounts RealTimeDevice::queue_counts() const {
   return {passed_, queue_->forced()};
 }
 
+std::size_t RealTimeDevice::queue_waiting() const {
+  if (!queue_) return 0;
+  std::lock_guard lock(queue_mutex_);
+  return waiting_.size();
+}
+
 Nanos RealTimeDevice::complete(const Admission& a) {
   const bool woke = clock_.sleep_until(a.due_ns, a.spin_budget_ns);
   if (queue_) {

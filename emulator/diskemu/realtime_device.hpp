@@ -68,6 +68,8 @@ class RealTimeDevice {
     std::uint64_t forced = 0;
   };
   QueueCounts queue_counts() const;
+  // Requests submitted to the drive queue and not yet picked (0 without one).
+  std::size_t queue_waiting() const;
 
   // Admits the request (see above) and runs `in_order()` while it holds the device.
   // Throws what the model or `in_order` throws; later requests proceed either way.
