@@ -20,7 +20,7 @@
 # Times are the disk's own (real time / timescale).
 # Settings (environment): TIMESCALE (default 0.2: the disk runs five times as fast as
 # in 1991, filter and replay told so), REPS (5), FG_READS (100), FG_THINK (10ms),
-# FG_P (1), BG_DEPTH (32), SCHEDS ("look fcfs priority:timeout=0"), FG_LIMIT (model
+# FG_P (1), BG_DEPTH (32), SCHEDS ("look fcfs priority"), FG_LIMIT (model
 # time, e.g. 60s; default none: both jobs stop issuing then, for a scheduler that
 # starves the foreground), SCHED_CLASSES (the filter's sched-classes=, default its
 # built-in rules). --quick: REPS=1, FG_READS=15. nbdkit -t 64, sched-depth=1.
@@ -50,7 +50,7 @@ fg_limit=${FG_LIMIT:-}
   || { echo "bench: FG_LIMIT is a duration with a unit, e.g. FG_LIMIT=60s (got '$fg_limit')" >&2; exit 2; }
 bg_depth=${BG_DEPTH:-32}
 sched_classes=${SCHED_CLASSES:-}
-scheds=${SCHEDS:-look fcfs priority:timeout=0}
+scheds=${SCHEDS:-look fcfs priority}
 fg_workload="closed:n=1,think=$fg_think,p=$fg_p,size=8k,reads=1"
 bg_workload="closed:n=$bg_depth,think=0ms,size=8k,reads=0"
 
