@@ -21,7 +21,7 @@ bash "$TESTS_SRCDIR/../bench/filter/foreground-background.sh" --quick "$DISKSCHE
 import csv, json, sys
 out = sys.argv[1]
 runs = [json.loads(line) for line in open(f"{out}/runs.jsonl")]
-assert [r["sched"] for r in runs] == ["look", "fcfs", "priority:timeout=0"], runs
+assert [r["sched"] for r in runs] == ["look", "fcfs", "priority"], runs
 for r in runs:
     name = r["sched"].split(":")[0]
     assert r["fg_reads"] == 15 and r["fg_errors"] == 0, r
@@ -39,7 +39,7 @@ for r in runs:
     assert len(reads) == 15, reads
     assert all(b[0] >= a[1] for a, b in zip(reads, reads[1:])), reads
 table = open(f"{out}/table.txt").read().splitlines()
-assert [line.split()[0] for line in table[1:]] == ["look", "fcfs", "priority:timeout=0"], table
+assert [line.split()[0] for line in table[1:]] == ["look", "fcfs", "priority"], table
 print("ok: 3 schedulers, both jobs completed, classes and schedulers as intended")
 PY
 
