@@ -3,8 +3,10 @@
 #include <string>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "predictor/device_model.hpp"
+#include "predictor/datasheet_profiles.hpp"
 #include "predictor/disk_model.hpp"
 #include "predictor/profile.hpp"
 #include "predictor/fixed_model.hpp"
@@ -50,6 +52,7 @@ std::unique_ptr<DeviceModel> load_model(std::string_view spec) {
   if (s == "gp93") return std::make_unique<DiskModel>(gp93_profile());
   if (s == "mems") return make_mems_model();
   if (s == "mems-table1") return make_mems_model(MemsParams::table1());
+  if (auto p = datasheet_builtin(s)) return std::make_unique<DiskModel>(std::move(*p));
   if (s.size() > 5 && s.substr(s.size() - 5) == ".json") return std::make_unique<DiskModel>(load_profile(s));
   // A path is a profile whatever it ends with: "no such file" says more than "unknown model".
   if (s.find('/') != std::string::npos) return std::make_unique<DiskModel>(load_profile(s));
@@ -87,7 +90,9 @@ std::unique_ptr<DeviceModel> load_model(std::string_view spec) {
     return std::make_unique<FixedModel>(ms, capacity);
   }
   throw ModelError(fmt::format(
-      "unknown model '{}'; valid: hp97560, hp97560-full, gp93, mems, mems-table1, fixed:ms=X, or a .json profile", s));
+      "unknown model '{}'; valid: hp97560, hp97560-full, gp93, mems, mems-table1, {} (each also "
+      "-512n, -512e, -4kn), fixed:ms=X, or a .json profile",
+      s, fmt::join(datasheet_builtin_names(), ", ")));
 }
 
 }  // namespace disksched

@@ -39,7 +39,8 @@ assert {p["name"] for p in names["priority"]["params"]} >= {"variant", "timeout"
 # Which algorithms can starve a request is said; priority's default timeout bounds it.
 starving = {a["name"] for a in algs if "can starve a request" in a["description"]}
 assert starving == {"sstf", "satf", "vr", "gstf", "zsptf", "priority"}, starving
-assert "timeout=0 only" in names["priority"]["description"]
+assert "timeout=0 or expired=mix" in names["priority"]["description"]
+assert [p["default"] for p in names["priority"]["params"] if p["name"] == "expired"] == ["alternate"]
 assert [p["default"] for p in names["priority"]["params"] if p["name"] == "timeout"] == [500]
 print(f"{len(algs)} algorithms listed")
 PY

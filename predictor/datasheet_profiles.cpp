@@ -1,0 +1,328 @@
+#include "predictor/datasheet_profiles.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace disksched {
+namespace {
+
+using nlohmann::json;
+
+// The seek curve of the header: t1 at one cylinder, t1 + b sqrt(s) up to `boundary`,
+// c + d s beyond, value and slope continuous at the boundary, full_stroke at S.
+struct SeekFit {
+  double b, c, d;
+};
+
+SeekFit seek_through(double t1, double full_stroke, double S, double B) {
+  const double d = (full_stroke - t1) / (S + B);
+  return {2.0 * d * std::sqrt(B), full_stroke - d * S, d};
+}
+
+// The datasheets' average seek, sum over n of (S + 1 - n) T(n) / sum of (S + 1 - n),
+// as the integral of (S - s) T(s) over [0, S]: closed form, so fitting is instant.
+double mean_seek(double t1, double full_stroke, double S, double B) {
+  const SeekFit f = seek_through(t1, full_stroke, S, B);
+  const auto lin = [&](double s) { return S * s - s * s / 2; };               // (S - s)
+  const auto sq = [&](double s) { return S * 2.0 / 3.0 * std::pow(s, 1.5) - 0.4 * std::pow(s, 2.5); };
+  const auto sl = [&](double s) { return S * s * s / 2 - s * s * s / 3; };    // (S - s) s
+  const double short_part = t1 * lin(B) + f.b * sq(B);
+  const double long_part = f.c * (lin(S) - lin(B)) + f.d * (sl(S) - sl(B));
+  return (short_part + long_part) / (S * S / 2);
+}
+
+SeekCurveSpec fit_seek(const DatasheetSpec& ds, std::int64_t cylinders) {
+  const double S = static_cast<double>(cylinders - 1);
+  const double t1 = ds.single_track_ms, tf = ds.full_stroke_ms;
+  if (!(t1 > 0 && tf > t1 && ds.avg_seek_ms > t1 && ds.avg_seek_ms < tf))
+    throw ModelError(fmt::format(
+        "datasheet '{}': expected single-track < average < full-stroke seek, got {} / {} / {} ms",
+        ds.name, t1, ds.avg_seek_ms, tf));
+  // The average grows with the boundary (a longer square-root part lifts mid-length
+  // seeks): bisect for the datasheet's.
+  double lo = 1, hi = S;
+  const double at_lo = mean_seek(t1, tf, S, lo), at_hi = mean_seek(t1, tf, S, hi);
+  // The weighted mean of sqrt(s / S) over [0, S]: what the square root alone reaches.
+  constexpr double kSqrtMean = 8.0 / 15.0;
+  // Past what a square root from t1 reaches: seeks of more than one cylinder pay a
+  // settle `a` above the single-track time (a short seek is not a micro-jog), and the
+  // square root runs to the full stroke: a + (tf - a) * kSqrtMean = average.
+  const double settle = (ds.avg_seek_ms - tf * kSqrtMean) / (1 - kSqrtMean);
+  if (ds.avg_seek_ms < at_lo)
+    throw ModelError(fmt::format(
+        "datasheet '{}': an average seek of {} ms cannot be met between a {} ms single-track "
+        "and a {} ms full-stroke seek (a seek curve through them averages at least {:.3f} ms); "
+        "give a shorter full-stroke time",
+        ds.name, ds.avg_seek_ms, t1, tf, at_lo));
+  SeekCurveSpec s;
+  s.form = SeekCurveSpec::Form::ThreePiece;
+  s.single_cylinder_ms = t1;
+  if (ds.avg_seek_ms > at_hi) {
+    s.short_a = settle;
+    s.short_b = (tf - settle) / std::sqrt(S);
+    s.boundary = cylinders - 1;
+    s.long_a = tf;
+    s.long_b = 0;
+    return s;
+  }
+  for (int i = 0; i < 100 && hi - lo > 0.5; ++i) {
+    const double mid = (lo + hi) / 2;
+    (mean_seek(t1, tf, S, mid) < ds.avg_seek_ms ? lo : hi) = mid;
+  }
+  const double B = std::round((lo + hi) / 2);
+  const SeekFit f = seek_through(t1, tf, S, B);
+  s.short_a = t1;
+  s.short_b = f.b;
+  s.boundary = static_cast<std::int64_t>(B);
+  s.long_a = f.c;
+  s.long_b = f.d;
+  return s;
+}
+
+// Physical sectors per track giving `mb_s` as datasheets define sustained rate: the
+// bytes of a cylinder over its revolutions plus its head switches and one cylinder switch.
+std::uint32_t spt_for_rate(const DatasheetSpec& ds, double mb_s, double rotation_ms) {
+  const double h = ds.heads;
+  const double cyl_ms = h * rotation_ms + (h - 1) * ds.head_switch_ms +
+                        std::max(ds.single_track_ms, ds.head_switch_ms);
+  const double track_bytes = mb_s * 1e3 * cyl_ms / h;  // MB/s = 1e3 bytes per ms
+  return static_cast<std::uint32_t>(std::lround(track_bytes / ds.physical_sector_bytes));
+}
+
+// A switch of `ms` as a skew in logical sectors: whole physical sectors, rounded up.
+double skew_sectors(double ms, double rotation_ms, std::uint32_t spt_physical, std::uint32_t ratio) {
+  return ratio * std::ceil(ms / rotation_ms * spt_physical);
+}
+
+}  // namespace
+
+DiskProfile datasheet_profile(const DatasheetSpec& ds) {
+  const std::uint32_t lsb = ds.logical_sector_bytes, psb = ds.physical_sector_bytes;
+  if (lsb == 0 || psb < lsb || psb % lsb != 0)
+    throw ModelError(fmt::format("datasheet '{}': physical sector ({} B) must be a multiple of "
+                                 "the logical sector ({} B)", ds.name, psb, lsb));
+  if (!(ds.rpm > 0) || ds.heads < 1 || ds.zones < 1 || !(ds.capacity_bytes > 0) ||
+      !(ds.sustained_outer_mb_s >= ds.sustained_inner_mb_s) || !(ds.sustained_inner_mb_s > 0))
+    throw ModelError(fmt::format("datasheet '{}': needs rpm, heads, zones and capacity > 0 and "
+                                 "an outer sustained rate >= the inner one > 0", ds.name));
+  const std::uint32_t ratio = psb / lsb;
+  DiskProfile p;
+  p.name = ds.name;
+  p.sector_bytes = lsb;
+  p.heads = ds.heads;
+  p.rotation_ms = 60000.0 / ds.rpm;
+  p.head_switch_ms = ds.head_switch_ms;
+  p.overhead_ms = ds.overhead_ms;
+
+  // Zones: equal bands of cylinders, sectors per track falling linearly outer -> inner.
+  const std::uint32_t spt_out = spt_for_rate(ds, ds.sustained_outer_mb_s, p.rotation_ms);
+  const std::uint32_t spt_in = spt_for_rate(ds, ds.sustained_inner_mb_s, p.rotation_ms);
+  std::vector<std::uint32_t> spt(static_cast<std::size_t>(ds.zones));
+  double cylinder_bytes = 0;  // one cylinder of every zone
+  for (std::int32_t i = 0; i < ds.zones; ++i) {
+    const double f = ds.zones == 1 ? 0.0 : static_cast<double>(i) / (ds.zones - 1);
+    spt[i] = static_cast<std::uint32_t>(std::lround(spt_out + (static_cast<double>(spt_in) - spt_out) * f));
+    cylinder_bytes += static_cast<double>(ds.heads) * spt[i] * psb;
+  }
+  const auto per_zone = static_cast<std::int64_t>(std::ceil(ds.capacity_bytes / cylinder_bytes));
+  // Equal bands overshoot the capacity by less than one cylinder of each zone: the
+  // innermost band gives back what it can.
+  const double last_cyl_bytes = static_cast<double>(ds.heads) * spt.back() * psb;
+  const auto spare = static_cast<std::int64_t>(
+      std::floor((per_zone * cylinder_bytes - ds.capacity_bytes) / last_cyl_bytes));
+  const std::int64_t last_zone = per_zone - std::min(spare, per_zone - 1);
+  std::int64_t first = 0;
+  for (std::int32_t i = 0; i < ds.zones; ++i) {
+    const std::int64_t n = i + 1 == ds.zones ? last_zone : per_zone;
+    ZoneSpec z{first, first + n - 1, spt[i] * ratio, {}, {}};
+    z.track_skew_sectors = skew_sectors(ds.head_switch_ms, p.rotation_ms, spt[i], ratio);
+    z.cylinder_skew_sectors = skew_sectors(std::max(ds.single_track_ms, ds.head_switch_ms),
+                                           p.rotation_ms, spt[i], ratio);
+    p.zones.push_back(z);
+    first += n;
+  }
+  p.seek = fit_seek(ds, first);
+
+  p.source = ds.source;
+  p.source["computed"] = {
+      {"cylinders", first},
+      {"sectors_per_track_physical", {{"outer", spt_out}, {"inner", spt_in}}},
+      {"physical_sector_bytes", psb},
+      {"buffer_bytes", ds.buffer_bytes},
+      {"how", "zones, skews and seek curve computed by predictor/datasheet_profiles.cpp from "
+              "the figures above (predictor/PROFILE.md, 'Datasheet profiles')"}};
+  return p;
+}
+
+namespace {
+
+// Seagate-style names would promise more than a datasheet gives: the built-ins are
+// named by class, and `source` says whose figures they are.
+DatasheetSpec sata7200_8tb() {
+  DatasheetSpec d;
+  d.name = "sata7200-8tb";
+  d.capacity_bytes = 8e12;
+  d.rpm = 7200;
+  d.avg_seek_ms = 8.0;
+  d.sustained_outer_mb_s = 205;
+  d.buffer_bytes = 256ull << 20;
+  d.logical_sector_bytes = 512;
+  d.physical_sector_bytes = 4096;
+  // Assumptions.
+  d.heads = 12;
+  d.zones = 24;
+  d.sustained_inner_mb_s = d.sustained_outer_mb_s / 2;
+  d.single_track_ms = 0.8;
+  d.head_switch_ms = 0.8;
+  d.full_stroke_ms = 16.0;
+  d.overhead_ms = PerOp{0.1, 0.1, 0.05};
+  d.source = {
+      {"class", "8 TB 7200 rpm enterprise SATA drive (512e; -4kn: 4Kn)"},
+      {"datasheet",
+       {{"reference", "figures of one 8 TB 7200 rpm enterprise SATA drive as collected in "
+                      "../shared/reference/real-drives.md, sec. 4"},
+        {"capacity", "8 TB (10^12 bytes)"},
+        {"rpm", "7200 (average latency 4.16 ms = half a revolution)"},
+        {"avg_seek_ms", "8.0 (read)"},
+        {"sustained_outer", "205 MB/s"},
+        {"buffer", "256 MB"},
+        {"formats", "512e and 4Kn"}}},
+      {"assumptions",
+       {{"heads", "12 (6 platters)"},
+        {"zones", "24 equal bands of cylinders"},
+        {"sustained_inner", "half the outer: 'outer tracks carry about twice the sectors of "
+                            "inner ones' (real-drives.md sec. 4)"},
+        {"single_track_ms", "0.8"},
+        {"head_switch_ms", "0.8 (a settle, like a single-track seek)"},
+        {"full_stroke_ms", "16 (about twice the average)"},
+        {"overhead_ms", "0.1 per read or write, 0.05 other"}}}};
+  return d;
+}
+
+DatasheetSpec laptop5400_320gb() {
+  DatasheetSpec d;
+  d.name = "laptop5400-320gb";
+  d.capacity_bytes = 320e9;
+  d.rpm = 5400;
+  d.avg_seek_ms = 12.0;
+  d.single_track_ms = 1.0;
+  d.full_stroke_ms = 20.0;
+  d.logical_sector_bytes = 512;
+  d.physical_sector_bytes = 512;
+  // Assumptions.
+  d.heads = 4;
+  d.zones = 16;
+  d.sustained_outer_mb_s = 80;
+  d.sustained_inner_mb_s = 40;
+  d.head_switch_ms = 1.0;
+  d.buffer_bytes = 8ull << 20;
+  d.overhead_ms = PerOp{0.3, 0.3, 0.1};
+  d.source = {
+      {"class", "320 GB 5400 rpm 2.5-inch SATA drive (512n; -512e, -4kn: those formats)"},
+      {"datasheet",
+       {{"reference", "Hitachi Travelstar 5K320 SATA OEM Specification rev. 1.5 (2010), "
+                      "sec. 4.4.2 (mechanical positioning)"},
+        {"capacity", "320 GB"},
+        {"rpm", "5400 (average latency 5.5 ms, revolution 11.1 ms)"},
+        {"avg_seek_ms", "12 (read, typical; weighted average of all seek lengths)"},
+        {"single_track_ms", "1.0 (read, typical)"},
+        {"full_stroke_ms", "20.0 (read, typical)"},
+        {"formats", "512-byte sectors"}}},
+      {"assumptions",
+       {{"heads", "4 (two 160 GB disks)"},
+        {"zones", "16 equal bands of cylinders"},
+        {"sustained", "80 MB/s outer, 40 MB/s inner (the specification's figure was not at "
+                      "hand; outer about twice inner)"},
+        {"head_switch_ms", "1.0 (as the single-track seek)"},
+        {"buffer", "8 MB"},
+        {"overhead_ms", "0.3 per read or write, 0.1 other"}}}};
+  return d;
+}
+
+DatasheetSpec sas15k_600gb() {
+  DatasheetSpec d;
+  d.name = "sas15k-600gb";
+  d.capacity_bytes = 600e9;
+  d.rpm = 15000;
+  d.sustained_outer_mb_s = 204;
+  d.sustained_inner_mb_s = 122;
+  d.logical_sector_bytes = 512;
+  d.physical_sector_bytes = 512;
+  d.avg_seek_ms = 3.4;
+  d.buffer_bytes = 16ull << 20;
+  // Assumptions.
+  d.heads = 8;
+  d.zones = 20;
+  d.single_track_ms = 0.4;
+  d.head_switch_ms = 0.4;
+  d.full_stroke_ms = 7.5;
+  d.overhead_ms = PerOp{0.1, 0.1, 0.05};
+  d.source = {
+      {"class", "600 GB 15k rpm 3.5-inch SAS drive (512n; -512e, -4kn: those formats)"},
+      {"datasheet",
+       {{"reference", "Seagate Cheetah 15K.7 SAS Product Manual 100516226, sec. 4.2.3 "
+                      "(general performance characteristics)"},
+        {"capacity", "600 GB"},
+        {"rpm", "15000 (average rotational latency 2.0 ms)"},
+        {"sustained", "204 MB/s maximum, 122 MB/s minimum (1 MB/s = 10^6 bytes/s)"},
+        {"formats", "512 (520, 528) byte sectors"},
+        {"interface", "SAS 600 MB/s per port"}}},
+      {"assumptions",
+       {{"avg_seek_ms", "3.4 (read), as we recall the same manual's seek table; not "
+                        "re-checked against its text"},
+        {"buffer", "16 MB, as we recall it; not re-checked"},
+        {"heads", "8 (four disks)"},
+        {"zones", "20 equal bands of cylinders"},
+        {"single_track_ms", "0.4"},
+        {"head_switch_ms", "0.4"},
+        {"full_stroke_ms", "7.5"},
+        {"overhead_ms", "0.1 per read or write, 0.05 other"}}}};
+  return d;
+}
+
+struct Builtin {
+  const char* name;
+  DatasheetSpec (*spec)();
+};
+constexpr Builtin kBuiltins[] = {
+    {"sata7200-8tb", sata7200_8tb},
+    {"laptop5400-320gb", laptop5400_320gb},
+    {"sas15k-600gb", sas15k_600gb},
+};
+
+}  // namespace
+
+std::optional<DiskProfile> datasheet_builtin(std::string_view name) {
+  struct Format {
+    std::string_view suffix;
+    std::uint32_t logical, physical;
+  };
+  constexpr Format kFormats[] = {{"-512n", 512, 512}, {"-512e", 512, 4096}, {"-4kn", 4096, 4096}};
+  for (const Builtin& b : kBuiltins) {
+    const std::string_view base = b.name;
+    if (name.substr(0, base.size()) != base) continue;
+    const std::string_view suffix = name.substr(base.size());
+    DatasheetSpec d = b.spec();
+    if (!suffix.empty()) {
+      const Format* f = nullptr;
+      for (const Format& x : kFormats)
+        if (x.suffix == suffix) f = &x;
+      if (f == nullptr) continue;
+      d.name = std::string(name);
+      d.logical_sector_bytes = f->logical;
+      d.physical_sector_bytes = f->physical;
+    }
+    return datasheet_profile(d);
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> datasheet_builtin_names() {
+  std::vector<std::string> names;
+  for (const Builtin& b : kBuiltins) names.emplace_back(b.name);
+  return names;
+}
+
+}  // namespace disksched

@@ -1,0 +1,148 @@
+// The datasheet profiles meet the figures they were computed from, measured through
+// the model (not through the formulas that built them).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <string>
+
+#include "predictor/datasheet_profiles.hpp"
+#include "predictor/disk_model.hpp"
+
+using namespace disksched;
+
+namespace {
+
+// The datasheets' weighted average over every seek length n of the drive:
+// sum (max + 1 - n) T(n) / sum (max + 1 - n), n = 1..max (Hitachi's definition).
+double datasheet_average_seek(const DiskModel& m) {
+  const std::int64_t max = m.cylinders() - 1;
+  long double num = 0, den = 0;
+  for (std::int64_t n = 1; n <= max; ++n) {
+    num += static_cast<long double>(max + 1 - n) * m.seek_ms(n);
+    den += static_cast<long double>(max + 1 - n);
+  }
+  return static_cast<double>(num / den);
+}
+
+// MB/s (10^6 bytes) reading `cylinders` whole cylinders from the first sector of
+// `first`, transfer only (switches and skews included, positioning not).
+double sustained_mb_s(const DiskModel& m, std::int64_t first, std::int64_t cylinders) {
+  const std::uint64_t lba = m.chs_to_lba({first, 0, 0});
+  const std::uint64_t end =
+      first + cylinders == m.cylinders() ? m.lbas() : m.chs_to_lba({first + cylinders, 0, 0});
+  const std::uint64_t bytes = (end - lba) * m.sector_bytes();
+  HeadState h;
+  h.cylinder = first;
+  const Cost c = m.service(h, Op::Read, lba * m.sector_bytes(), static_cast<std::uint32_t>(bytes));
+  return static_cast<double>(bytes) / (c.transfer_ms * 1e3);
+}
+
+}  // namespace
+
+TEST_CASE("sata7200-8tb meets its datasheet figures") {
+  const DiskModel m(*datasheet_builtin("sata7200-8tb"));
+  CHECK(m.sector_bytes() == 512);
+  // 8 TB, and not much more (the zones overshoot by less than a cylinder each).
+  CHECK(m.capacity_bytes() >= 8'000'000'000'000ull);
+  CHECK(m.capacity_bytes() <= 8'004'000'000'000ull);
+  // Average latency 4.16 ms: half a revolution at 7200 rpm.
+  CHECK(m.rotation_ms() / 2 == Approx(4.1667).margin(0.001));
+  CHECK(datasheet_average_seek(m) == Approx(8.0).epsilon(0.005));
+  CHECK(m.seek_ms(1) == Approx(0.8));
+  CHECK(m.seek_ms(m.cylinders() - 1) == Approx(16.0));
+  // 205 MB/s sustained at the outer edge, switches included; inner about half.
+  CHECK(sustained_mb_s(m, 0, 4) == Approx(205).epsilon(0.01));
+  CHECK(sustained_mb_s(m, m.cylinders() - 4, 4) == Approx(102.5).epsilon(0.01));
+  // Outer tracks carry twice the inner ones' sectors; 512e: whole 4 KiB sectors.
+  const std::uint32_t outer = m.sectors_per_track(0), inner = m.sectors_per_track(m.cylinders() - 1);
+  CHECK(static_cast<double>(outer) / inner == Approx(2.0).epsilon(0.01));
+  CHECK(outer % 8 == 0);
+  CHECK(inner % 8 == 0);
+  // Hundreds of thousands of cylinders, described by a handful of zones.
+  CHECK(m.cylinders() > 400'000);
+  CHECK(m.profile().zones.size() == 24);
+}
+
+TEST_CASE("sequential transfer loses no revolution at a track or cylinder switch") {
+  for (const char* name : {"sata7200-8tb", "laptop5400-320gb", "sas15k-600gb-4kn"}) {
+    INFO(name);
+    const DiskModel m(*datasheet_builtin(name));
+    const std::uint32_t spt = m.sectors_per_track(0);
+    const std::int32_t heads = m.heads();
+    // Two cylinders: every switch costs its skew, well under a revolution.
+    const std::uint64_t bytes = 2ull * heads * spt * m.sector_bytes();
+    HeadState h;
+    const Cost c = m.service(h, Op::Read, 0, static_cast<std::uint32_t>(bytes));
+    CHECK(c.transfer_ms < (2 * heads + 0.5 * (2 * heads - 1)) * m.rotation_ms());
+  }
+}
+
+TEST_CASE("the 5400 rpm and 15k rpm profiles meet their datasheet figures") {
+  SECTION("laptop5400-320gb: Travelstar 5K320 seek figures") {
+    const DiskModel m(*datasheet_builtin("laptop5400-320gb"));
+    CHECK(m.capacity_bytes() >= 320'000'000'000ull);
+    CHECK(m.capacity_bytes() <= 320'200'000'000ull);
+    CHECK(m.rotation_ms() / 2 == Approx(5.5).margin(0.06));
+    CHECK(datasheet_average_seek(m) == Approx(12.0).epsilon(0.005));
+    CHECK(m.seek_ms(1) == Approx(1.0));
+    CHECK(m.seek_ms(m.cylinders() - 1) == Approx(20.0));
+  }
+  SECTION("sas15k-600gb: Cheetah 15K.7 rates, inner and outer") {
+    const DiskModel m(*datasheet_builtin("sas15k-600gb"));
+    CHECK(m.capacity_bytes() >= 600'000'000'000ull);
+    CHECK(m.capacity_bytes() <= 600'200'000'000ull);
+    CHECK(m.rotation_ms() / 2 == Approx(2.0));
+    CHECK(datasheet_average_seek(m) == Approx(3.4).epsilon(0.005));
+    CHECK(sustained_mb_s(m, 0, 4) == Approx(204).epsilon(0.01));
+    CHECK(sustained_mb_s(m, m.cylinders() - 4, 4) == Approx(122).epsilon(0.01));
+  }
+}
+
+TEST_CASE("format suffixes: 4Kn exports 4 KiB sectors of the same drive") {
+  const DiskModel e(*datasheet_builtin("sata7200-8tb"));
+  const DiskModel k(*datasheet_builtin("sata7200-8tb-4kn"));
+  CHECK(k.sector_bytes() == 4096);
+  CHECK(k.name() == "sata7200-8tb-4kn");
+  CHECK(k.cylinders() == e.cylinders());
+  CHECK(k.capacity_bytes() == e.capacity_bytes());
+  CHECK(k.sectors_per_track(0) * 8 == e.sectors_per_track(0));
+  const DiskModel n(*datasheet_builtin("sas15k-600gb-512n"));
+  CHECK(n.sector_bytes() == 512);
+  CHECK_FALSE(datasheet_builtin("sata7200-8tb-520"));
+  CHECK_FALSE(datasheet_builtin("sata7200"));
+  CHECK(load_model("laptop5400-320gb-4kn")->sector_bytes() == 4096);
+  CHECK_THROWS_WITH(load_model("sata7200-9tb"),
+                    Catch::Contains("sata7200-8tb") && Catch::Contains("-4kn"));
+}
+
+TEST_CASE("a datasheet profile stays small and survives a round trip through JSON") {
+  for (const std::string& name : datasheet_builtin_names()) {
+    INFO(name);
+    const DiskProfile p = *datasheet_builtin(name);
+    const std::string text = profile_to_json(p).dump();
+    CHECK(text.size() < 16 * 1024);
+    const DiskModel a(p), b(profile_from_json(nlohmann::json::parse(text), name));
+    CHECK(a.capacity_bytes() == b.capacity_bytes());
+    CHECK(a.cylinders() == b.cylinders());
+    CHECK(a.seek_ms(1000) == b.seek_ms(1000));
+  }
+}
+
+TEST_CASE("datasheet figures that cannot be met together are refused, saying which") {
+  DatasheetSpec d;
+  d.name = "odd";
+  d.capacity_bytes = 1e12;
+  d.rpm = 7200;
+  d.heads = 4;
+  d.zones = 4;
+  d.sustained_outer_mb_s = 200;
+  d.sustained_inner_mb_s = 100;
+  d.single_track_ms = 1.0;
+  d.full_stroke_ms = 16.0;
+  d.avg_seek_ms = 4.0;  // a curve rising to 16 ms averages more than this
+  CHECK_THROWS_WITH(datasheet_profile(d), Catch::Contains("average seek of 4 ms") &&
+                                              Catch::Contains("full-stroke"));
+  d.avg_seek_ms = 8.0;
+  d.physical_sector_bytes = 1000;
+  CHECK_THROWS_WITH(datasheet_profile(d), Catch::Contains("multiple of the logical sector"));
+}
