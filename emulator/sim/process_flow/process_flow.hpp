@@ -24,7 +24,8 @@
 //    read-ahead of the next; writes only dirty the cache; the flush daemon wakes every
 //    `daemon_period_ms`, walks the next 1/`daemon_share` of the cache's slots and writes
 //    the dirty ones (time-noncritical); each file creation is one time-critical write.
-//    The daemon's own CPU time is not charged.
+//    A process that finds every slot dirty or in flight waits (blocked on I/O) until a
+//    read or a write-back frees one. The daemon's own CPU time is not charged.
 //  - False idle time: a CPU is idle while some process is blocked on I/O. Execution time:
 //    the last process's exit. The run goes on until the daemon has flushed every dirty
 //    block and the disk is idle, so every request's response counts.
