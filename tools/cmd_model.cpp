@@ -27,11 +27,20 @@ using nlohmann::json;
 json describe_disk(const DiskModel& m) {
   const DiskProfile& p = m.profile();
   json zones = json::array();
-  for (const auto& z : p.zones)
-    zones.push_back({{"first_cylinder", z.first_cylinder},
-                     {"last_cylinder", z.last_cylinder},
-                     {"sectors_per_track", z.sectors_per_track},
-                     {"sector_time_ms", m.rotation_ms() / z.sectors_per_track}});
+  for (std::size_t i = 0; i < p.zones.size(); ++i) {
+    const ZoneSpec& z = p.zones[i];
+    json zj = {{"first_cylinder", z.first_cylinder},
+               {"last_cylinder", z.last_cylinder},
+               {"sectors_per_track", z.sectors_per_track},
+               {"sector_time_ms", m.rotation_ms() / z.sectors_per_track},
+               {"first_lba", m.layout().zone_first_lba(i)},
+               {"lbas", m.layout().zone_lbas(i)}};
+    if (z.spares != 0) zj["spares"] = z.spares;
+    if (!z.slips.empty()) zj["slips"] = z.slips.size();
+    if (!z.remaps.empty()) zj["remaps"] = z.remaps.size();
+    if (z.empty_front != 0) zj["empty_front"] = z.empty_front;
+    zones.push_back(zj);
+  }
   return {{"kind", "disk"},
           {"name", m.name()},
           {"capacity_bytes", m.capacity_bytes()},
