@@ -203,6 +203,14 @@ Cost HeadTracker::service(const HeadState& from, Op op, std::uint64_t offset,
                        : model_.service(from, op, offset, length);
 }
 
+bool HeadTracker::hits(Millis now, std::uint64_t offset, std::uint32_t length) const {
+  if (!drive_ || length == 0) return false;
+  const std::uint32_t sb = model_.sector_bytes();
+  const std::uint64_t first = offset / sb;
+  return drive_->holds(predict(now).time_ms, first,
+                       static_cast<std::uint32_t>((offset + length + sb - 1) / sb - first));
+}
+
 HeadState HeadTracker::predict(Millis now) const {
   HeadState s = position_;
   s.time_ms = now + delta_ms_;

@@ -182,6 +182,8 @@ class HeadTracker final : public HeadSource {
   using Track = TurnedTrack;
   std::span<const TurnedTrack> turned() const override { return turned_; }
   const TrackAngles* learnt_tracks() const override { return state_.learnt_tracks(); }
+  bool knows_hits() const override { return drive_.has_value(); }
+  bool hits(Millis now, std::uint64_t offset, std::uint32_t length) const override;
 
   Millis delta_ms() const { return delta_ms_; }
   void set_delta_ms(Millis d);

@@ -35,6 +35,15 @@ const Prediction& SimulatedDrive::dispatched(std::uint64_t id, Millis now, Op op
   return held_.back().prediction;
 }
 
+bool SimulatedDrive::hits(Millis now, std::uint64_t offset, std::uint32_t length) const {
+  const DriveCache* drive = device_.drive();
+  if (drive == nullptr || length == 0) return false;
+  const std::uint32_t sb = device_.model().sector_bytes();
+  const std::uint64_t first = offset / sb;
+  return drive->holds(predict(now).time_ms, first,
+                      static_cast<std::uint32_t>((offset + length + sb - 1) / sb - first));
+}
+
 Prediction SimulatedDrive::completed(std::uint64_t id, Millis /*now*/, bool /*ok*/) {
   if (held_.empty() || held_.front().id != id)
     throw std::invalid_argument("simulated drive: request " + std::to_string(id) +
