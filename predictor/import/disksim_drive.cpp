@@ -124,9 +124,12 @@ DriveImport import_drive(const ParamFile& file, const Block& disk) {
   for (const Param& p : disk.params) {
     const std::string key = normalize_key(p.key);
     auto it = disk_keys().find(key);
-    if (it != disk_keys().end())
+    if (it != disk_keys().end()) {
       it->second(d, p, scale);
-    else if (handled_keys().count(key) == 0)
+      out.used.push_back(&p);
+    } else if (key != "model" && handled_keys().count(key) != 0) {
+      out.used.push_back(&p);
+    } else if (handled_keys().count(key) == 0)
       out.ignored.push_back(ignored_key(p));
   }
   if (per_request > 0) {
@@ -166,14 +169,17 @@ DriveImport import_drive(const ParamFile& file, const Block& disk) {
       bus = true;
       for (const Param& p : b->params) {
         const std::string key = normalize_key(p.key);
-        if (key == "read block transfer time")
+        if (key == "read block transfer time") {
           read = std::max(read, number_of(p, 0, 1e6));
-        else if (key == "write block transfer time")
+          out.used.push_back(&p);
+        } else if (key == "write block transfer time") {
           write = std::max(write, number_of(p, 0, 1e6));
-        else if (key == "bulk sector transfer time") {
+          out.used.push_back(&p);
+        } else if (key == "bulk sector transfer time") {
           const Millis bulk = number_of(p, 0, 1e6);
           read = std::max(read, bulk);
           write = std::max(write, bulk);
+          out.used.push_back(&p);
         }
         else if (key != "type" && key != "print stats" && !(p.value.kind == Value::Kind::Number &&
                                                              p.value.number == 0))

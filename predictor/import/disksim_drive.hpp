@@ -16,6 +16,9 @@ struct DriveImport {
   // Keys of the disk block (and of the buses and controllers on its path) that the drive
   // model does not use, as written, e.g. "Never disconnect (hp_c2247a.diskspecs:15)".
   std::vector<std::string> ignored;
+  // The parameters it read (of the disk block and of the buses and controllers), for an
+  // importer that lists the unread ones itself.
+  std::vector<const Param*> used;
 };
 
 // `file`: the parsed .parv; `disk`: its disksim_disk block. Throws ParamError
