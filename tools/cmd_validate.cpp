@@ -53,7 +53,14 @@ json sample_json(const ValidateSample& s) {
           {"blocks", s.blocks},
           {"issue_ms", s.issue_ms},
           {"measured_ms", s.measured_ms},
-          {"simulated_ms", s.simulated_ms}};
+          {"simulated_ms", s.simulated_ms},
+          {"cylinder", s.cylinder},
+          {"head", s.head},
+          {"overhead_ms", s.cost.overhead_ms},
+          {"seek_ms", s.cost.seek_ms},
+          {"rotation_ms", s.cost.rotation_ms},
+          {"transfer_ms", s.cost.transfer_ms},
+          {"completion_ms", s.cost.completion_ms}};
 }
 
 // Every request, for the plot and for the user: OUT.png writes OUT.csv beside it.
@@ -92,13 +99,17 @@ void print_human(const std::string& model_name, const TraceData& trace, const Va
       kBarPercentOfMean);
   if (worst.empty()) return;
   std::cout << fmt::format("worst {} requests by |measured - simulated|:\n", worst.size());
-  std::cout << fmt::format("{:>8} {:>2} {:<4} {:>10} {:>6} {:>12} {:>13} {:>9}\n", "request", "op",
-                           "flag", "block", "blocks", "measured ms", "simulated ms", "diff ms");
+  std::cout << fmt::format("{:>8} {:>2} {:<4} {:>10} {:>6} {:>10} {:>12} {:>13} {:>9}  {}\n",
+                           "request", "op", "flag", "block", "blocks", "cyl:head", "measured ms",
+                           "simulated ms", "diff ms", "simulated = seek + rotation + transfer + rest");
   for (const auto& s : worst)
-    std::cout << fmt::format("{:>8} {:>2} {:<4} {:>10} {:>6} {:>12.3f} {:>13.3f} {:>+9.3f}\n",
-                             s.index, s.op == Op::Read ? "R" : "W", buffer_flag_name(s.buffer),
-                             s.lba, s.blocks, s.measured_ms, s.simulated_ms,
-                             s.simulated_ms - s.measured_ms);
+    std::cout << fmt::format(
+        "{:>8} {:>2} {:<4} {:>10} {:>6} {:>10} {:>12.3f} {:>13.3f} {:>+9.3f}  {:.3f} + {:.3f} + {:.3f} + "
+        "{:.3f}\n",
+        s.index, s.op == Op::Read ? "R" : "W", buffer_flag_name(s.buffer), s.lba, s.blocks,
+        fmt::format("{}:{}", s.cylinder, s.head), s.measured_ms, s.simulated_ms,
+        s.simulated_ms - s.measured_ms, s.cost.seek_ms, s.cost.rotation_ms, s.cost.transfer_ms,
+        s.cost.overhead_ms + s.cost.completion_ms);
 }
 
 void run(const Options& o) {

@@ -32,6 +32,11 @@ std::vector<ValidateSample> replay_validate(const DeviceModel& model, const Trac
                                    s.index, s.lba, s.blocks, e.what()));
     }
     s.simulated_ms = served.completion_ms - served.arrival_ms;
+    s.cost = served.cost;
+    const Location where = model.locate(r.offset / model.sector_bytes(),
+                                        std::max<std::uint32_t>(1, r.length / model.sector_bytes()), r.op);
+    s.cylinder = where.cylinder;
+    s.head = where.head;
     issue = served.completion_ms + r.think_ms;
     out.push_back(s);
   }

@@ -29,6 +29,9 @@ struct ValidateSample {
   Millis issue_ms = 0.0;        // simulated issue time at the drive
   Millis measured_ms = 0.0;
   Millis simulated_ms = 0.0;
+  Cost cost;                    // the model's breakdown of the simulated time
+  std::int64_t cylinder = 0;    // where the request starts (disk; 0 for fixed)
+  std::int32_t head = 0;
 };
 
 // Throws ModelError for a request beyond the device (naming the request).

@@ -29,8 +29,12 @@ w = j["worst"]
 assert len(w) == 5
 gaps = [abs(r["measured_ms"] - r["simulated_ms"]) for r in w]
 assert gaps == sorted(gaps, reverse=True), gaps
-for k in ["request", "op", "flag", "block", "blocks", "measured_ms", "simulated_ms", "issue_ms"]:
+for k in ["request", "op", "flag", "block", "blocks", "measured_ms", "simulated_ms", "issue_ms",
+          "cylinder", "head", "seek_ms", "rotation_ms", "transfer_ms"]:
     assert k in w[0], k
+for r in w:  # the breakdown adds up to the simulated time
+    parts = sum(r[k] for k in ["overhead_ms", "seek_ms", "rotation_ms", "transfer_ms", "completion_ms"])
+    assert abs(parts - r["simulated_ms"]) < 1e-9, r
 PY
 head -c 8 "$d/cdf.png" | od -An -c | grep -q "P   N   G" || fail "cdf.png is not a PNG"
 [ "$(wc -l < "$d/cdf.csv")" -eq 301 ] || fail "cdf.csv: expected a header and 300 requests"

@@ -35,7 +35,10 @@ TEST_CASE("each request is issued its think time after the previous one complete
   CHECK(s[1].issue_ms == 5.5);
   CHECK(s[2].issue_ms == 8.0);
   CHECK(s[3].issue_ms == Approx(11.00025).epsilon(1e-15));
-  for (const auto& x : s) CHECK(x.simulated_ms == 2.5);
+  for (const auto& x : s) {
+    CHECK(x.simulated_ms == 2.5);
+    CHECK(x.cost.transfer_ms == 2.5);  // the fixed model charges it all as transfer
+  }
   CHECK(s[0].measured_ms == 12.0);
   CHECK(s[1].op == Op::Write);
   CHECK(s[1].buffer == BufferFlag::Doub);
