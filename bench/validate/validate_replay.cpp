@@ -32,6 +32,7 @@ std::vector<ValidateSample> replay_validate(const DeviceModel& model, const Trac
                                    s.index, s.lba, s.blocks, e.what()));
     }
     s.simulated_ms = served.completion_ms - served.arrival_ms;
+    s.simulated_hit = served.hit;
     s.cost = served.cost;
     const Location where = model.locate(r.offset / model.sector_bytes(),
                                         std::max<std::uint32_t>(1, r.length / model.sector_bytes()), r.op);
@@ -56,6 +57,7 @@ ValidateClass compare(const std::string& name, const std::vector<ValidateSample>
     simulated.push_back(s.simulated_ms);
     c.mean_measured_ms += s.measured_ms;
     c.mean_simulated_ms += s.simulated_ms;
+    c.simulated_hits += s.simulated_hit ? 1 : 0;
   }
   c.mean_measured_ms /= static_cast<double>(samples.size());
   c.mean_simulated_ms /= static_cast<double>(samples.size());

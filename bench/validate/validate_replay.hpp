@@ -29,6 +29,7 @@ struct ValidateSample {
   Millis issue_ms = 0.0;        // simulated issue time at the drive
   Millis measured_ms = 0.0;
   Millis simulated_ms = 0.0;
+  bool simulated_hit = false;   // the drive's buffer served it (a profile with a cache)
   Cost cost;                    // the model's breakdown of the simulated time
   std::int64_t cylinder = 0;    // where the request starts (disk; 0 for fixed)
   std::int32_t head = 0;
@@ -46,6 +47,7 @@ struct ValidateClass {
   double mean_simulated_ms = 0.0;
   double demerit_ms = 0.0;       // exact (demerit.hpp)
   double demerit_grid_ms = 0.0;  // at p = 0.0001 .. 1
+  std::size_t simulated_hits = 0; // requests the simulated drive's buffer served
 };
 
 ValidateClass compare(const std::string& name, const std::vector<ValidateSample>& samples);

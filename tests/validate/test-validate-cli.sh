@@ -29,7 +29,8 @@ w = j["worst"]
 assert len(w) == 5
 gaps = [abs(r["measured_ms"] - r["simulated_ms"]) for r in w]
 assert gaps == sorted(gaps, reverse=True), gaps
-for k in ["request", "op", "flag", "block", "blocks", "measured_ms", "simulated_ms", "issue_ms",
+assert all("simulated_hits" in c for c in j["classes"]) and j["simulated_hits"] == 0  # no cache
+for k in ["request", "op", "flag", "block", "blocks", "measured_ms", "simulated_ms", "issue_ms", "simulated_hit",
           "cylinder", "head", "seek_ms", "rotation_ms", "transfer_ms"]:
     assert k in w[0], k
 for r in w:  # the breakdown adds up to the simulated time

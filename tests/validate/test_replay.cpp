@@ -8,6 +8,7 @@
 #include "bench/sim/trace_reader.hpp"
 #include "bench/validate/validate_replay.hpp"
 #include "predictor/device_model.hpp"
+#include "predictor/disk_model.hpp"
 
 using namespace disksched;
 using Catch::Matchers::Contains;
@@ -100,4 +101,30 @@ TEST_CASE("the worst requests come first", "[validate][replay]") {
   CHECK(w[1].index == 1);
   CHECK(w[2].index == 3);
   CHECK(worst_requests(s, 10).size() == 4);
+}
+
+TEST_CASE("hits of the simulated drive's buffer are counted per class", "[validate][replay]") {
+  // A small disk with a two-segment buffer: a read, then the same blocks again, hits.
+  DiskProfile p;
+  p.name = "buffered";
+  p.heads = 2;
+  p.rotation_ms = 10.0;
+  p.zones = {ZoneSpec{0, 9, 100, {}, {}}};
+  p.seek.short_a = 1.0;
+  p.seek.boundary = 5;
+  p.seek.long_a = 1.0;
+  p.drive.has_cache = true;
+  p.drive.cache.segments = 2;
+  p.drive.cache.segment_sectors = 200;
+  const DiskModel model(p);
+  const auto s = replay_validate(model, trace_of("R Miss 0 10 1000 0\n"
+                                                 "R Hit 0 10 1000 0\n"
+                                                 "W Doub 500 10 1000 0\n"));
+  CHECK_FALSE(s[0].simulated_hit);
+  CHECK(s[1].simulated_hit);
+  const auto c = compare_by_class(s);
+  REQUIRE(c.size() == 3);
+  CHECK(c[0].simulated_hits == 1);  // read hit
+  CHECK(c[1].simulated_hits == 0);  // read miss
+  CHECK(compare("all", s).simulated_hits == 1);
 }
