@@ -168,13 +168,14 @@ void add_validate_commands(CLI::App& app) {
       "Replay a DiskSim validate trace of measured access times on a model and compare");
   v->footer(
       "The trace (DiskSim 4.0's valid/*.trace): 'R|W flag block blocks access_us nextinter_us' a "
-      "line, 512-byte blocks; flag Hit/Miss (the drive's cache, on reads), Doub/Trip (on writes) "
-      "are used to split the results where they vary.\n"
+      "line, 512-byte blocks. Where reads say both Hit and Miss (whether the drive's buffer "
+      "served them) the reads are split by it; Doub/Trip on writes are shown, not interpreted.\n"
       "Replay as DiskSim's: closed at depth 1, each request issued nextinter after the previous "
       "one completed, on the emulated device (no jitter).\n"
       "Access time, as measured: from the command's issue at the drive to its completion; "
-      "simulated: the device's service time (command overhead + seek + rotational wait + "
-      "transfer + completion overhead).\n"
+      "simulated: the same on the emulated device, which at depth 1 is its service time "
+      "(controller overhead + seek + rotational wait + media or bus transfer + completion "
+      "overhead).\n"
       "Demerit: the RMS horizontal distance between the measured and the simulated access-time "
       "CDFs, exact on the samples (inverse CDFs linear between order statistics, integrated over "
       "p in [0, 1]); the grid form averages p = 0.0001, 0.0002, ..., 1 as DiskSim's manual "
