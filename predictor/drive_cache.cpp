@@ -242,7 +242,9 @@ DriveResult DriveCache::serve(Millis start, Op op, std::uint64_t lba, std::uint3
       media_run(r, Op::Read, nullptr, nullptr);
       for (std::uint32_t i = 0; i < sectors; ++i)
         if (lba + i >= r.base) avail[i] = sector_end(r, lba + i - r.base + 1);
-      end_head = platter(model_, r.from, Op::Read, r.base, end - r.base, sector_bytes_).end;
+      end_head = end > r.base
+                     ? platter(model_, r.from, Op::Read, r.base, end - r.base, sector_bytes_).end
+                     : r.from;
       stream_.min_end = std::min(r.end, end + cp.min_read_ahead);
       segments_[stream_.segment].used = ++clock_;
     } else {
@@ -311,6 +313,7 @@ DriveResult DriveCache::serve(Millis start, Op op, std::uint64_t lba, std::uint3
     c.completion_ms = completion;
     c.end = end_head;
     c.end.time_ms = last + completion;
+    if (!out.hit && !avail.empty()) out.media_end_ms = avail.back();
     last_write_ = false;
     return out;
   }
@@ -394,6 +397,7 @@ DriveResult DriveCache::serve(Millis start, Op op, std::uint64_t lba, std::uint3
     last = data_in;
   } else {
     last = std::max(data_in, r.media_end);
+    out.media_end_ms = r.media_end;
     c.seek_ms = std::max(0.0, std::min(media_start, last) - after_command);
     const Cost p = platter(model_, from_at(after_command), Op::Write, lba, sectors, sector_bytes_);
     c.rotation_ms = std::max(0.0, c.seek_ms - p.seek_ms);

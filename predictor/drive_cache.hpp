@@ -39,6 +39,9 @@ struct DriveResult {
                        // completion; cost.end: where the mechanism is, at the completion
   bool hit = false;    // served (at least its first sector) from the buffer
   std::uint32_t sectors_from_buffer = 0;  // read: sectors in the buffer when it began
+  // When the request's last sector passed under the head, if this command put it there
+  // (a miss, a write-through write), else negative: what a completion tells of the platter.
+  Millis media_end_ms = -1.0;
 };
 
 class DriveCache {
