@@ -1,6 +1,7 @@
 #include "predictor/drive_cache.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "predictor/disk_model.hpp"
@@ -297,7 +298,13 @@ DriveResult DriveCache::serve(Millis start, Op op, std::uint64_t lba, std::uint3
     c.overhead_ms = command(!out.hit);
     const Millis after_command = start + c.overhead_ms;
     const bool waited = !avail.empty() && avail.front() > after_command;
-    const Millis bus_start = after_command + ctl.data_preparation + (waited ? ctl.reselect : 0.0);
+    Millis bus_start = after_command;
+    if (waited && cp.high_water > 0.0) {
+      // The drive reconnects once that fraction of the request is in the buffer.
+      const auto k = static_cast<std::size_t>(std::ceil(cp.high_water * static_cast<double>(sectors)));
+      bus_start = std::max(bus_start, avail[std::min(avail.size(), std::max<std::size_t>(k, 1)) - 1]);
+    }
+    bus_start += ctl.data_preparation + (waited ? ctl.reselect : 0.0);
     const Millis last = op == Op::Read ? bus_end(bus_start, avail)
                                        : std::max(after_command, avail.empty() ? after_command : avail.back());
     if (media_start >= 0.0 && !out.hit) {
@@ -366,6 +373,11 @@ DriveResult DriveCache::serve(Millis start, Op op, std::uint64_t lba, std::uint3
         const Millis sector_start = ends[i] - std::min(ends[i] - prev, ends[0] - media_start);
         late = std::max(late, arrive[i] - sector_start);
         prev = ends[i];
+      }
+      if (cp.low_water > 0.0) {
+        // The media write begins once that fraction of the data is in the buffer.
+        const auto k = static_cast<std::size_t>(std::ceil(cp.low_water * static_cast<double>(sectors)));
+        late = std::max(late, arrive[std::min<std::size_t>(sectors, std::max<std::size_t>(k, 1)) - 1] - media_start);
       }
       if (late > 0) {
         // The arm waits where it arrived; the wait is for the angle after `late`.
