@@ -123,9 +123,13 @@ std::uint64_t DriveCache::dirty_sectors(Millis t) const {
 bool DriveCache::holds(Millis t, std::uint64_t lba, std::uint32_t sectors) const {
   for (std::size_t i = 0; i < segments_.size(); ++i) {
     const Segment& s = segments_[i];
-    std::uint64_t end = s.end;
-    if (stream_.on && stream_.segment == i) end = stream_.run.base + stream_done(t);
-    if (s.first <= lba && lba + sectors <= end) return true;
+    std::uint64_t first = s.first, end = s.end;
+    if (stream_.on && stream_.segment == i) {
+      end = stream_.run.base + stream_done(t);
+      const std::uint64_t size = params_.cache.segment_sectors;
+      first = std::max(first, end > size ? end - size : 0);  // a ring: the newest stay
+    }
+    if (first <= lba && lba + sectors <= end) return true;
   }
   return false;
 }
@@ -155,8 +159,9 @@ std::uint64_t DriveCache::read_ahead_limit(std::uint64_t lba, std::uint64_t end)
     }
     limit = std::max(limit, std::min(lo + 1, most));
   }
-  // Read-ahead never pushes the request itself out of its segment.
-  limit = std::min(limit, std::max(end, lba + c.segment_sectors));
+  // The segment is a ring: read-ahead may overwrite what the host has been sent, but
+  // never runs more than a segment past the request's end.
+  limit = std::min(limit, end + c.segment_sectors);
   return std::min(limit, lbas_);
 }
 

@@ -225,3 +225,14 @@ TEST_CASE("the high water mark holds the bus until that part of a read is buffer
     CHECK_THAT(dev.serve(0.0, Op::Read, 0, 10 * kSector).completion_ms, WithinAbs(done, kEps));
   }
 }
+
+TEST_CASE("read-ahead runs past a segment's worth of request, overwriting what was sent",
+          "[drive]") {
+  // A 180-sector read in 200-sector segments reads ahead its 50 sectors to 230; the
+  // segment then holds the newest 200, [30, 230).
+  VirtualDevice dev(disk_with(read_ahead_drive()));
+  dev.serve(0.0, Op::Read, 0, 180 * kSector);
+  CHECK(dev.drive()->holds(100.0, 180, 50));
+  CHECK(dev.drive()->holds(100.0, 30, 200));
+  CHECK_FALSE(dev.drive()->holds(100.0, 29, 1));
+}
