@@ -1,6 +1,7 @@
 // `disksched validate`: replay a DiskSim validate trace (measured access times of a real
 // drive) on a device model, closed at depth 1, and say how far the simulated access times
 // are from the measured ones: the demerit, the means, by class, the worst requests, CDFs.
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -134,8 +135,9 @@ void run(const Options& o) {
     const std::string csv = write_samples_csv(o.plot, samples);
     run_plot("validate_cdf.py",
              {csv, o.plot,
-              fmt::format("{} on {}: demerit {:.3f} ms ({:.2f}% of mean)", trace.path,
-                          model->name(), all.demerit_ms,
+              fmt::format("{} on {}\ndemerit {:.3f} ms ({:.2f}% of the measured mean)",
+                          std::filesystem::path(trace.path).filename().string(), model->name(),
+                          all.demerit_ms,
                           percent_of(all.demerit_ms, all.mean_measured_ms))});
   }
   if (o.json) {

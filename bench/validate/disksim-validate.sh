@@ -33,7 +33,7 @@ for d in "${disks[@]}"; do
   stem=${parv%.parv}
   profile=$out/$stem.json
   if [ "$can_import" = 1 ]; then
-    "$disksched" model import "$data/$parv" -o "$profile" 2> "$out/$stem.import.log" || {
+    "$disksched" model import "$data/$parv" -o "$profile" > "$out/$stem.import.log" 2>&1 || {
       printf '%-20s import failed: see %s\n' "$name" "$out/$stem.import.log"; continue; }
   elif [ "$stem" = hp_c2247a ]; then
     profile=$here/tests/validate/data/hp_c2247a-hand.json
@@ -55,9 +55,10 @@ verdict = ["better than DiskSim" if ours < theirs else
            "within the bar" if ours <= bar else "beyond the bar"]
 print(f"{name:<20} {j['requests']:>8} {mean:>9.3f} {j['mean_simulated_ms']:>9.3f} "
       f"{ours:>9.3f} {theirs:>9.3f} {bar:>9.3f}  {', '.join(verdict)}")
-for c in j["classes"]:
+for c in j["classes"]:  # and how many the simulated drive's buffer served
     print(f"  {c['class']:<18} {c['requests']:>8} {c['mean_measured_ms']:>9.3f} "
-          f"{c['mean_simulated_ms']:>9.3f} {c['demerit_ms']:>9.3f}")
+          f"{c['mean_simulated_ms']:>9.3f} {c['demerit_ms']:>9.3f} {'':>9} {'':>9}  "
+          f"{c['simulated_hits']} simulated hits")
 PY
 done
 echo "per disk: $out/NAME-validate.json (disksched validate --json), NAME-cdf.png, NAME-cdf.csv"
