@@ -15,7 +15,7 @@ const char* seek_form_name(SeekCurveSpec::Form f) {
 }
 
 SeekCurve::SeekCurve(const SeekCurveSpec& spec, std::int64_t cylinders) : spec_(spec) {
-  table_.resize(static_cast<std::size_t>(std::max<std::int64_t>(cylinders, 1)));
+  table_.resize(static_cast<std::size_t>(std::clamp<std::int64_t>(cylinders, 1, 1 << 14)));  // 128 KB
   for (std::size_t s = 0; s < table_.size(); ++s) table_[s] = evaluate(static_cast<std::int64_t>(s));
 }
 

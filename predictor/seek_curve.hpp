@@ -6,8 +6,9 @@
 //    two-piece form for short and long seeks;
 //  - table: measured (distance, ms) points, linearly interpolated, the last segment
 //    extrapolated flat.
-// Seek(0) is always 0. The curve is tabulated for every distance up to the device's
-// cylinder count so that evaluation is one array load.
+// Seek(0) is always 0. The curve is tabulated for the first 2^14 distances so that
+// evaluation is one array load that stays in the cache; longer seeks (drives of today
+// have ~500,000 cylinders) are evaluated, which costs less than a cache miss.
 #pragma once
 
 #include <cstdint>
