@@ -111,6 +111,7 @@ DiskProfile datasheet_profile(const DatasheetSpec& ds) {
   DiskProfile p;
   p.name = ds.name;
   p.sector_bytes = lsb;
+  p.physical_sector_bytes = psb == lsb ? 0 : psb;
   p.heads = ds.heads;
   p.rotation_ms = 60000.0 / ds.rpm;
   p.head_switch_ms = ds.head_switch_ms;
@@ -149,7 +150,6 @@ DiskProfile datasheet_profile(const DatasheetSpec& ds) {
   p.source["computed"] = {
       {"cylinders", first},
       {"sectors_per_track_physical", {{"outer", spt_out}, {"inner", spt_in}}},
-      {"physical_sector_bytes", psb},
       {"buffer_bytes", ds.buffer_bytes},
       {"how", "zones, skews and seek curve computed by predictor/datasheet_profiles.cpp from "
               "the figures above (predictor/PROFILE.md, 'Datasheet profiles')"}};

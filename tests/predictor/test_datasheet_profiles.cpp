@@ -146,3 +146,64 @@ TEST_CASE("datasheet figures that cannot be met together are refused, saying whi
   d.physical_sector_bytes = 1000;
   CHECK_THROWS_WITH(datasheet_profile(d), Catch::Contains("multiple of the logical sector"));
 }
+
+TEST_CASE("512e: a write that covers 4 KiB physical sectors only in part costs one revolution more") {
+  const DiskModel m(*datasheet_builtin("sata7200-8tb"));
+  REQUIRE(m.sector_bytes() == 512);
+  REQUIRE(m.physical_sector_bytes() == 4096);
+  const std::uint64_t base = 8ull * 123457 * 512;  // a physical sector's start, bytes
+  HeadState h;
+  h.cylinder = 1000;
+  h.time_ms = 3.21;
+  const Cost whole = m.service(h, Op::Write, base, 4096);
+  SECTION("aligned writes of whole physical sectors are plain writes") {
+    const Cost read = m.service(h, Op::Read, base, 4096);
+    CHECK(whole.transfer_ms == Approx(read.transfer_ms));
+    CHECK(whole.rotation_ms == read.rotation_ms);
+    CHECK(m.service(h, Op::Write, base, 8192).transfer_ms ==
+          Approx(2 * whole.transfer_ms).epsilon(1e-9));
+  }
+  SECTION("512 bytes inside a physical sector: read it on one pass, write it on the next") {
+    const Cost part = m.service(h, Op::Write, base + 3 * 512, 512);
+    CHECK(part.positioning_ms() == whole.positioning_ms());
+    CHECK(part.transfer_ms == Approx(whole.transfer_ms + m.rotation_ms()));
+    // The scheduler's estimate starts where the service does: at the physical sector.
+    const Location loc = m.locate((base + 3 * 512) / 512, 1, Op::Write);
+    CHECK(m.positioning_ms(h, loc) == part.positioning_ms());
+    // A read of the same 512 bytes needs no whole sector.
+    CHECK(m.service(h, Op::Read, base + 3 * 512, 512).transfer_ms < whole.transfer_ms);
+  }
+  SECTION("a 4 KiB write straddling two physical sectors rewrites both") {
+    const Cost straddle = m.service(h, Op::Write, base + 4 * 512, 4096);
+    const Cost both = m.service(h, Op::Write, base, 8192);
+    CHECK(straddle.positioning_ms() == both.positioning_ms());
+    CHECK(straddle.transfer_ms == Approx(both.transfer_ms + m.rotation_ms()));
+  }
+  SECTION("4Kn and 512n drives have no partial physical sectors") {
+    const DiskModel n(*datasheet_builtin("sata7200-8tb-512n"));
+    const Cost a = n.service(h, Op::Write, base + 3 * 512, 512);
+    CHECK(a.transfer_ms < n.rotation_ms() / 100);
+    const DiskModel k(*datasheet_builtin("sata7200-8tb-4kn"));
+    CHECK(k.physical_sector_bytes() == 4096);
+    CHECK(k.service(h, Op::Write, base, 4096).transfer_ms < k.rotation_ms() / 100);
+  }
+}
+
+TEST_CASE("profiles carry the physical sector size, checked on load") {
+  DiskProfile p = *datasheet_builtin("sata7200-8tb");
+  nlohmann::json j = profile_to_json(p);
+  CHECK(j.at("physical_sector_bytes") == 4096);
+  CHECK(DiskModel(profile_from_json(j, "t")).physical_sector_bytes() == 4096);
+  // Absent: the same as sector_bytes, and not written back.
+  const nlohmann::json n = profile_to_json(*datasheet_builtin("sata7200-8tb-4kn"));
+  CHECK_FALSE(n.contains("physical_sector_bytes"));
+  j["physical_sector_bytes"] = 3000;
+  CHECK_THROWS_WITH(profile_from_json(j, "t"),
+                    Catch::Contains("physical_sector_bytes") && Catch::Contains("e.g. 4096 for 512e"));
+  j["physical_sector_bytes"] = 256;
+  CHECK_THROWS_WITH(profile_from_json(j, "t"), Catch::Contains("an integer in [512,"));
+  j["physical_sector_bytes"] = 4096;
+  j["zones"][0]["sectors_per_track"] = 3001;
+  CHECK_THROWS_WITH(profile_from_json(j, "t"),
+                    Catch::Contains("zones[0].sectors_per_track") && Catch::Contains("a multiple of 8"));
+}
