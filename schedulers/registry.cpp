@@ -86,7 +86,8 @@ constexpr std::pair<std::string_view, std::string_view> kStarvation[] = {
     {"vr", "a steady stream of nearer requests when R < 1 (V(0) is SSTF)"},
     {"gstf", "a steady stream into the group being served"},
     {"zsptf", "a steady stream into the zone being served (Hong sec. 6)"},
-    {"priority", "critical requests, with timeout=0 only"},
+    {"priority", "noncritical requests with timeout=0 or expired=mix; critical requests with "
+                 "expired=first, under a flood of timed-out noncritical ones"},
 };
 
 void note_starvation(std::vector<AlgorithmInfo>& algorithms) {

@@ -4,7 +4,13 @@
 // simulator (the same spec, device extent and seed give the same arrivals as
 // `disksched sim`) at its exact arrival times, with as many requests in flight as the
 // arrivals make, and reports latencies with the keys of `disksched log summary --json`.
+// A closed workload with one client (closed:n=1,think=T) is a job whose progress waits
+// on its reads: each read is issued only after the previous one completed and the job
+// computed for T; its elapsed time is reported. SIGINT or SIGTERM (or --time-limit) stops
+// issuing, waits for the requests in flight and reports (so a background load can be
+// stopped without dropping a connection with requests in flight).
 #include <poll.h>
+#include <signal.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -13,6 +19,7 @@
 #include <chrono>
 #include <cmath>
 #include <climits>
+#include <csignal>
 #include <cstdint>
 #include <cstring>
 #include <ctime>
@@ -36,6 +43,7 @@
 #include "daemon/filter/latency_log.hpp"
 #include "daemon/filter/log_summary.hpp"
 #include "common/clock.hpp"
+#include "common/units.hpp"
 #include "tools/commands.hpp"
 #include "tools/instance.hpp"
 
@@ -56,10 +64,16 @@ struct ReplayOptions {
   double timescale = 1.0;
   std::size_t connections = 1;
   std::size_t max_queue = 5000;
+  std::string time_limit;  // a duration of model time; empty: none
   std::string log;
   bool json = false;
   bool quiet = false;
 };
+
+// Set by SIGINT/SIGTERM. The signals are blocked except inside ppoll(), so one can only
+// arrive where the loops look at this next.
+volatile std::sig_atomic_t stop_requested = 0;
+void on_stop_signal(int) { stop_requested = 1; }
 
 [[noreturn]] void nbd_fail(const std::string& what) {
   throw std::runtime_error(fmt::format("{}: {}", what, nbd_get_error()));
@@ -89,6 +103,10 @@ class Replayer {
   }
 
   std::uint64_t size() const { return size_; }
+  // Whether SIGINT/SIGTERM or the time limit ended the run before the workload did.
+  bool stopped() const { return stopped_; }
+  // From the start of the run to the last completion, real nanoseconds.
+  std::int64_t elapsed_ns() const { return last_complete_ns_ > 0 ? last_complete_ns_ - start_ns_ : 0; }
 
   // Runs the workload; fills rows (one per request, warm-up excluded) and returns
   // whether it ended saturated (more than max_queue outstanding).
@@ -121,6 +139,15 @@ class Replayer {
   void issue(std::unique_ptr<Pending> p);
   // Waits for socket activity until `until_ns` (or forever when < 0).
   void wait(std::int64_t until_ns);
+  // Stop issuing: a signal came, or the time limit passed.
+  bool stopping() const {
+    return stop_requested != 0 || (deadline_ns_ >= 0 && monotonic_ns() >= deadline_ns_);
+  }
+  // Wake for `until_ns` (< 0: no wake-up of its own) or the time limit, whichever is sooner.
+  std::int64_t or_deadline(std::int64_t until_ns) const {
+    if (deadline_ns_ < 0) return until_ns;
+    return until_ns < 0 ? deadline_ns_ : std::min(until_ns, deadline_ns_);
+  }
   std::int64_t real_ns(Millis model_ms) const {
     return start_ns_ + static_cast<std::int64_t>(std::llround(model_ms * o_.timescale * 1e6));
   }
@@ -131,6 +158,10 @@ class Replayer {
   std::uint64_t size_ = 0;
   bool read_only_ = false, can_flush_ = false, can_trim_ = false;
   std::int64_t start_ns_ = 0;
+  std::int64_t last_complete_ns_ = 0;
+  std::int64_t deadline_ns_ = -1;  // the time limit, real; < 0: none
+  bool stopped_ = false;
+  sigset_t wait_mask_{};  // the signal mask inside ppoll(): SIGINT/SIGTERM let through
   std::size_t in_flight_ = 0;
   std::size_t next_handle_ = 0;
   std::uint64_t issued_ = 0, completed_ = 0, failed_ = 0;
@@ -147,6 +178,7 @@ int Replayer::on_complete(void* user_data, int* error) {
   Replayer* self = p->self;
   p->complete_ns = monotonic_ns();
   p->error = *error;
+  self->last_complete_ns_ = std::max(self->last_complete_ns_, p->complete_ns);
   p->buf = {};
   --self->in_flight_;
   ++self->completed_;
@@ -213,7 +245,7 @@ void Replayer::wait(std::int64_t until_ns) {
     ts.tv_nsec = left % 1000000000;
     tsp = &ts;
   }
-  const int r = ppoll(fds.data(), fds.size(), tsp, nullptr);
+  const int r = ppoll(fds.data(), fds.size(), tsp, &wait_mask_);
   if (r < 0) {
     if (errno == EINTR) return;
     throw std::runtime_error(fmt::format("poll: {}", std::strerror(errno)));
@@ -244,8 +276,12 @@ bool Replayer::run(const Workload& w, std::vector<LogRow>& rows,
   const std::uint64_t total = o_.warmup + o_.requests;
   bool saturated = false;
   prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);  // wake for arrivals within microseconds
+  pthread_sigmask(SIG_SETMASK, nullptr, &wait_mask_);
+  sigdelset(&wait_mask_, SIGINT);
+  sigdelset(&wait_mask_, SIGTERM);
   start_ns_ = monotonic_ns();
   last_progress_ns_ = start_ns_;
+  if (!o_.time_limit.empty()) deadline_ns_ = real_ns(parse_duration_ms(o_.time_limit));
 
   auto collect = [&] {
     while (!done_.empty()) {
@@ -296,7 +332,7 @@ bool Replayer::run(const Workload& w, std::vector<LogRow>& rows,
       if (next[c]) due.push({real_ns(next[c]->think_ms), c});
     }
     std::uint64_t index = 0;
-    while (index < total && (!due.empty() || in_flight_ > 0)) {
+    while (index < total && (!due.empty() || in_flight_ > 0) && !stopping()) {
       while (!due.empty() && due.top().first <= monotonic_ns() && index < total) {
         const auto [at, c] = due.top();
         due.pop();
@@ -309,7 +345,7 @@ bool Replayer::run(const Workload& w, std::vector<LogRow>& rows,
         p->client = c;
         issue(std::move(p));
       }
-      wait(due.empty() ? -1 : due.top().first);
+      wait(or_deadline(due.empty() ? -1 : due.top().first));
       // A completion makes its client think, then issue the next.
       for (auto& p : done_) {
         if (p->client >= next.size()) continue;
@@ -320,6 +356,7 @@ bool Replayer::run(const Workload& w, std::vector<LogRow>& rows,
       collect();
       progress();
     }
+    stopped_ = index < total && stopping();
   } else {
     auto arrivals = w.open_stream(dev, o_.rate, seed);
     std::optional<Arrival> a = arrivals->next();
@@ -327,13 +364,14 @@ bool Replayer::run(const Workload& w, std::vector<LogRow>& rows,
     // After the measured requests, arrivals go on (unmeasured: "keep-warm", JW sec. 6)
     // until every measured request completed, so the last ones see the same load; more
     // keep-warm arrivals than warm-up + measured requests means the device saturated.
-    while (a && (index < total || measured_left_ > 0)) {
+    while (a && (index < total || measured_left_ > 0) && !stopping()) {
       if (index >= 2 * total) {
         saturated = true;
         break;
       }
       const std::int64_t at = real_ns(a->time_ms);
-      while (monotonic_ns() < at) wait(at);
+      while (monotonic_ns() < at && !stopping()) wait(or_deadline(at));
+      if (stopping()) break;
       auto p = std::make_unique<Pending>();
       p->index = index++;
       p->op = a->op;
@@ -353,6 +391,7 @@ bool Replayer::run(const Workload& w, std::vector<LogRow>& rows,
       }
       a = arrivals->next();
     }
+    stopped_ = !saturated && a && (index < total || measured_left_ > 0) && stopping();
   }
   while (in_flight_ > 0) {
     wait(-1);
@@ -371,6 +410,24 @@ void run_replay(const ReplayOptions& o) {
         "--rate R (requests per second of model time, > 0) is needed for workload '{}'",
         w.spec()));
   if (!(o.timescale > 0)) throw std::invalid_argument("--timescale must be > 0");
+  if (!o.time_limit.empty()) {
+    try {
+      parse_duration_ms(o.time_limit);
+    } catch (const UnitError& e) {
+      throw std::invalid_argument(fmt::format("--time-limit: {}", e.what()));
+    }
+  }
+  // SIGINT/SIGTERM: stop issuing, drain, report (again and again: a repeated signal
+  // does not cut the drain short; SIGQUIT or SIGKILL do).
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
   Replayer r(o);
   std::vector<LogRow> rows;
   std::vector<LatencyRecord> records;
@@ -394,14 +451,20 @@ void run_replay(const ReplayOptions& o) {
   j["timescale"] = o.timescale;
   j["connections"] = o.connections;
   j["issue_late_p99_us"] = r.late_p99_us();
+  j["stopped"] = r.stopped();
+  // Model time, as the latencies: how long the job took, warm-up included.
+  j["elapsed_s"] = static_cast<double>(r.elapsed_ns()) / 1e9 / o.timescale;
   j["note"] = "latencies in model time (real / timescale); mean_queue_len = requests in "
               "flight at issue, as the client saw them";
   if (o.json) {
     std::cout << j.dump(2) << "\n";
     return;
   }
-  std::cout << fmt::format("replay {} at {} req/s (seed {}, rep {}), timescale {}{}\n", w.spec(),
-                           o.rate, o.seed, o.rep, o.timescale, saturated ? ", SATURATED" : "");
+  std::cout << fmt::format("replay {} at {} req/s (seed {}, rep {}), timescale {}{}{}\n", w.spec(),
+                           o.rate, o.seed, o.rep, o.timescale, saturated ? ", SATURATED" : "",
+                           r.stopped() ? ", STOPPED (a signal or --time-limit)" : "");
+  std::cout << fmt::format("elapsed {:.3f} s (model time, start to last completion)\n",
+                           static_cast<double>(r.elapsed_ns()) / 1e9 / o.timescale);
   std::cout << summary_to_text(s);
   std::cout << fmt::format("issue lateness p99 {:.1f} us (real)\n", r.late_p99_us());
 }
@@ -579,7 +642,9 @@ void add_live_commands(CLI::App& app) {
   // replay
   auto ro = std::make_shared<ReplayOptions>();
   auto* replay = app.add_subcommand(
-      "replay", "issue a workload of the simulator against an NBD server at its exact arrival times");
+      "replay", "issue a workload of the simulator against an NBD server at its exact arrival times "
+                "(closed:n=1,think=T: a job that waits on each read; SIGINT/SIGTERM or "
+                "--time-limit: stop issuing, drain, report)");
   replay->add_option("--nbd", ro->uri, "NBD URI, e.g. nbd+unix:///?socket=/tmp/d.sock")->required();
   replay->add_option("--workload", ro->workload,
                      "workload spec as for `disksched sim`: uniform[:size=8k,reads=1.0] | "
@@ -604,6 +669,9 @@ void add_live_commands(CLI::App& app) {
   replay->add_option("--max-queue", ro->max_queue,
                      "stop as saturated when more requests than this are in flight")
       ->capture_default_str();
+  replay->add_option("--time-limit", ro->time_limit,
+                     "stop issuing after this much model time (a duration: 60s, 500ms), drain "
+                     "the requests in flight and report, as on SIGINT/SIGTERM");
   replay->add_option("--log", ro->log, "write every measured request to a latency log (CSV)");
   replay->add_flag("--json", ro->json, "print the summary as JSON");
   replay->add_flag("--quiet", ro->quiet, "no progress on stderr");

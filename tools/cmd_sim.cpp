@@ -16,6 +16,7 @@
 #include "bench/sim/sweep.hpp"
 #include "bench/sim/sweep_points.hpp"
 #include "bench/sim/workload.hpp"
+#include "common/units.hpp"
 #include "emulator/sim/simulator.hpp"
 #include "schedulers/registry.hpp"
 #include "tools/commands.hpp"
@@ -39,6 +40,10 @@ struct SimOptions {
   std::string log;
   CLI::Option* requests_opt = nullptr;  // given on the command line?
   CLI::Option* warmup_opt = nullptr;
+  // The drive's own command queue (sim only; 0: none).
+  unsigned drive_queue = 0;
+  std::string drive_policy = "satf";
+  std::string drive_age_limit = "500ms";
 };
 
 
@@ -215,6 +220,30 @@ void print_trace_notes(const Workload& w, const DeviceModel& model) {
     std::cerr << "disksched: note: " << note << "\n";
 }
 
+// The drive's queue from --drive-queue/--drive-policy/--drive-age-limit; none when
+// --drive-queue is 0. Bad values fail before any work, naming the option.
+std::optional<DriveQueueOptions> drive_queue_of(const SimOptions& o, const DeviceModel& model) {
+  if (o.drive_queue == 0) return std::nullopt;
+  DriveQueueOptions d;
+  d.depth = o.drive_queue;
+  try {
+    d.policy = make_scheduler(o.drive_policy, model)->spec();
+  } catch (const std::exception& e) {
+    throw std::invalid_argument(fmt::format("--drive-policy {}: {}", o.drive_policy, e.what()));
+  }
+  if (o.drive_age_limit != "none") {
+    try {
+      d.age_limit_ms = parse_duration_ms(o.drive_age_limit);
+    } catch (const std::exception& e) {
+      throw std::invalid_argument(fmt::format("--drive-age-limit {}: {}", o.drive_age_limit, e.what()));
+    }
+    if (!(d.age_limit_ms > 0.0))
+      throw std::invalid_argument(fmt::format(
+          "--drive-age-limit {}: expected a duration > 0 (e.g. 500ms) or 'none'", o.drive_age_limit));
+  }
+  return d;
+}
+
 void run_sim(const SimOptions& o, bool rate_given) {
   auto model = load_model(o.model);
   const Workload w = Workload::parse(o.workload);
@@ -226,6 +255,7 @@ void run_sim(const SimOptions& o, bool rate_given) {
   spec.reps = default_reps(o, w);
   spec.seed = o.seed;
   spec.cfg = config_of(o, w);
+  spec.cfg.drive_queue = drive_queue_of(o, *model);
   PointResult p = run_point(*model, w, spec);
   std::vector<ClassResult> classes;
   if (!o.log.empty() || w.has_classes()) {
@@ -234,11 +264,19 @@ void run_sim(const SimOptions& o, bool rate_given) {
     if (!o.log.empty()) write_log(o.log, r);
     if (w.has_classes()) classes = per_class(r);
   }
+  const auto& dq = spec.cfg.drive_queue;
   if (o.json) {
     auto j = to_json(p, o.model, w);
     if (w.has_classes()) j["classes"] = classes_json(classes, w);
+    if (dq)
+      j["drive_queue"] = {{"depth", dq->depth}, {"policy", dq->policy},
+                          {"age_limit", dq->has_age_limit() ? format_duration_ms(dq->age_limit_ms) : "none"}};
     std::cout << j.dump(2) << "\n";
   } else {
+    if (dq)
+      std::cout << fmt::format("drive queue: {} commands, policy {}, age limit {}\n", dq->depth,
+                               dq->policy,
+                               dq->has_age_limit() ? format_duration_ms(dq->age_limit_ms) : "none");
     print_point(p, o.model, w);
     if (w.has_classes()) print_classes(classes, w);
   }
@@ -377,6 +415,16 @@ void add_sim_commands(CLI::App& app) {
                                "arrival rate, requests/s (a trace: rescaled to this mean rate)")
                      ->capture_default_str();
     add_run_options(c, *o);
+    c->add_option("--drive-queue", o->drive_queue,
+                  "the drive's own command queue: commands it holds (1: no queueing; SATA NCQ: "
+                  "32; 0: none, the device serves in dispatch order)")
+        ->capture_default_str();
+    c->add_option("--drive-policy", o->drive_policy,
+                  "the drive's firmware policy, a scheduler spec (fcfs, satf, asatf:w=30, ...)")
+        ->capture_default_str();
+    c->add_option("--drive-age-limit", o->drive_age_limit,
+                  "a command the drive has held longer than this goes next (or 'none')")
+        ->capture_default_str();
     c->add_flag("--json", o->json, "print JSON");
     c->add_option("--log", o->log, "write replication 0's measured requests as CSV to this file");
     c->callback([o, rate] { run_sim(*o, rate->count() > 0); });

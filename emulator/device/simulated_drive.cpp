@@ -16,6 +16,20 @@ HeadState SimulatedDrive::predict(Millis now) const {
 const Prediction& SimulatedDrive::dispatched(std::uint64_t id, Millis now, Op op,
                                              std::uint64_t offset, std::uint32_t length,
                                              std::span<const std::uint64_t> stops) {
+  if (queue_) {
+    // The host's guess: from the head after the command in service, stops included.
+    Prediction p;
+    p.dispatch_ms = now;
+    p.idle_start = queue_->idle();
+    HeadState h = predict(now);
+    const std::uint32_t sb = device_.model().sector_bytes();
+    for (const std::uint64_t lba : stops) h = device_.model().service(h, Op::Read, lba * sb, sb).end;
+    p.from = h;
+    p.cost = device_.model().service(h, op, offset, length);
+    queue_->submit(id, now, op, offset, length, stops);
+    scratch_ = predicted_[id] = p;
+    return scratch_;
+  }
   InService s;
   s.id = id;
   s.prediction.dispatch_ms = now;
@@ -35,7 +49,29 @@ const Prediction& SimulatedDrive::dispatched(std::uint64_t id, Millis now, Op op
   return held_.back().prediction;
 }
 
+void SimulatedDrive::settle(Millis now) {
+  if (!queue_ || serving_ || !queue_->start(now)) return;
+  const DriveQueue::Served& d = *queue_->in_service();
+  InService s;
+  s.id = d.tag;
+  s.start_ms = d.start_ms;
+  s.travel_ms = d.travel_ms;
+  s.service = d.service;
+  s.prediction = predicted_.at(d.tag);
+  serving_ = s;
+}
+
 Prediction SimulatedDrive::completed(std::uint64_t id, Millis /*now*/, bool /*ok*/) {
+  if (queue_) {
+    if (!serving_ || serving_->id != id)
+      throw std::invalid_argument("simulated drive: request " + std::to_string(id) +
+                                  " is not the one the drive is serving");
+    queue_->complete();
+    serving_.reset();
+    const Prediction p = predicted_.at(id);
+    predicted_.erase(id);
+    return p;
+  }
   if (held_.empty() || held_.front().id != id)
     throw std::invalid_argument("simulated drive: request " + std::to_string(id) +
                                 " is not the next to complete");

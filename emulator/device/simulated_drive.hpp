@@ -4,12 +4,21 @@
 // VirtualDevice at once in virtual time, and so knows where its head will be. The
 // simulator's event loop completes the requests in the order and at the times it
 // reports.
+//
+// With a drive queue (drive_queue.hpp) the drive reorders what it holds, so nothing is
+// served at dispatch: the request is submitted to the drive, settle() lets the firmware
+// pick when the mechanism is free, and the head source knows only what a host could:
+// the head after the command being served. Each prediction is the model's cost from
+// there, so a record's predicted service says how far a host's guess is off.
 #pragma once
 
 #include <cstdint>
 #include <deque>
 #include <limits>
+#include <optional>
+#include <unordered_map>
 
+#include "emulator/device/drive_queue.hpp"
 #include "emulator/device/virtual_device.hpp"
 #include "predictor/head_source.hpp"
 
@@ -27,6 +36,8 @@ class SimulatedDrive final : public HeadSource {
   };
 
   explicit SimulatedDrive(VirtualDevice& device) : device_(device) {}
+  // Over a drive with its own queue (serving on `queue.device()`).
+  explicit SimulatedDrive(DriveQueue& queue) : device_(queue.device()), queue_(&queue) {}
 
   HeadState predict(Millis now) const override;
   const Prediction& dispatched(std::uint64_t id, Millis now, Op op, std::uint64_t offset,
@@ -34,19 +45,27 @@ class SimulatedDrive final : public HeadSource {
                                std::span<const std::uint64_t> stops = {}) override;
   Prediction completed(std::uint64_t id, Millis now, bool ok) override;
 
-  bool busy() const { return !held_.empty(); }
+  // With a drive queue: the firmware picks at `now` when the mechanism is free (after
+  // every event of the instant). Without one, nothing to do.
+  void settle(Millis now);
+
+  bool busy() const { return queue_ ? !queue_->idle() : !held_.empty(); }
   // The request that completes next, and when (infinity when idle).
-  const InService& next() const { return held_.front(); }
+  const InService& next() const { return queue_ ? *serving_ : held_.front(); }
   Millis next_completion_ms() const {
+    if (queue_) return queue_->next_completion_ms();
     return held_.empty() ? std::numeric_limits<Millis>::infinity()
                          : held_.front().service.completion_ms;
   }
-  // The most recently dispatched request.
-  const InService& last() const { return held_.back(); }
 
  private:
   VirtualDevice& device_;
   std::deque<InService> held_;  // in service order
+  // With a drive queue: the command being served, and the predictions of those held.
+  DriveQueue* queue_ = nullptr;
+  std::optional<InService> serving_;
+  std::unordered_map<std::uint64_t, Prediction> predicted_;
+  Prediction scratch_;
 };
 
 }  // namespace disksched

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "common/units.hpp"
+#include "schedulers/registry.hpp"
 
 namespace disksched::diskemu {
 
@@ -13,7 +14,7 @@ namespace {
 
 constexpr std::string_view known_keys =
     "model, file, timescale, jitter, jitter-seed, rpm-error, stats, spin, timer-slack, "
-    "rt-priority";
+    "rt-priority, drive-queue, drive-policy, drive-age-limit";
 
 std::uint64_t parse_u64(const KeyParsers& p, std::string_view text) {
   std::uint64_t v = 0;
@@ -60,6 +61,23 @@ void DiskemuConfig::set(std::string_view key, std::string_view value, const KeyP
       const std::uint64_t v = parse_u64(p, value);
       if (v > 99) throw bad("expected 0 (off) or a SCHED_FIFO priority from 1 to 99");
       rt_priority = static_cast<int>(v);
+    } else if (key == "drive-queue") {
+      const std::uint64_t v = parse_u64(p, value);
+      if (v < 1 || v > 256)
+        throw bad("expected the commands the drive holds, 1 (no queueing) to 256; SATA NCQ is 32");
+      drive_queue.depth = static_cast<unsigned>(v);
+    } else if (key == "drive-policy") {
+      // Checked against the model once it is loaded (a MEMS policy on a disk, say).
+      const auto [algo, params] = Registry::builtin().parse(value);
+      drive_queue.policy = format_spec(*algo, params);
+    } else if (key == "drive-age-limit") {
+      if (value == "none") {
+        drive_queue.age_limit_ms = DriveQueueOptions{}.age_limit_ms;
+      } else {
+        const double v = parse_duration_ms(value);
+        if (!(v > 0.0)) throw bad("expected a duration > 0 (e.g. 500ms) or 'none'");
+        drive_queue.age_limit_ms = v;
+      }
     } else {
       throw ConfigError(fmt::format("unknown parameter '{}' (known: {})", key, known_keys));
     }

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "common/key_parsers.hpp"
+#include "emulator/device/drive_queue.hpp"
 #include "emulator/device/jitter.hpp"
 #include "emulator/device/rpm_error.hpp"
 #include "predictor/device_model.hpp"
@@ -31,6 +32,9 @@ struct DiskemuConfig {
   Millis spin_ms = 0.2;              // spin=: busy-wait this long before each completion
   Millis timer_slack_ms = 1e-6;      // timer-slack=: 0 leaves the kernel's default
   int rt_priority = 0;               // rt-priority=: SCHED_FIFO while waiting (0: off)
+  // drive-queue=, drive-policy=, drive-age-limit=: the drive's own command queue
+  // (depth 1: none, as before).
+  DriveQueueOptions drive_queue{.depth = 1, .policy = "satf", .age_limit_ms = 500.0};
 
   // Applies one key=value, counts read by `p` (nbdkit's parsers in the plugin). Throws
   // ConfigError naming the key, the value and what was expected; unknown keys are errors

@@ -18,12 +18,14 @@
 
 #include "common/nbdkit_callback.hpp"
 #include "common/nbdkit_key_parsers.hpp"
+#include "common/units.hpp"
 #include "emulator/diskemu/clock.hpp"
 #include "emulator/diskemu/config.hpp"
 #include "emulator/diskemu/device_stats.hpp"
 #include "emulator/diskemu/realtime_device.hpp"
 #include "emulator/diskemu/store.hpp"
 #include "emulator/device/virtual_device.hpp"
+#include "schedulers/registry.hpp"
 
 // -D diskemu.trace=1 logs every request's modelled timing (with -v).
 extern "C" NBDKIT_DLL_PUBLIC int diskemu_debug_trace;
@@ -59,6 +61,11 @@ void write_stats() {
   j["rt_priority"] = config.rt_priority;
   j["head"] = {{"time_ms", device->head().time_ms}, {"cylinder", device->head().cylinder},
                {"head", device->head().head}};
+  const DriveQueueOptions& dq = config.drive_queue;
+  const auto counts = realtime ? realtime->queue_counts() : RealTimeDevice::QueueCounts{};
+  j["drive_queue"] = {{"depth", dq.depth}, {"policy", dq.policy},
+                      {"age_limit", dq.has_age_limit() ? format_duration_ms(dq.age_limit_ms) : "none"},
+                      {"passed", counts.passed}, {"forced", counts.forced}};
   std::lock_guard lock(stats_file_mutex);
   try {
     write_json_file(*config.stats, j);
@@ -111,6 +118,12 @@ int diskemu_config_complete() {
     } catch (const ModelError& e) {
       throw ConfigError(std::string("model=") + config.model + ": " + e.what());
     }
+    // The policy matters only to a drive that queues (depth 1 never chooses).
+    if (config.drive_queue.depth > 1) try {
+      make_scheduler(config.drive_queue.policy, device->model());
+    } catch (const std::exception& e) {
+      throw ConfigError(std::string("drive-policy=") + config.drive_queue.policy + ": " + e.what());
+    }
     const auto size = device->model().capacity_bytes();
     if (config.file)
       store = std::make_unique<FileStore>(*config.file, size);
@@ -147,8 +160,8 @@ int diskemu_after_fork() {
       },
       2'000'000, config.rt_priority);
   // Device time 0 is now: the platter starts turning when the server is ready.
-  realtime = std::make_unique<RealTimeDevice>(*device, *clock,
-                                              Timebase(clock->now_ns(), config.timescale), &stats);
+  realtime = std::make_unique<RealTimeDevice>(
+      *device, *clock, Timebase(clock->now_ns(), config.timescale), &stats, config.drive_queue);
   if (config.stats) {
     if (pipe2(signal_pipe, O_CLOEXEC) < 0) {
       nbdkit_error("diskemu: pipe: %m");
@@ -262,8 +275,10 @@ int serve(Op op, uint64_t offset, uint32_t count, InOrder&& in_order, After&& af
     nbdkit_set_error(ESHUTDOWN);   // nbdkit_nanosleep has said why
     return -1;
   } catch (const std::system_error& e) {
+    realtime->release(a);
     return fail_request(op, e, e.code().value());
   } catch (const std::exception& e) {
+    realtime->release(a);
     return fail_request(op, e, EIO);
   }
 }
@@ -327,7 +342,12 @@ int diskemu_zero(void*, uint32_t count, uint64_t offset, uint32_t flags) {
   "spin=DURATION            Busy-wait this long before each completion (default 200us).\n" \
   "timer-slack=DURATION|default  Timer slack of the serving threads (default 1ns).\n" \
   "rt-priority=N            Wait for completions at SCHED_FIFO priority N (1-99), so a\n" \
-  "                         busy machine does not delay them; default 0 (off)."
+  "                         busy machine does not delay them; default 0 (off).\n" \
+  "drive-queue=N            Commands the drive holds and reorders itself (default 1:\n" \
+  "                         no queueing; SATA NCQ is 32). Beyond N they wait in order.\n" \
+  "drive-policy=SPEC        The drive's firmware policy, a scheduler spec (fcfs, satf,\n" \
+  "                         asatf:w=30, ...; default satf).\n" \
+  "drive-age-limit=DURATION|none  A command held longer goes next (default 500ms)."
 
 nbdkit_plugin make_plugin() {
   nbdkit_plugin p = nbdkit_plugin();

@@ -31,6 +31,7 @@ struct Issue {
 struct Simulator::Impl {
   SimConfig cfg;
   VirtualDevice device;
+  std::unique_ptr<DriveQueue> drive_queue;  // null: no queue of its own
   SimulatedDrive drive;  // the device as the core's head source: in simulation it knows
   DispatchCore core;
   std::function<void(const RequestRecord&)> observer;
@@ -43,7 +44,9 @@ struct Simulator::Impl {
   bool used = false;
 
   Impl(const DeviceModel& m, std::unique_ptr<Scheduler> s, SimConfig c)
-      : cfg(c), device(m, c.device), drive(device),
+      : cfg(c), device(m, c.device),
+        drive_queue(c.drive_queue ? std::make_unique<DriveQueue>(device, *c.drive_queue) : nullptr),
+        drive(drive_queue ? SimulatedDrive(*drive_queue) : SimulatedDrive(device)),
         core(std::move(s), m, drive, checked_depth(c.depth)) {
     measured_target = cfg.measured;
     if (cfg.measured > 0) {
@@ -110,6 +113,7 @@ struct Simulator::Impl {
   void dispatch(Millis now) {
     dispatched.clear();
     core.pump(now, dispatched);
+    drive.settle(now);
   }
 
   // The next request at the device completes; returns its record (valid until the next

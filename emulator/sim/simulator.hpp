@@ -9,6 +9,11 @@
 // predicted head state at the end of the last dispatched one (a device with a FIFO
 // command queue, as the daemon sees one).
 //
+// With a drive queue (SimConfig::drive_queue; emulator/device/drive_queue.hpp) the
+// device holds up to its own depth of the dispatched requests and its firmware policy
+// picks among them when the mechanism is free; the scheduler above then sees the head
+// only after the command being served, as a host would.
+//
 // JW's protocol (sec. 6): the first `warmup` arrivals warm the queue up, the next
 // `measured` are measured, and arrivals continue ("keep-warm") until every measured
 // request has completed. Everything is decided by virtual time and a fixed
@@ -23,9 +28,11 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "emulator/device/drive_queue.hpp"
 #include "emulator/device/virtual_device.hpp"
 #include "emulator/sim/arrivals.hpp"
 #include "predictor/device_model.hpp"
@@ -52,6 +59,8 @@ struct SimConfig {
   bool keep_records = true;
   // The device's jitter (emulator/device/jitter.hpp); rpm error needs the emulator.
   DeviceOptions device;
+  // The drive's own command queue; none: the device serves in dispatch order (today's).
+  std::optional<DriveQueueOptions> drive_queue;
 };
 
 struct SimResult {

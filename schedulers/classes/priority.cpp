@@ -20,10 +20,13 @@
 // priority schemes"), which starves a noncritical request for as long as critical ones
 // keep coming (GP: "starved for extended periods of time"); the default is 500 ms,
 // and timeout=0 gives GP's original. GP move it to the high queue, where shortest seek decides (`expired=mix`);
-// under a saturated high queue that gives no bound, so by default timed-out requests go
-// ahead of the high queue, oldest first (`expired=first`, like Linux's deadline
-// expiry), which bounds a low request's wait by the timeout plus the service of the
-// requests timed out before it. queues=3 is GP's 3Q scheme: a low request that has
+// under a saturated high queue that gives no bound. `expired=first` sends timed-out
+// requests ahead of the high queue, oldest first (like Linux's deadline expiry): that
+// bounds a low request's wait, but a flood of noncritical writes that keeps timing out
+// then starves the critical reads behind it. So by default (`expired=alternate`)
+// timed-out requests, oldest first, take turns with the high queue, one each: a
+// critical request waits for at most one timed-out request per pick, and a timed-out
+// one for at most one critical request per pick. queues=3 is GP's 3Q scheme: a low request that has
 // waited half the timeout moves to a middle queue served after the high queue and
 // before the low one, in the high queue's order.
 #include <map>
@@ -56,6 +59,13 @@ struct ClassQueue {
 // nothing starves, and well under the 120 s after which Linux calls a blocked task hung.
 constexpr Millis kDefaultTimeoutMs = 500;
 
+// Where timed-out noncritical requests go (the `expired` parameter).
+enum class Expired { Alternate, First, Mix };
+
+std::string_view expired_name(Expired e) {
+  return e == Expired::First ? "first" : e == Expired::Mix ? "mix" : "alternate";
+}
+
 class Priority final : public Scheduler {
  public:
   struct Config {
@@ -64,7 +74,7 @@ class Priority final : public Scheduler {
     int queues = 2;
     bool high_satf = false;
     bool low_circular = false;
-    bool expired_first = true;
+    Expired expired = Expired::Alternate;
   };
 
   Priority(Config c, const DeviceModel& model) : c_(c), model_(model) {}
@@ -72,7 +82,7 @@ class Priority final : public Scheduler {
   std::string spec() const override {
     return fmt::format("priority:variant={},timeout={}ms,queues={},high={},low={},expired={}",
                        c_.variant, c_.timeout_ms, c_.queues, c_.high_satf ? "satf" : "sstf",
-                       c_.low_circular ? "clook" : "look", c_.expired_first ? "first" : "mix");
+                       c_.low_circular ? "clook" : "look", expired_name(c_.expired));
   }
 
   void add(const Request& r) override {
@@ -93,8 +103,12 @@ class Priority final : public Scheduler {
     promote(now);
     std::uint64_t id;
     bool from_low = false;
-    if (!expired_.empty()) {
+    const bool expired_turn =
+        c_.expired == Expired::First || high_.empty() || !last_was_expired_;
+    last_was_expired_ = false;
+    if (!expired_.empty() && expired_turn) {
       id = expired_.begin()->id;
+      last_was_expired_ = true;
     } else if (!high_.empty()) {
       id = pick_urgent(high_, head);
     } else if (!mid_.empty()) {
@@ -119,6 +133,7 @@ class Priority final : public Scheduler {
     mid_ = {};
     low_ = {};
     expired_.clear();
+    last_was_expired_ = false;
     return out;
   }
 
@@ -151,7 +166,7 @@ class Priority final : public Scheduler {
   // Moves the low (and middle) requests that have waited long enough, oldest first.
   void promote(Millis now) {
     if (c_.timeout_ms <= 0) return;
-    const Where timed_out = c_.expired_first ? Where::Expired : Where::High;
+    const Where timed_out = c_.expired == Expired::Mix ? Where::High : Where::Expired;
     auto waited = [now](const ArrivalKey& k) { return now - k.arrival; };
     while (!mid_.empty() && waited(*mid_.by_arrival.begin()) >= c_.timeout_ms)
       move(mid_.by_arrival.begin()->id, timed_out);
@@ -191,6 +206,7 @@ class Priority final : public Scheduler {
   std::optional<std::int64_t> low_pos_;
   bool up_ = true;
   bool last_was_low_ = false;
+  bool last_was_expired_ = false;  // expired=alternate: whose turn it is
 };
 
 ParamSpec choice(std::string name, std::string description, std::vector<std::string> choices) {
@@ -225,9 +241,10 @@ AlgorithmInfo priority_algorithm() {
                  {"sstf", "satf"}),
           choice("low", "order of the low queue: elevator (LOOK) or one-way elevator (C-LOOK)",
                  {"look", "clook"}),
-          choice("expired", "timed-out requests: first = ahead of the high queue, oldest first; "
-                 "mix = into the high queue (GP)",
-                 {"first", "mix"}),
+          choice("expired", "timed-out requests: alternate = oldest first, taking turns with the high "
+                 "queue; first = ahead of the high queue (a flood of them starves critical requests); "
+                 "mix = into the high queue (GP; under a busy high queue they starve)",
+                 {"alternate", "first", "mix"}),
       },
       .factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
         Priority::Config c;
@@ -236,7 +253,10 @@ AlgorithmInfo priority_algorithm() {
         c.queues = p.choice("queues") == "3" ? 3 : 2;
         c.high_satf = p.choice("high") == "satf";
         c.low_circular = p.choice("low") == "clook";
-        c.expired_first = p.choice("expired") == "first";
+        const std::string expired = p.choice("expired");
+        c.expired = expired == "first" ? Expired::First
+                    : expired == "mix" ? Expired::Mix
+                                       : Expired::Alternate;
         if (c.queues == 3 && c.timeout_ms <= 0)
           throw SpecError("priority: queues=3 needs a timeout > 0 (the middle queue holds requests "
                           "past half their timeout)");

@@ -89,6 +89,15 @@ if [ -n "${DISKEMU_PLUGIN:-}" ]; then
   done
 fi
 
+# Above depth 1 with a rotating geometry the filter says that prediction assumes the
+# device keeps dispatch order; at depth 1 it says nothing of the kind.
+out=$(timeout 20 nbdkit -U - --filter="$DISKSCHED_FILTER" memory 1G sched-geometry=hp97560 \
+  sched-depth=4 --run true 2>&1) || fail "sched-depth=4 refused: $out"
+echo "$out" | grep -q 'note: sched-depth=4: .*reorders.*sched-depth=1' || fail "no depth note: $out"
+out=$(timeout 20 nbdkit -U - --filter="$DISKSCHED_FILTER" memory 1G sched-geometry=hp97560 \
+  --run true 2>&1) || fail "depth 1 refused: $out"
+echo "$out" | grep -q 'note: sched-depth' && fail "depth note at depth 1: $out"
+
 # --help documents every key.
 help=$(nbdkit --filter="$DISKSCHED_FILTER" null --help)
 for key in sched= sched-geometry= sched-depth= sched-log= sched-timescale= sched-classes= \

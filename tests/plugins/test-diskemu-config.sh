@@ -26,13 +26,17 @@ expect_start_failure "file=$TMPDIR_TEST/no/such/dir/disk.img" "$P" model=hp97560
 expect_start_failure "stats=$TMPDIR_TEST/no/such/dir/s.json" "$P" model=hp97560 \
   stats="$TMPDIR_TEST/no/such/dir/s.json"
 expect_start_failure "capacity=" "$P" model=fixed:ms=1,capacity=zero
+expect_start_failure "drive-queue=0" "$P" model=hp97560 drive-queue=0
+expect_start_failure "drive-policy=nosuch" "$P" model=hp97560 drive-policy=nosuch
+expect_start_failure "drive-policy=zsptf" "$P" model=hp97560 drive-queue=4 drive-policy=zsptf
+expect_start_failure "drive-age-limit=5" "$P" model=hp97560 drive-age-limit=5
 
 echo '{"version": 1, "heads": 0, "rpm": 5400, "zones": []}' > "$TMPDIR_TEST/bad.json"
 expect_start_failure "heads" "$P" model="$TMPDIR_TEST/bad.json"
 
 help=$(nbdkit "$P" --help)
 for key in model= file= timescale= jitter= jitter-seed= rpm-error= stats= spin= timer-slack= \
-           rt-priority=; do
+           rt-priority= drive-queue= drive-policy= drive-age-limit=; do
   grep -qF -- "$key" <<<"$help" || fail "--help does not document $key"
 done
 echo PASS

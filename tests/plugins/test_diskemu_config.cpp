@@ -79,3 +79,25 @@ TEST_CASE("bad keys and values name themselves", "[diskemu][config]") {
   CHECK_THROWS_WITH(c.set("sped", "1", keys), Contains("unknown parameter 'sped'") && Contains("timescale"));
   CHECK_THROWS_AS(c.set("sped", "1", keys), ConfigError);
 }
+
+TEST_CASE("the drive's own queue: keys, defaults and refusals", "[diskemu][config]") {
+  DiskemuConfig c;
+  CHECK(c.drive_queue.depth == 1);  // no queueing unless asked for
+  CHECK(c.drive_queue.policy == "satf");
+  CHECK(c.drive_queue.age_limit_ms == 500.0);
+  c.set("drive-queue", "32", keys);
+  c.set("drive-policy", "asatf:w=30", keys);
+  c.set("drive-age-limit", "250ms", keys);
+  CHECK(c.drive_queue.depth == 32);
+  CHECK_THAT(c.drive_queue.policy, Catch::StartsWith("asatf:w=30"));
+  CHECK(c.drive_queue.age_limit_ms == 250.0);
+  c.set("drive-age-limit", "none", keys);
+  CHECK_FALSE(c.drive_queue.has_age_limit());
+  CHECK_THROWS_WITH(c.set("drive-queue", "0", keys), Contains("drive-queue=0") && Contains("1 (no queueing)"));
+  CHECK_THROWS_WITH(c.set("drive-queue", "many", keys), Contains("drive-queue=many"));
+  CHECK_THROWS_WITH(c.set("drive-policy", "nosuch", keys),
+                    Contains("drive-policy=nosuch") && Contains("unknown scheduler"));
+  CHECK_THROWS_WITH(c.set("drive-policy", "asatf:w=-1", keys), Contains("drive-policy=asatf:w=-1"));
+  CHECK_THROWS_WITH(c.set("drive-age-limit", "500", keys), Contains("drive-age-limit=500") && Contains("500ms"));
+  CHECK_THROWS_WITH(c.set("drive-age-limit", "0ms", keys), Contains("drive-age-limit=0ms") && Contains("> 0"));
+}

@@ -143,3 +143,44 @@ TEST_CASE("many threads: every request gets its own slot, none overlaps", "[disk
   for (auto& v : got)
     for (std::size_t i = 1; i < v.size(); ++i) REQUIRE(v[i].service.seq > v[i - 1].service.seq);
 }
+
+TEST_CASE("with a drive queue, requests waiting together are served in the policy's order",
+          "[diskemu][drive-queue]") {
+  // Twelve threads submit while a first request holds the mechanism (time stands still);
+  // when it completes, the drive serves them one by one, each data operation in turn.
+  const DriveQueueOptions opts{.depth = 32, .policy = "satf"};
+  std::vector<std::uint64_t> offsets;
+  for (std::uint64_t i = 0; i < 13; ++i) offsets.push_back((i * 7919 % 1499) * 900'000ull);
+  VirtualDevice dev(load_model("hp97560"));
+  FrozenClock clock(origin);
+  RealTimeDevice rt(dev, clock, Timebase(origin, 1.0), nullptr, opts);
+  std::vector<std::uint64_t> order;  // appended in device order, under the device's lock
+  const Admission first =
+      rt.admit(Op::Read, offsets[0], 8192, [&] { order.push_back(offsets[0]); });
+  std::vector<std::thread> threads;
+  for (std::size_t i = 1; i < offsets.size(); ++i)
+    threads.emplace_back([&, i] {
+      const Admission a = rt.admit(Op::Read, offsets[i], 8192, [&] { order.push_back(offsets[i]); });
+      rt.complete(a);
+    });
+  while (rt.queue_waiting() < offsets.size() - 1) std::this_thread::yield();
+  rt.complete(first);
+  for (auto& t : threads) t.join();
+
+  // The same requests through the drive queue alone, in device time.
+  VirtualDevice ref_dev(load_model("hp97560"));
+  DriveQueue ref(ref_dev, opts);
+  for (std::size_t i = 0; i < offsets.size(); ++i) {
+    ref.submit(i, 0.0, Op::Read, offsets[i], 8192);
+    ref.start(0.0);
+  }
+  std::vector<std::uint64_t> expected;
+  while (ref.in_service()) {
+    const DriveQueue::Served s = ref.complete();
+    expected.push_back(offsets[s.tag]);
+    ref.start(s.service.completion_ms);
+  }
+  CHECK(order == expected);
+  CHECK(rt.queue_counts().passed > 3);
+  CHECK(dev.head().time_ms == ref_dev.head().time_ms);
+}

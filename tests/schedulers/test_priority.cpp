@@ -1,4 +1,6 @@
 // Ganger & Patt's class-aware schedulers (GP sec. 6) on hand-built queues.
+#include <algorithm>
+
 #include "tests/schedulers/helpers.hpp"
 
 using namespace disksched;
@@ -27,7 +29,7 @@ TEST_CASE("priority: critical and time-limited before noncritical (GP sec. 6.1)"
           "[priority]") {
   auto m = hp97560();
   auto s = make("priority", *m);
-  CHECK(s->spec() == "priority:variant=1,timeout=500ms,queues=2,high=sstf,low=look,expired=first");
+  CHECK(s->spec() == "priority:variant=1,timeout=500ms,queues=2,high=sstf,low=look,expired=alternate");
   s->add(req(1, 110, 0, kLow));
   s->add(req(2, 500, 0, kCritical));
   s->add(req(3, 300, 0, kLimited));
@@ -86,6 +88,36 @@ TEST_CASE("priority timeouts: a timed-out request goes ahead of the high queue (
     CHECK(s->pick(50, at_cylinder(10))->id == 1);  // waited 50 ms: timed out, first
     CHECK(s->pick(50, at_cylinder(1900))->id == 3);
   }
+}
+
+TEST_CASE("priority: timed-out requests take turns with critical ones; expired=first lets a flood "
+          "of them starve a critical request",
+          "[priority][timeout]") {
+  // A background writer's flood: 20 noncritical requests, all past the 50 ms timeout at
+  // 100 ms, then one critical read arrives.
+  auto m = hp97560();
+  auto build = [&](const std::string& spec) {
+    auto s = make(spec, *m);
+    for (std::uint64_t i = 1; i <= 20; ++i) s->add(req(i, 100 + static_cast<std::int64_t>(i), 0, kLow));
+    s->add(req(99, 1500, 100, kCritical));
+    return s;
+  };
+  auto position_of_critical = [](Scheduler& s) {
+    const Ids order = pick_all(s, at_cylinder(0), 100);
+    return std::find(order.begin(), order.end(), 99) - order.begin();
+  };
+  // Alternate (the default): one timed-out request (the oldest), then the critical one.
+  auto alternate = build("priority:timeout=50ms");
+  CHECK(position_of_critical(*alternate) == 1);
+  // First: the critical read waits behind all twenty.
+  auto first = build("priority:timeout=50ms,expired=first");
+  CHECK(position_of_critical(*first) == 20);
+  // Turns are one each: critical, timed out, critical, timed out.
+  auto turns = build("priority:timeout=50ms");
+  turns->add(req(98, 1600, 100, kCritical));
+  const Ids order = pick_all(*turns, at_cylinder(0), 100);
+  REQUIRE(order.size() == 22);
+  CHECK(Ids(order.begin(), order.begin() + 4) == Ids{1, 99, 2, 98});
 }
 
 TEST_CASE("priority expired=mix moves a timed-out request into the high queue (GP sec. 6.3)",

@@ -88,6 +88,33 @@ grep -q "unknown parameter 'sise'" "$d/err" || fail "workload error: $(cat "$d/e
 if "$DISKSCHED" sim --sched nosuch 2> "$d/err"; then fail "bad scheduler accepted"; fi
 grep -q "unknown scheduler 'nosuch'" "$d/err" || fail "scheduler error: $(cat "$d/err")"
 
+# The drive's own queue: depth 1 is the device without one (the same numbers); a
+# reordering drive under a FCFS host answers faster; bad values name the option.
+dq=(sim --model hp97560 --workload uniform --rate 38 --requests 400 --warmup 100 --reps 2 --json)
+"$DISKSCHED" "${dq[@]}" --sched satf > "$d/dq0.json"
+"$DISKSCHED" "${dq[@]}" --sched satf --drive-queue 1 > "$d/dq1.json"
+"$DISKSCHED" "${dq[@]}" --sched fcfs --depth 32 --drive-queue 32 --drive-policy fcfs > "$d/dqf.json"
+"$DISKSCHED" "${dq[@]}" --sched fcfs --depth 32 --drive-queue 32 --drive-policy satf > "$d/dqs.json"
+$py - "$d" <<'PY' || fail "sim --drive-queue"
+import json, sys
+d = sys.argv[1]
+j0, j1, jf, js = (json.load(open(f"{d}/{n}.json")) for n in ["dq0", "dq1", "dqf", "dqs"])
+assert "drive_queue" not in j0 and j1["drive_queue"]["depth"] == 1, j1
+for k in ["mean_ms", "p99_ms", "throughput_per_s"]:
+    assert j0[k] == j1[k], (k, j0[k], j1[k])
+assert js["drive_queue"] == {"depth": 32, "policy": js["drive_queue"]["policy"], "age_limit": "500ms"}
+assert js["drive_queue"]["policy"].startswith("satf"), js
+assert js["mean_ms"] < jf["mean_ms"], (js["mean_ms"], jf["mean_ms"])
+PY
+if "$DISKSCHED" sim --drive-queue 4 --drive-policy nosuch 2> "$d/err" > /dev/null; then
+  fail "a bad --drive-policy was accepted"
+fi
+grep -q -- "--drive-policy nosuch: unknown scheduler" "$d/err" || fail "drive policy error: $(cat "$d/err")"
+if "$DISKSCHED" sim --drive-queue 4 --drive-age-limit 500 2> "$d/err" > /dev/null; then
+  fail "a bare --drive-age-limit was accepted"
+fi
+grep -q -- "--drive-age-limit 500: .*500ms" "$d/err" || fail "drive age limit error: $(cat "$d/err")"
+
 # A small sweep: CSV rows for every scheduler and rate, and the sustained-rate table.
 "$DISKSCHED" sweep --model hp97560 --sched fcfs --sched satf --rates 20:60:20 --reps 2 \
   --requests 300 --warmup 100 -o "$d/sweep" --no-plot -q > "$d/sweep.out"
