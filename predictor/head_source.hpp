@@ -50,6 +50,13 @@ class HeadSource {
   // std::invalid_argument for an id that is not in flight.
   virtual Prediction completed(std::uint64_t id, Millis now, bool ok) = 0;
 
+  // Would a read of [offset, offset + length) dispatched at `now` be served whole from
+  // the drive's buffer? (A head source that keeps the drive's cache state; else false.)
+  virtual bool knows_hits() const { return false; }
+  virtual bool hits(Millis /*now*/, std::uint64_t /*offset*/, std::uint32_t /*length*/) const {
+    return false;
+  }
+
   // The track angles learnt so far, which requests are located with (null: the model's
   // own), and the tracks the last completed() turned. A device that knows has none.
   virtual const TrackAngles* learnt_tracks() const { return nullptr; }

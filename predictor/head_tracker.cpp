@@ -143,6 +143,7 @@ std::optional<double> TrackPhaseRefiner::observe(std::int64_t cylinder, std::int
 HeadTracker::HeadTracker(const DeviceModel& model, Options options)
     : model_(model), options_(options), delta_ms_(options.delta_ms),
       position_(model.initial_state()) {
+  if (const DriveParams* d = drive_params_of(model)) drive_.emplace(model, *d, position_);
   if (!(options.delta_ms >= 0.0)) throw std::invalid_argument("head tracker: delta must be >= 0");
   if (options_.window == 0) options_.window = 1;
   if (options_.anchor_window == 0) options_.anchor_window = 1;
@@ -202,6 +203,14 @@ Cost HeadTracker::service(const HeadState& from, Op op, std::uint64_t offset,
                        : model_.service(from, op, offset, length);
 }
 
+bool HeadTracker::hits(Millis now, std::uint64_t offset, std::uint32_t length) const {
+  if (!drive_ || length == 0) return false;
+  const std::uint32_t sb = model_.sector_bytes();
+  const std::uint64_t first = offset / sb;
+  return drive_->holds(predict(now).time_ms, first,
+                       static_cast<std::uint32_t>((offset + length + sb - 1) / sb - first));
+}
+
 HeadState HeadTracker::predict(Millis now) const {
   HeadState s = position_;
   s.time_ms = now + delta_ms_;
@@ -227,14 +236,27 @@ const Prediction& HeadTracker::dispatched(std::uint64_t id, Millis now, Op op,
   f.pred.dispatch_ms = now;
   f.pred.idle_start = flight_.empty();
   f.pred.from = predict(now);
+  const std::uint32_t sb = model_.sector_bytes();
   for (const std::uint64_t lba : stops) {
     // The worker issues the request after the stop's completion reaches it: one delta.
-    const Cost stop = service(f.pred.from, Op::Read, lba * model_.sector_bytes(),
-                              model_.sector_bytes());
+    const Cost stop = drive_ ? drive_->serve(f.pred.from.time_ms, Op::Read, lba, 1, false,
+                                             state_.spin).cost
+                             : service(f.pred.from, Op::Read, lba * sb, sb);
     f.pred.from = stop.end;
     f.pred.from.time_ms += delta_ms_;
   }
-  f.pred.cost = service(f.pred.from, op, offset, length);
+  if (drive_) {
+    const std::uint64_t first = offset / sb;
+    const std::uint64_t end = length > 0 ? (offset + length + sb - 1) / sb : first;
+    const DriveResult r = drive_->serve(f.pred.from.time_ms, op, first,
+                                        static_cast<std::uint32_t>(end - first), false,
+                                        state_.spin);
+    f.pred.cost = r.cost;
+    f.anchors = r.media_end_ms >= 0.0;
+    f.after_media_ms = r.cost.end.time_ms - r.media_end_ms;
+  } else {
+    f.pred.cost = service(f.pred.from, op, offset, length);
+  }
   f.sample.dispatch_ms = now;
   f.sample.from = f.pred.idle_start ? position_ : f.pred.from;
   f.sample.from.spin = state_.spin;
@@ -259,11 +281,11 @@ Prediction HeadTracker::completed(std::uint64_t id, Millis now, bool ok) {
     // The head stays where this request left it (or where the last one dispatched
     // will leave it: predict() chains after that one while any is in flight).
     position_ = f.pred.cost.end;
-    if (moves_media(f.sample.op) && f.sample.length > 0 && model_.rotational()) {
+    if (moves_media(f.sample.op) && f.sample.length > 0 && model_.rotational() && f.anchors) {
       const Extent e = extent_of(model_, f.sample.offset, f.sample.length);
       // The platter was at the transfer's end angle when the completion left the
       // device: that fixes its phase (angle at time 0) for a given period.
-      const Millis t = now - f.pred.cost.completion_ms;
+      const Millis t = now - (drive_ ? f.after_media_ms : f.pred.cost.completion_ms);
       const double angle = state_.tracks ? model_.end_angle(e.lba, e.sectors, *state_.tracks)
                                          : model_.end_angle(e.lba, e.sectors);
       Millis period = nominal_period_ms_;
@@ -300,7 +322,8 @@ Prediction HeadTracker::completed(std::uint64_t id, Millis now, bool ok) {
         }
       }
     }
-    if (f.pred.idle_start && !f.travelled) {
+    // calibrate_delta replays samples on the platter alone: a drive's are not samples.
+    if (f.pred.idle_start && !f.travelled && !drive_) {
       f.sample.complete_ms = now;
       samples_.push_back(f.sample);
       ++samples_recorded_;

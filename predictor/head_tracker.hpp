@@ -51,6 +51,7 @@
 #include <vector>
 
 #include "predictor/device_model.hpp"
+#include "predictor/drive_cache.hpp"
 #include "predictor/head_source.hpp"
 #include "predictor/rotation_estimator.hpp"
 
@@ -160,6 +161,8 @@ class HeadTracker final : public HeadSource {
   HeadState predict(Millis now) const override;
 
   // Request `id` was dispatched at `now`. Returns the prediction (kept until completion).
+  // With a profile's cache the tracker keeps the buffer's state as it predicts it, and a
+  // predicted hit is costed as one.
   // `stops`: blocks read (one sector each, by the same worker, just before the request)
   // to move the mechanism first, as SCAN's trip to the edge; the prediction includes
   // them, and such a request is no calibration sample.
@@ -179,6 +182,8 @@ class HeadTracker final : public HeadSource {
   using Track = TurnedTrack;
   std::span<const TurnedTrack> turned() const override { return turned_; }
   const TrackAngles* learnt_tracks() const override { return state_.learnt_tracks(); }
+  bool knows_hits() const override { return drive_.has_value(); }
+  bool hits(Millis now, std::uint64_t offset, std::uint32_t length) const override;
 
   Millis delta_ms() const { return delta_ms_; }
   void set_delta_ms(Millis d);
@@ -217,12 +222,20 @@ class HeadTracker final : public HeadSource {
     TrackerSample sample;
     std::uint64_t order = 0;
     bool travelled = false;  // stops were read first: not a one-request sample
+    // A drive with a cache: whether the completion tells where the platter is (not a
+    // hit, not a write acknowledged from the buffer), and how long after the request's
+    // last sector passed under the head it is predicted.
+    bool anchors = true;
+    Millis after_media_ms = 0.0;
   };
 
   // The model's service with the tracks learnt so far.
   Cost service(const HeadState& from, Op op, std::uint64_t offset, std::uint32_t length) const;
 
   const DeviceModel& model_;
+  // The drive's controller and buffer as the tracker predicts them (null: the platter
+  // alone): fed every request dispatched, so a predicted hit costs what a hit costs.
+  std::optional<DriveCache> drive_;
   Options options_;
   Millis delta_ms_;
   HeadState position_;            // after the last completion (time not used)

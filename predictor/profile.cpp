@@ -226,7 +226,7 @@ DiskProfile profile_from_json(const json& j, const std::string& origin) {
   r.only({"schema", "version", "kind", "name", "sector_bytes", "physical_sector_bytes", "heads", "rpm", "rotation_ms",
           "zones", "track_skew_sectors", "cylinder_skew_sectors", "head_switch_ms",
           "overhead_ms", "completion_ms", "seek", "rotation_phase", "track_phase", "defects",
-          "source"});
+          "source", "controller", "bus", "cache"});
   if (r.has("schema") && r.string("schema") != "disksched-geometry")
     r.fail("schema", r.at("schema"), "\"disksched-geometry\"");
   std::int64_t version = r.integer("version", 1, 1000);
@@ -343,6 +343,7 @@ DiskProfile profile_from_json(const json& j, const std::string& origin) {
       r.fail("defects", d, fmt::format("fewer defects than the disk's {} sectors (every sector "
                                        "is a defect: the capacity would be 0)", sectors));
   }
+  p.drive = drive_params_from_json(j, origin);
   if (r.has("source")) p.source = r.at("source");
   return p;
 }
@@ -386,6 +387,7 @@ json profile_to_json(const DiskProfile& p) {
       d.push_back({{"cylinder", t.cylinder}, {"head", t.head}, {"sector", t.sector}});
     j["defects"] = d;
   }
+  drive_params_to_json(p.drive, j);
   j["source"] = p.source;
   return j;
 }

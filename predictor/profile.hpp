@@ -23,6 +23,7 @@
 //     "track_phase": [ {"cylinder": 0, "head": 0, "phase": 0.25}, ... ],  (optional,
 //                     measured angle of sector 0 of a track; overrides the skews there)
 //     "defects": [ {"cylinder": 5, "head": 2, "sector": 17}, ... ],  (optional, slipped)
+//     "controller": {...}, "bus": {...}, "cache": {...}   (optional: drive_params.hpp)
 //     "source": { ... free-form provenance: tool, date, device, notes ... }
 //   }
 #pragma once
@@ -35,6 +36,7 @@
 #include <nlohmann/json.hpp>
 
 #include "predictor/device_model.hpp"
+#include "predictor/drive_params.hpp"
 #include "predictor/seek_curve.hpp"
 
 namespace disksched {
@@ -86,6 +88,7 @@ struct DiskProfile {
   double rotation_phase = 0.0;
   std::vector<TrackPhase> track_phase;
   std::vector<Defect> defects;
+  DriveParams drive;  // controller, bus, cache: absent, the platter alone
   nlohmann::json source = nlohmann::json::object();
 };
 

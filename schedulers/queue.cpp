@@ -155,6 +155,14 @@ std::optional<Request> RequestQueue::pick(Millis now, const HeadState& head) {
   return r;
 }
 
+std::optional<Request> RequestQueue::take(std::uint64_t id) {
+  Unfinished* u = find(id);
+  if (u == nullptr || u->at_device || u->blocked || !scheduler_->remove(id)) return std::nullopt;
+  u->at_device = true;
+  ++in_flight_;
+  return u->req;
+}
+
 void RequestQueue::release_after(const Request& gone) {
   if (blocked_count_ == 0) return;
   // Only blocked requests overlapping the one that left can have been waiting on it.

@@ -44,6 +44,11 @@ class RequestQueue {
   // (unfinished) until complete(id).
   std::optional<Request> pick(Millis now, const HeadState& head);
 
+  // Takes eligible request `id` from the scheduler and puts it at the device, as if the
+  // scheduler had picked it (the dispatch core's hit check). Nothing when it is not
+  // eligible.
+  std::optional<Request> take(std::uint64_t id);
+
   // The request with this id finished at the device; requests waiting on it become
   // eligible if nothing else blocks them.
   void complete(std::uint64_t id, Millis now);

@@ -10,5 +10,6 @@ void add_sched_commands(CLI::App& app);    // sched list
 void add_sim_commands(CLI::App& app);      // sim, sweep, repro
 void add_live_commands(CLI::App& app);     // replay, ctl, log
 void add_extract_commands(CLI::App& app);  // extract
+void add_validate_commands(CLI::App& app); // validate
 
 }  // namespace disksched::cli

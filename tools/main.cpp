@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   disksched::cli::add_sim_commands(app);
   disksched::cli::add_live_commands(app);
   disksched::cli::add_extract_commands(app);
+  disksched::cli::add_validate_commands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

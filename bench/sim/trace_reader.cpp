@@ -49,6 +49,17 @@ std::string_view origin_name(Origin o) {
   return "?";
 }
 
+std::string_view buffer_flag_name(BufferFlag b) {
+  switch (b) {
+    case BufferFlag::None: return "none";
+    case BufferFlag::Hit: return "Hit";
+    case BufferFlag::Miss: return "Miss";
+    case BufferFlag::Doub: return "Doub";
+    case BufferFlag::Trip: return "Trip";
+  }
+  return "?";
+}
+
 const std::vector<std::string>& trace_formats() {
   static const std::vector<std::string> f = {"ascii", "validate", "msr", "spc",
                                              "blkparse", "srt", "csv"};
@@ -203,7 +214,15 @@ void read_validate(std::istream& in, const std::string& name, std::uint32_t sect
       r.op = Op::Write;
     else
       fail(w, "op", f[0], "R or W");
-    if (f[1] != "Hit" && f[1] != "Miss" && f[1] != "Doub" && f[1] != "Trip")
+    if (f[1] == "Hit")
+      r.buffer = BufferFlag::Hit;
+    else if (f[1] == "Miss")
+      r.buffer = BufferFlag::Miss;
+    else if (f[1] == "Doub")
+      r.buffer = BufferFlag::Doub;
+    else if (f[1] == "Trip")
+      r.buffer = BufferFlag::Trip;
+    else
       fail(w, "buffer", f[1], "Hit, Miss, Doub or Trip");
     const auto block = to_uint<std::uint64_t>(w, "block", f[2]);
     const auto size = to_uint<std::uint64_t>(w, "size", f[3]);
@@ -215,6 +234,7 @@ void read_validate(std::istream& in, const std::string& name, std::uint32_t sect
     r.length = byte_length(w, "size", f[3], size, sector);
     check_end(w, "block", f[2], r.offset, r.length);
     r.think_ms = think_us / 1000.0;
+    r.measured_ms = access_us / 1000.0;
     // The recorded schedule: issue, access, think, next issue.
     r.time_ms = clock;
     clock += (access_us + think_us) / 1000.0;

@@ -61,6 +61,15 @@ void SimulatedDrive::settle(Millis now) {
   serving_ = s;
 }
 
+bool SimulatedDrive::hits(Millis now, std::uint64_t offset, std::uint32_t length) const {
+  const DriveCache* drive = device_.drive();
+  if (drive == nullptr || length == 0) return false;
+  const std::uint32_t sb = device_.model().sector_bytes();
+  const std::uint64_t first = offset / sb;
+  return drive->holds(predict(now).time_ms, first,
+                      static_cast<std::uint32_t>((offset + length + sb - 1) / sb - first));
+}
+
 Prediction SimulatedDrive::completed(std::uint64_t id, Millis /*now*/, bool /*ok*/) {
   if (queue_) {
     if (!serving_ || serving_->id != id)

@@ -44,6 +44,8 @@ class SimulatedDrive final : public HeadSource {
                                std::uint32_t length,
                                std::span<const std::uint64_t> stops = {}) override;
   Prediction completed(std::uint64_t id, Millis now, bool ok) override;
+  bool knows_hits() const override { return device_.drive() != nullptr; }
+  bool hits(Millis now, std::uint64_t offset, std::uint32_t length) const override;
 
   // With a drive queue: the firmware picks at `now` when the mechanism is free (after
   // every event of the instant). Without one, nothing to do.

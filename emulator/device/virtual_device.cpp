@@ -19,6 +19,7 @@ VirtualDevice::VirtualDevice(const DeviceModel& model, DeviceOptions options)
       head_(model_->initial_state()),
       period_ms_(model_->rotation_ms()),
       phase0_(model_->angle_at(0.0)) {
+  if (const DriveParams* d = drive_params_of(*model_)) drive_.emplace(*model_, *d, head_);
   if (!options_.rpm_error.none() && !(model_->rotational() && period_ms_ > 0.0))
     throw ModelError(fmt::format("rpm-error={}: model '{}' does not rotate",
                                  options_.rpm_error.to_string(), model_->name()));
@@ -32,7 +33,8 @@ double VirtualDevice::true_angle_at(Millis t) const {
   return a >= 1.0 ? 0.0 : a;
 }
 
-Service VirtualDevice::serve(Millis arrival_ms, Op op, std::uint64_t offset, std::uint32_t length) {
+Service VirtualDevice::serve(Millis arrival_ms, Op op, std::uint64_t offset, std::uint32_t length,
+                             bool fua) {
   const std::uint64_t cap = model_->capacity_bytes();
   if (offset > cap || length > cap - offset)
     throw ModelError(fmt::format("{}: bytes [{}, {}) lie beyond the device ({} bytes)",
@@ -61,7 +63,15 @@ Service VirtualDevice::serve(Millis arrival_ms, Op op, std::uint64_t offset, std
     // The platter turns at another speed than the profile's: serve with its true spin.
     from.spin = Spin::anchored(s.start_ms, true_angle_at(s.start_ms), period_ms_ / f);
   }
-  s.cost = model_->service(from, op, begin, static_cast<std::uint32_t>(len));
+  if (drive_) {
+    const std::uint64_t sb = model_->sector_bytes();
+    const DriveResult r = drive_->serve(s.start_ms, op, begin / sb,
+                                        static_cast<std::uint32_t>(len / sb), fua, from.spin);
+    s.cost = r.cost;
+    s.hit = r.hit;
+  } else {
+    s.cost = model_->service(from, op, begin, static_cast<std::uint32_t>(len));
+  }
   s.jitter_ms = jitter_.sample();
   s.completion_ms = s.cost.end.time_ms + s.jitter_ms;
 

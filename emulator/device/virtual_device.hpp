@@ -10,10 +10,12 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 #include "emulator/device/jitter.hpp"
 #include "emulator/device/rpm_error.hpp"
 #include "predictor/device_model.hpp"
+#include "predictor/drive_cache.hpp"
 
 namespace disksched {
 
@@ -32,6 +34,7 @@ struct Service {
   Millis completion_ms = 0.0; // cost.end.time_ms + jitter_ms
   Millis jitter_ms = 0.0;
   Cost cost;                  // the model's cost from the head state at start_ms
+  bool hit = false;           // the drive's buffer served it (a profile with a cache)
 
   Millis wait_ms() const { return start_ms - arrival_ms; }
   Millis service_ms() const { return completion_ms - start_ms; }
@@ -50,9 +53,14 @@ class VirtualDevice {
   const DeviceOptions& options() const { return options_; }
 
   // Serves a request of `length` bytes at byte `offset`. The model is asked about whole
-  // sectors: the range is widened to sector boundaries. Throws ModelError (from the model)
+  // sectors: the range is widened to sector boundaries. A profile with a controller, bus
+  // or cache (predictor/drive_params.hpp) is served through the drive's DriveCache: hits,
+  // read-ahead, write-behind (`fua` writes go through). Throws ModelError (from the model)
   // for a range beyond the device; the device state is then unchanged.
-  Service serve(Millis arrival_ms, Op op, std::uint64_t offset, std::uint32_t length);
+  Service serve(Millis arrival_ms, Op op, std::uint64_t offset, std::uint32_t length,
+                bool fua = false);
+  // The drive's controller and buffer, or null (the platter alone).
+  const DriveCache* drive() const { return drive_ ? &*drive_ : nullptr; }
 
   // Where the mechanism is after the last request, and when that request completed.
   const HeadState& head() const { return head_; }
@@ -67,6 +75,7 @@ class VirtualDevice {
   const DeviceModel* model_;
   DeviceOptions options_;
   Jitter jitter_;
+  std::optional<DriveCache> drive_;
   HeadState head_;
   std::uint64_t seq_ = 0;
   Millis period_ms_ = 0.0;   // the model's nominal rotation period

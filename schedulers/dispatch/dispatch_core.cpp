@@ -15,6 +15,30 @@ DispatchCore::DispatchCore(std::unique_ptr<Scheduler> scheduler, const DeviceMod
   if (depth_ == 0) throw std::invalid_argument("depth must be at least 1");
   spec_ = queue_.scheduler().spec();
   if (model_.rotational()) sector_ms_ = model_.sector_time_ms();
+  update_rank_hits();
+}
+
+void DispatchCore::update_rank_hits() {
+  const std::string name = spec_.substr(0, spec_.find(':'));
+  const AlgorithmInfo* a = Registry::builtin().find(name);
+  rank_hits_ = head_.knows_hits() && a != nullptr && a->needs_rotation;
+}
+
+std::optional<Request> DispatchCore::take_hit(Millis now) {
+  for (auto it = queued_reads_.begin(); it != queued_reads_.end();) {
+    if (waiting_reads_.count(*it) == 0) {
+      it = queued_reads_.erase(it);  // dispatched (or gone) since
+      continue;
+    }
+    const RequestRecord& rec = records_.at(*it);
+    if (head_.hits(now, rec.offset, rec.length))
+      if (auto r = queue_.take(*it)) {
+        queued_reads_.erase(it);
+        return r;
+      }
+    ++it;
+  }
+  return std::nullopt;
 }
 
 std::uint64_t DispatchCore::admit(Request r, Millis now) {
@@ -29,11 +53,16 @@ std::uint64_t DispatchCore::admit(Request r, Millis now) {
   rec.length = r.length;
   rec.limit_ms = r.limit_ms;
   rec.arrival_ms = now;
+  const bool read = r.op == Op::Read;
   try {
     queue_.push(std::move(r), head_.learnt_tracks());
   } catch (...) {
     records_.drop_newest();
     throw;
+  }
+  if (rank_hits_ && read) {
+    queued_reads_.push_back(id);
+    waiting_reads_.insert(id);
   }
   ++stats_.arrived;
   return id;
@@ -43,9 +72,12 @@ void DispatchCore::pump(Millis now, std::vector<std::uint64_t>& dispatched) {
   while (queue_.in_flight() < depth_) {
     const std::size_t choices = queue_.eligible();
     if (choices == 0) return;
-    auto r = queue_.pick(now, head_.predict(now));
+    std::optional<Request> r;
+    if (rank_hits_) r = take_hit(now);
+    if (!r) r = queue_.pick(now, head_.predict(now));
     if (!r) return;
     RequestRecord& rec = records_.at(r->id);
+    waiting_reads_.erase(r->id);
     rec.dispatch_ms = now;
     rec.queue_len = static_cast<std::uint32_t>(choices);
     rec.travel = r->travel;
@@ -87,6 +119,7 @@ std::string DispatchCore::switch_scheduler(std::string_view spec) {
   auto s = make_scheduler(spec, model_);
   spec_ = s->spec();
   queue_.set_scheduler(std::move(s));
+  update_rank_hits();
   ++stats_.switches;
   return spec_;
 }

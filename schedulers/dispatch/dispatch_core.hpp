@@ -13,9 +13,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "predictor/device_model.hpp"
@@ -106,6 +109,15 @@ class DispatchCore {
   std::string spec_;
   DispatchStats stats_;
   Millis sector_ms_ = 0.0;  // > 0: predictions are checked to within one sector
+  // A rotation-aware scheduler over a head source that knows the drive's buffer: a read
+  // the buffer holds whole goes first, before the scheduler's search (its positioning
+  // bound, overhead + seek + rotational wait, cannot see a hit). The queued reads are
+  // kept, oldest first, to look for one.
+  bool rank_hits_ = false;
+  std::deque<std::uint64_t> queued_reads_;
+  std::unordered_set<std::uint64_t> waiting_reads_;  // of those, not yet dispatched
+  void update_rank_hits();
+  std::optional<Request> take_hit(Millis now);
 };
 
 }  // namespace disksched

@@ -74,6 +74,12 @@ TEST_CASE("DiskSim validate: think times, closed loop", "[sim][trace]") {
   CHECK(t.records[1].op == Op::Write);
   CHECK(t.records[1].length == 16 * 512);
   CHECK(t.records[2].think_ms == Approx(0.50025));
+  // The measured access time and the buffer flag are kept (disksched validate).
+  CHECK(t.records[0].measured_ms == Approx(12.0005));
+  CHECK(t.records[0].buffer == BufferFlag::Hit);
+  CHECK(t.records[1].buffer == BufferFlag::Miss);
+  CHECK(t.records[2].buffer == BufferFlag::Doub);
+  CHECK(t.records[2].measured_ms == Approx(1.0));
   auto w = Workload::parse("trace:validate:" + p);
   CHECK(w.is_closed());
   auto c = w.closed_stream({1ull << 30, 512}, 1);
@@ -85,6 +91,8 @@ TEST_CASE("DiskSim validate: think times, closed loop", "[sim][trace]") {
   check_error("validate", d.write("b", "R Hit 100 8 12000 3000\nX Hit 100 8 1 1\n"), 2, "op");
   check_error("validate", d.write("c", "R Hot 100 8 1 1\n"), 1, "buffer");
   check_error("validate", d.write("e", "R Hit 100 8 1 -5\n"), 1, "think_us");
+  check_error("validate", d.write("g", "R Trip 100 8 1 1\nW Hit 100 8 soon 1\n"), 2, "access_us");
+  check_error("validate", d.write("h", "R Hit 100 8 1 1\nR Hit 100 8 1\n"), 2, "line");
 }
 
 TEST_CASE("MSR Cambridge CSV", "[sim][trace]") {

@@ -1,0 +1,414 @@
+#include "predictor/drive_cache.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include "predictor/disk_model.hpp"
+
+namespace disksched {
+
+const DriveParams* drive_params_of(const DeviceModel& model) {
+  const auto* disk = dynamic_cast<const DiskModel*>(&model);
+  if (disk == nullptr || disk->profile().drive.platter_only()) return nullptr;
+  return &disk->profile().drive;
+}
+
+DriveCache::DriveCache(const DeviceModel& model, DriveParams params, HeadState initial)
+    : model_(model),
+      params_(params),
+      sector_bytes_(model.sector_bytes()),
+      lbas_(model.capacity_bytes() / model.sector_bytes()),
+      mech_(initial) {
+  const CacheParams& c = params_.cache;
+  if (c.enabled()) {
+    segments_.resize(c.segments + (c.separate_write_segment ? 1 : 0));
+    if (c.separate_write_segment) segments_.back().writes = true;
+  }
+}
+
+namespace {
+
+// The model's cost of `count` sectors from `r.from`, less the command overhead the
+// profile gives (the drive has paid it before the mechanism moves).
+Cost platter(const DeviceModel& m, const HeadState& from, Op op, std::uint64_t lba,
+             std::uint64_t count, std::uint32_t sb) {
+  HeadState f = from;
+  f.time_ms -= m.locate(lba, 1, op).overhead_ms;
+  return m.service(f, op, lba * sb, static_cast<std::uint32_t>(count * sb));
+}
+
+Millis media_end_of(const HeadState& from, const Cost& c) {
+  return from.time_ms + c.seek_ms + c.rotation_ms + c.transfer_ms;
+}
+
+}  // namespace
+
+Millis DriveCache::sector_end(const Run& r, std::uint64_t count) const {
+  const Op op = Op::Read;
+  return media_end_of(r.from, platter(model_, r.from, op, r.base, count, sector_bytes_));
+}
+
+Millis DriveCache::media_run(Run& r, Op op, std::vector<Millis>* ends, HeadState* end) const {
+  const Cost c = platter(model_, r.from, op, r.base, r.end - r.base, sector_bytes_);
+  r.media_end = media_end_of(r.from, c);
+  if (end != nullptr) *end = c.end;
+  if (ends != nullptr) {
+    ends->clear();
+    for (std::uint64_t k = 1; k < r.end - r.base; ++k)
+      ends->push_back(media_end_of(r.from, platter(model_, r.from, op, r.base, k, sector_bytes_)));
+    ends->push_back(r.media_end);
+  }
+  return r.from.time_ms + c.seek_ms + c.rotation_ms;  // the media transfer's start
+}
+
+void DriveCache::rebase(Run& r, std::uint64_t base) const {
+  if (base <= r.base) return;
+  // The run as if it began at `base`, where it is when it gets there: the sectors walked
+  // to find a time stay few however long a sequential stream runs.
+  const Cost c = platter(model_, r.from, Op::Read, r.base, base - r.base, sector_bytes_);
+  const Millis t = media_end_of(r.from, c);
+  r.from = c.end;
+  r.from.time_ms = t;
+  r.base = base;
+}
+
+std::uint64_t DriveCache::stream_done(Millis t) const {
+  const Run& r = stream_.run;
+  std::uint64_t lo = 0, hi = r.end - r.base;  // sector_end(lo) <= t < sector_end(hi + 1)
+  if (r.media_end <= t) return hi;
+  while (lo < hi) {
+    const std::uint64_t mid = lo + (hi - lo + 1) / 2;
+    if (sector_end(r, mid) <= t)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
+void DriveCache::settle(Millis t, bool stop) {
+  if (!stream_.on) return;
+  const Run& r = stream_.run;
+  Segment& seg = segments_[stream_.segment];
+  const bool finished = r.media_end <= t;
+  std::uint64_t done = stream_done(t);
+  if (stop && !finished && r.base + done < stream_.min_end) {
+    // The minimum read-ahead is read even when a command waits for it.
+    t = sector_end(r, stream_.min_end - r.base);
+    done = stream_.min_end - r.base;
+  }
+  seg.end = r.base + done;
+  seg.first = std::max(seg.first, seg.end > params_.cache.segment_sectors
+                                      ? seg.end - params_.cache.segment_sectors
+                                      : 0);
+  if (finished || stop) {
+    // The mechanism stops after the last sector it read, on that sector's track.
+    if (done > 0) {
+      const Cost c = platter(model_, r.from, Op::Read, r.base, done, sector_bytes_);
+      mech_ = c.end;
+    }
+    mech_.time_ms = finished ? r.media_end : t;
+    stream_.on = false;
+  }
+}
+
+std::uint64_t DriveCache::dirty_sectors(Millis t) const {
+  std::uint64_t n = 0;
+  for (const Run& r : destage_)
+    if (r.media_end > t) n += r.end - r.base;
+  return n;
+}
+
+bool DriveCache::holds(Millis t, std::uint64_t lba, std::uint32_t sectors) const {
+  for (std::size_t i = 0; i < segments_.size(); ++i) {
+    const Segment& s = segments_[i];
+    std::uint64_t end = s.end;
+    if (stream_.on && stream_.segment == i) end = stream_.run.base + stream_done(t);
+    if (s.first <= lba && lba + sectors <= end) return true;
+  }
+  return false;
+}
+
+std::uint64_t DriveCache::read_ahead_limit(std::uint64_t lba, std::uint64_t end) const {
+  const CacheParams& c = params_.cache;
+  if (!c.enabled()) return end;
+  std::uint64_t limit = end + c.min_read_ahead;
+  const std::uint64_t most = c.read_ahead_over_requested ? end + c.max_read_ahead
+                                                         : std::max(end, lba + c.max_read_ahead);
+  if (c.continuous_read >= 3) {
+    limit = std::max(limit, most);
+  } else if (c.continuous_read >= 1) {
+    // To the end of the track (1) or cylinder (2) the request ends on.
+    const Location last = model_.locate(end - 1, 1, Op::Read);
+    auto same = [&](std::uint64_t x) {
+      const Location l = model_.locate(x, 1, Op::Read);
+      return l.cylinder == last.cylinder && (c.continuous_read == 2 || l.head == last.head);
+    };
+    std::uint64_t lo = end - 1, hi = std::min(lbas_ - 1, std::max(most, end) );
+    while (lo < hi) {  // the last sector on the same track or cylinder, within `most`
+      const std::uint64_t mid = lo + (hi - lo + 1) / 2;
+      if (same(mid))
+        lo = mid;
+      else
+        hi = mid - 1;
+    }
+    limit = std::max(limit, std::min(lo + 1, most));
+  }
+  // Read-ahead never pushes the request itself out of its segment.
+  limit = std::min(limit, std::max(end, lba + c.segment_sectors));
+  return std::min(limit, lbas_);
+}
+
+std::size_t DriveCache::victim() {
+  std::size_t best = segments_.size();
+  for (std::size_t i = 0; i < segments_.size(); ++i) {
+    if (segments_[i].writes) continue;
+    if (best == segments_.size() || segments_[i].used < segments_[best].used) best = i;
+  }
+  return best;
+}
+
+void DriveCache::forget(std::uint64_t lba, std::uint64_t end) {
+  for (Segment& s : segments_)
+    if (s.first < end && lba < s.end) s.first = s.end = 0;
+}
+
+DriveResult DriveCache::serve(Millis start, Op op, std::uint64_t lba, std::uint32_t sectors,
+                              bool fua, const Spin& spin) {
+  spin_ = spin;
+  const ControllerParams& ctl = params_.controller;
+  const CacheParams& cp = params_.cache;
+  const bool write = op == Op::Write || op == Op::Zero;
+  const bool read = op == Op::Read || op == Op::Cache;
+  const Millis bus = write ? params_.bus.write_sector : (op == Op::Read ? params_.bus.read_sector : 0.0);
+  DriveResult out;
+  Cost& c = out.cost;
+  const std::uint64_t end = lba + sectors;
+  const Millis profile_overhead = model_.locate(lba < lbas_ ? lba : 0, 1, op).overhead_ms;
+  const Millis profile_completion = [&] {
+    HeadState h = model_.initial_state();
+    return model_.service(h, op, 0, 0).completion_ms;  // the profile's, for this op
+  }();
+  const Millis completion =
+      profile_completion + (write ? ctl.write_completion : read ? ctl.read_completion : 0.0);
+  auto command = [&](bool miss) {
+    return profile_overhead + ctl.command_ms(write, miss, last_write_);
+  };
+  auto from_at = [&](Millis t) {
+    HeadState h = mech_;
+    h.time_ms = std::max(t, mech_.time_ms);
+    h.spin = spin;
+    return h;
+  };
+  // The bus: sector i leaves once it is in the buffer (avail[i]) and sector i - 1 has.
+  auto bus_end = [&](Millis bus_start, const std::vector<Millis>& avail) {
+    Millis t = bus_start;
+    for (const Millis a : avail) t = std::max(t, a) + bus;
+    return t;
+  };
+
+  if (!read && !write) {
+    // Flush drains the write-behind; trim forgets; neither moves the head.
+    settle(start, false);
+    c.overhead_ms = profile_overhead;
+    Millis done = start + c.overhead_ms;
+    if (op == Op::Flush && !destage_.empty()) done = std::max(done, destage_.back().media_end);
+    if (op == Op::Trim) forget(lba, end);
+    c.transfer_ms = done - (start + c.overhead_ms);
+    c.completion_ms = completion;
+    c.end = mech_;
+    c.end.time_ms = done + c.completion_ms;
+    while (!destage_.empty() && destage_.front().media_end <= start) destage_.pop_front();
+    return out;
+  }
+
+  if (read) {
+    settle(start, false);
+    std::vector<Millis> avail(sectors, -std::numeric_limits<Millis>::infinity());
+    HeadState end_head = mech_;
+    Millis media_start = -1.0;  // when this request's media part began, if it had one
+    const bool streaming = stream_.on && segments_[stream_.segment].first <= lba &&
+                           lba <= stream_.run.end;
+    if (streaming) {
+      // The read-ahead is at or coming to these sectors: they come at the media rate,
+      // and the run goes on past them.
+      out.hit = true;
+      Run& r = stream_.run;
+      const std::uint64_t done_end = r.base + stream_done(start);
+      out.sectors_from_buffer =
+          lba < done_end ? static_cast<std::uint32_t>(std::min<std::uint64_t>(sectors, done_end - lba)) : 0;
+      rebase(r, std::min(lba, done_end));
+      r.end = std::max(r.end, read_ahead_limit(lba, end));
+      media_run(r, Op::Read, nullptr, nullptr);
+      for (std::uint32_t i = 0; i < sectors; ++i)
+        if (lba + i >= r.base) avail[i] = sector_end(r, lba + i - r.base + 1);
+      end_head = end > r.base
+                     ? platter(model_, r.from, Op::Read, r.base, end - r.base, sector_bytes_).end
+                     : r.from;
+      stream_.min_end = std::min(r.end, end + cp.min_read_ahead);
+      segments_[stream_.segment].used = ++clock_;
+    } else {
+      settle(start, true);
+      // What the buffer holds from lba on.
+      std::size_t seg = segments_.size();
+      std::uint64_t have = 0;
+      for (std::size_t i = 0; i < segments_.size(); ++i) {
+        const Segment& s = segments_[i];
+        if (s.writes && !cp.read_hits_on_write_data) continue;
+        if (s.first <= lba && lba < s.end && s.end - lba > have) {
+          have = std::min<std::uint64_t>(sectors, s.end - lba);
+          seg = i;
+        }
+      }
+      out.hit = have > 0;
+      out.sectors_from_buffer = static_cast<std::uint32_t>(have);
+      const Millis mech_start = start + command(!out.hit);
+      if (have < sectors || (out.hit && cp.read_ahead_on_idle_hit && segments_[seg].end < lbas_ &&
+                             !segments_[seg].writes)) {
+        // The rest (or, after an idle hit, the read-ahead) from the media.
+        const std::uint64_t base = out.hit ? segments_[seg].end : lba;
+        if (seg == segments_.size() || segments_[seg].writes) {
+          seg = victim();
+          if (seg < segments_.size()) segments_[seg] = Segment{lba, lba, 0, false};
+        }
+        Run r;
+        r.from = from_at(mech_start);
+        r.base = base;
+        r.end = std::max<std::uint64_t>(read_ahead_limit(lba, end), std::max(base, end));
+        if (seg == segments_.size()) r.end = std::max(base, end);  // no cache: no read-ahead
+        media_start = media_run(r, Op::Read, nullptr, nullptr);
+        for (std::uint32_t i = 0; i < sectors; ++i)
+          if (lba + i >= base) avail[i] = sector_end(r, lba + i - base + 1);
+        if (end > base) end_head = platter(model_, r.from, Op::Read, base, end - base, sector_bytes_).end;
+        if (seg < segments_.size()) {
+          stream_.on = true;
+          stream_.run = r;
+          stream_.segment = seg;
+          stream_.min_end = std::min(r.end, std::max(end, base) + cp.min_read_ahead);
+          segments_[seg].used = ++clock_;
+        } else {
+          mech_ = end_head;
+          mech_.time_ms = r.media_end;
+        }
+      } else if (seg < segments_.size()) {
+        segments_[seg].used = ++clock_;
+      }
+    }
+    c.overhead_ms = command(!out.hit);
+    const Millis after_command = start + c.overhead_ms;
+    const bool waited = !avail.empty() && avail.front() > after_command;
+    const Millis bus_start = after_command + ctl.data_preparation + (waited ? ctl.reselect : 0.0);
+    const Millis last = op == Op::Read ? bus_end(bus_start, avail)
+                                       : std::max(after_command, avail.empty() ? after_command : avail.back());
+    if (media_start >= 0.0 && !out.hit) {
+      c.seek_ms = 0.0;
+      c.rotation_ms = 0.0;
+      // The platter's part of a miss: from the end of the command to the media's start.
+      const Cost p = platter(model_, from_at(after_command), Op::Read, lba, sectors, sector_bytes_);
+      c.seek_ms = std::min(p.seek_ms, std::max(0.0, last - after_command));
+      c.rotation_ms = std::min(std::max(0.0, media_start - after_command - c.seek_ms),
+                               std::max(0.0, last - after_command - c.seek_ms));
+    }
+    c.transfer_ms = std::max(0.0, last - after_command - c.seek_ms - c.rotation_ms);
+    c.completion_ms = completion;
+    c.end = end_head;
+    c.end.time_ms = last + completion;
+    if (!out.hit && !avail.empty()) out.media_end_ms = avail.back();
+    last_write_ = false;
+    return out;
+  }
+
+  // Writes. The command stops the read-ahead; the data crosses the bus after it.
+  settle(start, true);
+  while (!destage_.empty() && destage_.front().media_end <= start) destage_.pop_front();
+  const bool behind = cp.write_behind() && !fua &&
+                      sectors <= static_cast<std::uint64_t>(std::max(1u, cp.write_segments)) *
+                                     cp.segment_sectors;
+  // Continuing the run being destaged: it may join it, with no need of a segment of its own.
+  const bool continues = behind && cp.combine_sequential_writes && !destage_.empty() &&
+                         destage_.back().end == lba && destage_.back().media_end > start;
+  Millis accept = start;
+  if (behind && !continues && destage_.size() >= std::max(1u, cp.write_segments))
+    accept = destage_[destage_.size() - std::max(1u, cp.write_segments)].media_end;  // room
+  out.hit = behind && accept == start;
+  c.overhead_ms = command(!out.hit) + (accept - start);
+  const Millis after_command = start + c.overhead_ms;
+  const Millis bus_start = after_command + ctl.data_preparation;
+  std::vector<Millis> arrive(sectors);
+  for (std::uint32_t i = 0; i < sectors; ++i) arrive[i] = bus_start + (i + 1) * bus;
+  const Millis data_in = sectors > 0 ? arrive.back() : bus_start;
+
+  // The media run: joined to the run being destaged when it continues it in time.
+  std::vector<Millis> ends;
+  Run r;
+  bool joined = false;
+  if (continues) {
+    Run j = destage_.back();
+    j.end = end;
+    media_run(j, Op::Write, &ends, nullptr);
+    const std::uint64_t off = lba - j.base;
+    joined = true;
+    for (std::uint32_t i = 0; i < sectors && joined; ++i)
+      joined = arrive[i] <= ends[off + i] - (i + off > 0 ? ends[off + i] - ends[off + i - 1] : 0.0);
+    if (joined) r = j;
+  }
+  Millis media_start = 0.0;
+  if (!joined) {
+    const Millis mech_free = destage_.empty() ? 0.0 : destage_.back().media_end;
+    r.from = from_at(std::max(after_command, mech_free));
+    r.base = lba;
+    r.end = end;
+    media_start = media_run(r, Op::Write, bus > 0 ? &ends : nullptr, nullptr);
+    if (bus > 0 && sectors > 0) {
+      // A sector is written only once it has arrived: start later, on the angle, if not.
+      Millis late = 0.0, prev = media_start;
+      for (std::uint32_t i = 0; i < sectors; ++i) {
+        const Millis sector_start = ends[i] - std::min(ends[i] - prev, ends[0] - media_start);
+        late = std::max(late, arrive[i] - sector_start);
+        prev = ends[i];
+      }
+      if (late > 0) {
+        // The arm waits where it arrived; the wait is for the angle after `late`.
+        const Millis seek = platter(model_, r.from, Op::Write, lba, sectors, sector_bytes_).seek_ms;
+        r.from.time_ms = media_start + late - seek;
+        media_start = media_run(r, Op::Write, nullptr, nullptr);
+      }
+    }
+  }
+  HeadState end_head = platter(model_, r.from, Op::Write, r.base, r.end - r.base, sector_bytes_).end;
+  end_head.spin = spin;
+  mech_ = end_head;
+  mech_.time_ms = r.media_end;
+  // The written data stays in the buffer; stale copies elsewhere go.
+  forget(lba, end);
+  if (cp.enabled()) {
+    std::size_t seg = segments_.size();
+    for (std::size_t i = 0; i < segments_.size(); ++i)
+      if (segments_[i].writes) seg = i;
+    if (seg == segments_.size()) seg = victim();
+    if (seg < segments_.size()) segments_[seg] = Segment{lba, end, ++clock_, segments_[seg].writes};
+  }
+  Millis last;
+  if (behind) {
+    if (joined)
+      destage_.back() = r;
+    else
+      destage_.push_back(r);
+    last = data_in;
+  } else {
+    last = std::max(data_in, r.media_end);
+    out.media_end_ms = r.media_end;
+    c.seek_ms = std::max(0.0, std::min(media_start, last) - after_command);
+    const Cost p = platter(model_, from_at(after_command), Op::Write, lba, sectors, sector_bytes_);
+    c.rotation_ms = std::max(0.0, c.seek_ms - p.seek_ms);
+    c.seek_ms -= c.rotation_ms;
+  }
+  c.transfer_ms = std::max(0.0, last - after_command - c.seek_ms - c.rotation_ms);
+  c.completion_ms = completion;
+  c.end = end_head;
+  c.end.time_ms = last + completion;
+  last_write_ = true;
+  return out;
+}
+
+}  // namespace disksched

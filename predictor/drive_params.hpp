@@ -1,0 +1,85 @@
+// What a drive has beyond its platter: the controller's command overheads, the bus to
+// the host and the segmented cache. The profile's "controller", "bus" and "cache" blocks
+// (predictor/PROFILE.md). Each block absent leaves that part as it was before drives had
+// one: no extra overheads, no bus time, no cache. So a profile without them (the HP
+// 97560, MEMS) costs exactly what the platter says.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "predictor/device_model.hpp"
+
+namespace disksched {
+
+// Command overheads, in ms, added to the profile's own overhead_ms / completion_ms.
+struct ControllerParams {
+  // [write?][miss?][after a write?]: the eight {read, write} x {hit, miss} x {after read,
+  // after write} times from the command's arrival until the drive acts on it.
+  Millis command[2][2][2] = {};
+  Millis read_completion = 0.0;   // last byte sent -> completion reported
+  Millis write_completion = 0.0;
+  Millis data_preparation = 0.0;  // before the first byte of a transfer to or from the host
+  Millis reselect = 0.0;          // a read that waited for the media reconnects to the host
+
+  Millis command_ms(bool write, bool miss, bool after_write) const {
+    return command[write][miss][after_write];
+  }
+  bool operator==(const ControllerParams&) const = default;
+};
+
+// The interface between the drive and the host; per-sector times, 0: as fast as the media.
+struct BusParams {
+  Millis read_sector = 0.0;    // drive -> host, per sector
+  Millis write_sector = 0.0;   // host -> drive, per sector
+  bool operator==(const BusParams&) const = default;
+};
+
+// The segmented buffer (DiskSim's disksim_disk cache keys, with their meanings).
+struct CacheParams {
+  unsigned segments = 0;            // 0: no cache at all (every read a miss, writes through)
+  unsigned segment_sectors = 0;
+  unsigned write_segments = 0;      // at most this many segments hold unwritten data
+  bool separate_write_segment = false;  // one segment only for writes, beside `segments`
+  // Read-ahead after a read: 0 none, 1 to the end of the track, 2 of the cylinder,
+  // 3 and 4 until the segment is full (DiskSim's "Buffer continuous read").
+  unsigned continuous_read = 0;
+  unsigned min_read_ahead = 0;      // sectors read ahead even when a request arrives
+  unsigned max_read_ahead = 0;      // sectors beyond the request at most
+  bool read_ahead_over_requested = false;  // the maximum counts beyond the request's end
+  bool read_ahead_on_idle_hit = false;     // a full hit restarts read-ahead behind it
+  bool read_any_free_blocks = false;       // read-ahead may fill the whole segment
+  // 0: writes go through to the media before completing; 1, 2: write-behind (fast
+  // write): a write completes once its data is in the buffer and is destaged later.
+  unsigned fast_write = 0;
+  bool combine_sequential_writes = false;  // a write that continues buffered dirty data
+                                           // joins its destage
+  double high_water = 0.0;  // fraction of a read in the buffer before the drive reconnects
+  double low_water = 0.0;   // fraction of a write's data buffered before the media write
+  bool read_hits_on_write_data = false;    // reads may hit sectors a write left buffered
+
+  bool enabled() const { return segments > 0 && segment_sectors > 0; }
+  bool write_behind() const { return enabled() && fast_write > 0; }
+  bool operator==(const CacheParams&) const = default;
+};
+
+struct DriveParams {
+  ControllerParams controller;
+  BusParams bus;
+  CacheParams cache;
+  // Which blocks the profile gave (only those are written back).
+  bool has_controller = false, has_bus = false, has_cache = false;
+
+  // True when the drive is just its platter: today's behaviour.
+  bool platter_only() const { return !has_controller && !has_bus && !has_cache; }
+  bool operator==(const DriveParams&) const = default;
+};
+
+// Reads the "controller", "bus" and "cache" blocks of profile `j` (each optional).
+// Throws ModelError "profile 'ORIGIN': field 'cache.segments': value V: expected WHAT".
+DriveParams drive_params_from_json(const nlohmann::json& j, const std::string& origin);
+// Writes the blocks `p` has into profile `j`.
+void drive_params_to_json(const DriveParams& p, nlohmann::json& j);
+
+}  // namespace disksched

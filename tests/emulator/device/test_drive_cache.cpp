@@ -1,0 +1,214 @@
+// The drive beyond the platter, served by the device in virtual time, exactly: hits and
+// misses, read-ahead progress, the bus, overheads by the previous op, write-behind with
+// its destage, combining, flush and FUA.
+//
+// The disk: 10 cylinders x 2 heads x 100 sectors, 10 ms a rotation (a sector is 0.1 ms),
+// phase 0, a seek of any distance 1 ms, no head switch: LBA 0 is under the head at time 0.
+#include <memory>
+
+#include <catch2/catch.hpp>
+
+#include "emulator/device/virtual_device.hpp"
+#include "predictor/disk_model.hpp"
+
+using namespace disksched;
+using Catch::Matchers::WithinAbs;
+
+namespace {
+
+constexpr std::uint32_t kSector = 512;
+constexpr double kEps = 1e-9;
+
+DiskProfile small_disk() {
+  DiskProfile p;
+  p.name = "cache-test";
+  p.heads = 2;
+  p.rotation_ms = 10.0;
+  p.zones = {ZoneSpec{0, 9, 100, {}, {}}};
+  p.seek.form = SeekCurveSpec::Form::TwoPiece;
+  p.seek.short_a = 1.0;
+  p.seek.boundary = 5;
+  p.seek.long_a = 1.0;
+  return p;
+}
+
+DriveParams read_ahead_drive() {
+  DriveParams d;
+  d.has_controller = d.has_cache = true;
+  d.controller.command[0][0][0] = 0.5;  // read hit after read
+  d.cache.segments = 2;
+  d.cache.segment_sectors = 200;
+  d.cache.write_segments = 2;
+  d.cache.continuous_read = 3;
+  d.cache.max_read_ahead = 50;
+  d.cache.read_ahead_over_requested = true;
+  return d;
+}
+
+DriveParams write_behind_drive() {
+  DriveParams d;
+  d.has_controller = d.has_bus = d.has_cache = true;
+  d.controller.command[1][0][0] = 0.2;  // write hit after read
+  d.controller.command[1][0][1] = 0.2;  // ... after write
+  d.controller.command[1][1][0] = 0.2;  // write miss after read
+  d.controller.command[1][1][1] = 0.2;
+  d.bus.write_sector = 0.01;
+  d.cache.segments = 2;
+  d.cache.segment_sectors = 200;
+  d.cache.write_segments = 1;
+  d.cache.fast_write = 2;
+  return d;
+}
+
+std::unique_ptr<DeviceModel> disk_with(const DriveParams& d) {
+  DiskProfile p = small_disk();
+  p.drive = d;
+  return std::make_unique<DiskModel>(p);
+}
+
+}  // namespace
+
+TEST_CASE("drive blocks of zeros cost what the platter alone costs", "[drive]") {
+  DriveParams zeros;
+  zeros.has_controller = zeros.has_bus = zeros.has_cache = true;
+  VirtualDevice drive(disk_with(zeros));
+  VirtualDevice platter(std::make_unique<DiskModel>(small_disk()));
+  REQUIRE(drive.drive() != nullptr);
+  REQUIRE(platter.drive() == nullptr);
+  const struct { Millis at; Op op; std::uint64_t lba; std::uint32_t n; } reqs[] = {
+      {0.0, Op::Read, 0, 10}, {0.5, Op::Read, 1234, 40}, {3.0, Op::Write, 77, 150},
+      {90.0, Op::Read, 1900, 99}, {91.0, Op::Write, 0, 1}};
+  for (const auto& r : reqs) {
+    const Service a = drive.serve(r.at, r.op, r.lba * kSector, r.n * kSector);
+    const Service b = platter.serve(r.at, r.op, r.lba * kSector, r.n * kSector);
+    CHECK_THAT(a.completion_ms, WithinAbs(b.completion_ms, kEps));
+    CHECK(a.cost.end.cylinder == b.cost.end.cylinder);
+    CHECK(a.cost.end.head == b.cost.end.head);
+    CHECK_FALSE(a.hit);
+  }
+}
+
+TEST_CASE("a read issued d ms after a miss hits exactly the sectors read ahead by then",
+          "[drive]") {
+  // The miss reads [0, 10) from 0 to 1.0 ms; read-ahead goes on at 0.1 ms a sector to 60.
+  for (const Millis d : {0.05, 0.55, 1.25, 4.95}) {
+    VirtualDevice dev(disk_with(read_ahead_drive()));
+    const Service miss = dev.serve(0.0, Op::Read, 0, 10 * kSector);
+    CHECK_FALSE(miss.hit);
+    CHECK_THAT(miss.completion_ms, WithinAbs(1.0, kEps));
+    const Millis t = 1.0 + d;
+    const auto reached = static_cast<std::uint32_t>(d / 0.1);
+    CHECK(dev.drive()->holds(t, 10, reached));
+    CHECK_FALSE(dev.drive()->holds(t, 10, reached + 1));
+    const Service next = dev.serve(t, Op::Read, 10 * kSector, 20 * kSector);
+    CHECK(next.hit);
+    // Hit overhead, then the rest at the media rate: sector 29 is read at 3.0 ms.
+    CHECK_THAT(next.completion_ms, WithinAbs(std::max(t + 0.5, 3.0), kEps));
+  }
+}
+
+TEST_CASE("a full hit costs command overhead and bus time only", "[drive]") {
+  DriveParams d = read_ahead_drive();
+  d.has_bus = true;
+  d.bus.read_sector = 0.02;
+  VirtualDevice dev(disk_with(d));
+  dev.serve(0.0, Op::Read, 0, 10 * kSector);
+  const Service hit = dev.serve(50.0, Op::Read, 2 * kSector, 8 * kSector);
+  CHECK(hit.hit);
+  CHECK(hit.cost.seek_ms == 0.0);
+  CHECK(hit.cost.rotation_ms == 0.0);
+  CHECK_THAT(hit.service_ms(), WithinAbs(0.5 + 8 * 0.02, kEps));
+}
+
+TEST_CASE("read-ahead stops at its limit; the next miss starts from there", "[drive]") {
+  VirtualDevice dev(disk_with(read_ahead_drive()));
+  dev.serve(0.0, Op::Read, 0, 10 * kSector);  // read-ahead to sector 60, done at 6.0 ms
+  CHECK(dev.drive()->holds(7.0, 0, 60));
+  CHECK_FALSE(dev.drive()->holds(7.0, 0, 61));
+  // At 7.0 the platter is at angle 0.7; sector 60 comes at angle 0.6: 0.9 rotations away.
+  const Service miss = dev.serve(7.0, Op::Read, 60 * kSector, 10 * kSector);
+  CHECK_FALSE(miss.hit);
+  CHECK_THAT(miss.completion_ms, WithinAbs(7.0 + 9.0 + 1.0, kEps));
+}
+
+TEST_CASE("a transfer runs at the slower of media and bus", "[drive]") {
+  for (const auto& [bus, done] : {std::pair{0.15, 0.1 + 10 * 0.15}, std::pair{0.05, 1.0 + 0.05}}) {
+    DriveParams d;
+    d.has_bus = true;
+    d.bus.read_sector = bus;
+    VirtualDevice dev(disk_with(d));
+    const Service s = dev.serve(0.0, Op::Read, 0, 10 * kSector);
+    CHECK_THAT(s.completion_ms, WithinAbs(done, kEps));
+  }
+}
+
+TEST_CASE("command overheads depend on the previous op", "[drive]") {
+  DriveParams d;
+  d.has_controller = true;
+  d.controller.command[0][1][0] = 0.3;  // read miss after read
+  d.controller.command[0][1][1] = 0.7;  // read miss after write
+  d.controller.command[1][1][0] = 0.4;  // write miss after read
+  VirtualDevice dev(disk_with(d));
+  CHECK(dev.serve(0.0, Op::Read, 0, kSector).cost.overhead_ms == 0.3);
+  CHECK(dev.serve(20.0, Op::Write, 0, kSector).cost.overhead_ms == 0.4);
+  CHECK(dev.serve(40.0, Op::Read, 0, kSector).cost.overhead_ms == 0.7);
+  CHECK(dev.serve(60.0, Op::Read, 0, kSector).cost.overhead_ms == 0.3);
+}
+
+TEST_CASE("write-behind acknowledges from the buffer and destages after", "[drive]") {
+  VirtualDevice dev(disk_with(write_behind_drive()));
+  // Sector 500 is cylinder 2, head 1, sector 0. Acknowledged after the overhead and the
+  // bus: 0.2 + 10 x 0.01. The destage moves at 0.2, seeks 1 ms, waits for angle 0 (10.0)
+  // and writes 10 sectors by 11.0.
+  const Service w = dev.serve(0.0, Op::Write, 500 * kSector, 10 * kSector);
+  CHECK(w.hit);
+  CHECK_THAT(w.completion_ms, WithinAbs(0.3, kEps));
+  CHECK(dev.drive()->dirty_sectors(0.3) == 10);
+  CHECK(dev.drive()->dirty_sectors(11.0) == 0);
+  CHECK_THAT(dev.drive()->mechanism_busy_until(), WithinAbs(11.0, kEps));
+  // A read miss waits for the destage: from cylinder 2 at 11.0 (angle 0.1), a seek to
+  // cylinder 0 (12.0, angle 0.2), 8 ms to angle 0, one sector.
+  const Service r = dev.serve(1.0, Op::Read, 0, kSector);
+  CHECK_FALSE(r.hit);
+  CHECK_THAT(r.completion_ms, WithinAbs(20.1, kEps));
+}
+
+TEST_CASE("flush drains the write-behind; FUA goes through; size 0 is write-through",
+          "[drive]") {
+  {
+    VirtualDevice dev(disk_with(write_behind_drive()));
+    dev.serve(0.0, Op::Write, 500 * kSector, 10 * kSector);
+    const Service f = dev.serve(1.0, Op::Flush, 0, 0);
+    CHECK_THAT(f.completion_ms, WithinAbs(11.0, kEps));
+  }
+  {
+    VirtualDevice dev(disk_with(write_behind_drive()));
+    const Service w = dev.serve(0.0, Op::Write, 500 * kSector, 10 * kSector, /*fua=*/true);
+    CHECK_FALSE(w.hit);
+    CHECK_THAT(w.completion_ms, WithinAbs(11.0, kEps));
+  }
+  {
+    DriveParams d = write_behind_drive();
+    d.cache.segments = 0;
+    VirtualDevice dev(disk_with(d));
+    const Service w = dev.serve(0.0, Op::Write, 500 * kSector, 10 * kSector);
+    CHECK_THAT(w.completion_ms, WithinAbs(11.0, kEps));
+  }
+}
+
+TEST_CASE("a sequential write joins the destage it continues", "[drive]") {
+  // One write segment: without combining the second write waits for the first's destage
+  // (11.0) before the buffer takes it, and its own destage, after its command (11.2), has
+  // just missed sector 510 (angle 0.1): a lost rotation. Combined, it is taken at once
+  // and joins the run, which ends at 12.0.
+  for (const bool combine : {true, false}) {
+    DriveParams d = write_behind_drive();
+    d.cache.combine_sequential_writes = combine;
+    VirtualDevice dev(disk_with(d));
+    dev.serve(0.0, Op::Write, 500 * kSector, 10 * kSector);
+    const Service w = dev.serve(0.3, Op::Write, 510 * kSector, 10 * kSector);
+    CHECK(w.hit == combine);
+    CHECK_THAT(w.completion_ms, WithinAbs(combine ? 0.6 : 11.3, kEps));
+    CHECK_THAT(dev.drive()->mechanism_busy_until(), WithinAbs(combine ? 12.0 : 22.0, kEps));
+  }
+}
