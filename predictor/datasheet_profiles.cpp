@@ -154,9 +154,10 @@ DiskProfile datasheet_profile(const DatasheetSpec& ds) {
     // A drive of today as shipped: read-ahead, and write-behind (its volatile write cache).
     CacheParams& c = p.drive.cache;
     p.drive.has_cache = true;
-    c.segments = ds.cache_segments;
-    c.segment_sectors = static_cast<unsigned>(ds.buffer_bytes / ds.cache_segments / lsb);
-    c.write_segments = ds.cache_segments;
+    c.segments = static_cast<unsigned>(
+        std::clamp<std::uint64_t>(ds.buffer_bytes / ds.read_ahead_bytes, 1, 128));
+    c.segment_sectors = static_cast<unsigned>(ds.buffer_bytes / c.segments / lsb);
+    c.write_segments = c.segments;
     c.continuous_read = 3;
     c.max_read_ahead = static_cast<unsigned>(ds.read_ahead_bytes / lsb);
     c.read_ahead_over_requested = true;
@@ -219,8 +220,8 @@ DatasheetSpec sata7200_8tb() {
         {"full_stroke_ms", "16 (about twice the average)"},
         {"overhead_ms", "0.1 per read or write, 0.05 other"},
         {"bus", "SATA 6 Gb/s: 600 MB/s"},
-        {"cache", "the buffer in 16 segments, read-ahead up to 2 MiB beyond a read, "
-                  "write-behind on (the volatile write cache, as drives ship)"}}}};
+        {"cache", "the buffer in 128 segments of 2 MiB, read-ahead up to 2 MiB beyond a "
+                  "read, write-behind on (the volatile write cache, as drives ship)"}}}};
   return d;
 }
 
@@ -263,7 +264,7 @@ DatasheetSpec laptop5400_320gb() {
         {"buffer", "8 MB"},
         {"overhead_ms", "0.3 per read or write, 0.1 other"},
         {"bus", "SATA 3 Gb/s: 300 MB/s"},
-        {"cache", "the buffer in 16 segments, read-ahead up to 2 MiB beyond a read, "
+        {"cache", "the buffer in segments of 2 MiB, read-ahead up to 2 MiB beyond a read, "
                   "write-behind on"}}}};
   return d;
 }
@@ -308,7 +309,7 @@ DatasheetSpec sas15k_600gb() {
         {"head_switch_ms", "0.4"},
         {"full_stroke_ms", "7.5"},
         {"overhead_ms", "0.1 per read or write, 0.05 other"},
-        {"cache", "the buffer in 16 segments, read-ahead up to 2 MiB beyond a read, "
+        {"cache", "the buffer in segments of 2 MiB, read-ahead up to 2 MiB beyond a read, "
                   "write-behind on"}}}};
   return d;
 }

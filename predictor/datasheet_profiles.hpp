@@ -47,8 +47,9 @@ struct DatasheetSpec {
   std::uint32_t physical_sector_bytes = 512;
   // The buffer: segments of it cache reads (read-ahead) and writes (write-behind, the
   // volatile write cache a FLUSH drains); 0: no cache block, the platter alone.
+  // Segments of read_ahead_bytes each, as many as the buffer holds (at most 128): each
+  // scattered write-behind write takes one, so the buffer holds that many.
   std::uint64_t buffer_bytes = 0;
-  std::uint32_t cache_segments = 16;
   std::uint64_t read_ahead_bytes = 2u << 20;  // beyond the request, at most
   double bus_mb_s = 0;               // the interface (SATA / SAS 600 MB/s); 0: no bus time
   nlohmann::json source = nlohmann::json::object();  // which figure comes from where

@@ -210,17 +210,20 @@ TEST_CASE("profiles carry the physical sector size, checked on load") {
 
 TEST_CASE("a datasheet drive has its buffer and bus; -nocache is the platter alone") {
   const DiskProfile p = *datasheet_builtin("sata7200-8tb");
-  // 256 MB in 16 segments of 512-byte sectors; read-ahead and write-behind on.
+  // 256 MB in 128 segments of 2 MiB (4096 sectors of 512 bytes), one per scattered
+  // write it holds; read-ahead and write-behind on.
   CHECK(p.drive.has_cache);
-  CHECK(p.drive.cache.segments == 16);
-  CHECK(p.drive.cache.segment_sectors == 32768);
+  CHECK(p.drive.cache.segments == 128);
+  CHECK(p.drive.cache.segment_sectors == 4096);
   CHECK(p.drive.cache.write_behind());
   CHECK(p.drive.cache.continuous_read == 3);
   CHECK(p.drive.cache.max_read_ahead == 4096);
   // SATA 6 Gb/s: 600 MB/s, 512 bytes in 0.853 us.
   CHECK(p.drive.bus.read_sector == Approx(512 / 600e3));
   const DiskProfile k = *datasheet_builtin("sata7200-8tb-4kn");
-  CHECK(k.drive.cache.segment_sectors == 4096);
+  CHECK(k.drive.cache.segment_sectors == 512);
+  // 8 MB: 4 segments.
+  CHECK(datasheet_builtin("laptop5400-320gb")->drive.cache.segments == 4);
   CHECK(k.drive.bus.write_sector == Approx(4096 / 600e3));
   const DiskProfile n = *datasheet_builtin("sata7200-8tb-nocache");
   CHECK(n.name == "sata7200-8tb-nocache");
