@@ -111,6 +111,7 @@ DiskProfile datasheet_profile(const DatasheetSpec& ds) {
   DiskProfile p;
   p.name = ds.name;
   p.sector_bytes = lsb;
+  p.physical_sector_bytes = psb == lsb ? 0 : psb;
   p.heads = ds.heads;
   p.rotation_ms = 60000.0 / ds.rpm;
   p.head_switch_ms = ds.head_switch_ms;
@@ -145,11 +146,30 @@ DiskProfile datasheet_profile(const DatasheetSpec& ds) {
   }
   p.seek = fit_seek(ds, first);
 
+  if (ds.bus_mb_s > 0) {
+    p.drive.has_bus = true;
+    p.drive.bus.read_sector = p.drive.bus.write_sector = lsb / (ds.bus_mb_s * 1e3);
+  }
+  if (ds.buffer_bytes > 0) {
+    // A drive of today as shipped: read-ahead, and write-behind (its volatile write cache).
+    CacheParams& c = p.drive.cache;
+    p.drive.has_cache = true;
+    c.segments = static_cast<unsigned>(
+        std::clamp<std::uint64_t>(ds.buffer_bytes / ds.read_ahead_bytes, 1, 128));
+    c.segment_sectors = static_cast<unsigned>(ds.buffer_bytes / c.segments / lsb);
+    c.write_segments = c.segments;
+    c.continuous_read = 3;
+    c.max_read_ahead = static_cast<unsigned>(ds.read_ahead_bytes / lsb);
+    c.read_ahead_over_requested = true;
+    c.fast_write = 1;
+    c.combine_sequential_writes = true;
+    c.read_hits_on_write_data = true;
+  }
+
   p.source = ds.source;
   p.source["computed"] = {
       {"cylinders", first},
       {"sectors_per_track_physical", {{"outer", spt_out}, {"inner", spt_in}}},
-      {"physical_sector_bytes", psb},
       {"buffer_bytes", ds.buffer_bytes},
       {"how", "zones, skews and seek curve computed by predictor/datasheet_profiles.cpp from "
               "the figures above (predictor/PROFILE.md, 'Datasheet profiles')"}};
@@ -168,6 +188,7 @@ DatasheetSpec sata7200_8tb() {
   d.avg_seek_ms = 8.0;
   d.sustained_outer_mb_s = 205;
   d.buffer_bytes = 256ull << 20;
+  d.bus_mb_s = 600;
   d.logical_sector_bytes = 512;
   d.physical_sector_bytes = 4096;
   // Assumptions.
@@ -197,7 +218,10 @@ DatasheetSpec sata7200_8tb() {
         {"single_track_ms", "0.8"},
         {"head_switch_ms", "0.8 (a settle, like a single-track seek)"},
         {"full_stroke_ms", "16 (about twice the average)"},
-        {"overhead_ms", "0.1 per read or write, 0.05 other"}}}};
+        {"overhead_ms", "0.1 per read or write, 0.05 other"},
+        {"bus", "SATA 6 Gb/s: 600 MB/s"},
+        {"cache", "the buffer in 128 segments of 2 MiB, read-ahead up to 2 MiB beyond a "
+                  "read, write-behind on (the volatile write cache, as drives ship)"}}}};
   return d;
 }
 
@@ -218,6 +242,7 @@ DatasheetSpec laptop5400_320gb() {
   d.sustained_inner_mb_s = 40;
   d.head_switch_ms = 1.0;
   d.buffer_bytes = 8ull << 20;
+  d.bus_mb_s = 300;
   d.overhead_ms = PerOp{0.3, 0.3, 0.1};
   d.source = {
       {"class", "320 GB 5400 rpm 2.5-inch SATA drive (512n; -512e, -4kn: those formats)"},
@@ -237,7 +262,10 @@ DatasheetSpec laptop5400_320gb() {
                       "hand; outer about twice inner)"},
         {"head_switch_ms", "1.0 (as the single-track seek)"},
         {"buffer", "8 MB"},
-        {"overhead_ms", "0.3 per read or write, 0.1 other"}}}};
+        {"overhead_ms", "0.3 per read or write, 0.1 other"},
+        {"bus", "SATA 3 Gb/s: 300 MB/s"},
+        {"cache", "the buffer in segments of 2 MiB, read-ahead up to 2 MiB beyond a read, "
+                  "write-behind on"}}}};
   return d;
 }
 
@@ -252,6 +280,7 @@ DatasheetSpec sas15k_600gb() {
   d.physical_sector_bytes = 512;
   d.avg_seek_ms = 3.4;
   d.buffer_bytes = 16ull << 20;
+  d.bus_mb_s = 600;
   // Assumptions.
   d.heads = 8;
   d.zones = 20;
@@ -268,7 +297,8 @@ DatasheetSpec sas15k_600gb() {
         {"rpm", "15000 (average rotational latency 2.0 ms)"},
         {"sustained", "204 MB/s maximum, 122 MB/s minimum (1 MB/s = 10^6 bytes/s)"},
         {"formats", "512 (520, 528) byte sectors"},
-        {"interface", "SAS 600 MB/s per port"}}},
+        {"bus", "SAS 600 MB/s per port"},
+}},
       {"assumptions",
        {{"avg_seek_ms", "3.4 (read), as we recall the same manual's seek table; not "
                         "re-checked against its text"},
@@ -278,7 +308,9 @@ DatasheetSpec sas15k_600gb() {
         {"single_track_ms", "0.4"},
         {"head_switch_ms", "0.4"},
         {"full_stroke_ms", "7.5"},
-        {"overhead_ms", "0.1 per read or write, 0.05 other"}}}};
+        {"overhead_ms", "0.1 per read or write, 0.05 other"},
+        {"cache", "the buffer in segments of 2 MiB, read-ahead up to 2 MiB beyond a read, "
+                  "write-behind on"}}}};
   return d;
 }
 
@@ -294,7 +326,12 @@ constexpr Builtin kBuiltins[] = {
 
 }  // namespace
 
-std::optional<DiskProfile> datasheet_builtin(std::string_view name) {
+std::optional<DiskProfile> datasheet_builtin(std::string_view full) {
+  // "-nocache": the platter alone, without the buffer and the bus.
+  constexpr std::string_view kNoCache = "-nocache";
+  const bool nocache = full.size() > kNoCache.size() &&
+                       full.substr(full.size() - kNoCache.size()) == kNoCache;
+  const std::string_view name = nocache ? full.substr(0, full.size() - kNoCache.size()) : full;
   struct Format {
     std::string_view suffix;
     std::uint32_t logical, physical;
@@ -305,12 +342,16 @@ std::optional<DiskProfile> datasheet_builtin(std::string_view name) {
     if (name.substr(0, base.size()) != base) continue;
     const std::string_view suffix = name.substr(base.size());
     DatasheetSpec d = b.spec();
+    d.name = std::string(full);
+    if (nocache) {
+      d.buffer_bytes = 0;
+      d.bus_mb_s = 0;
+    }
     if (!suffix.empty()) {
       const Format* f = nullptr;
       for (const Format& x : kFormats)
         if (x.suffix == suffix) f = &x;
       if (f == nullptr) continue;
-      d.name = std::string(name);
       d.logical_sector_bytes = f->logical;
       d.physical_sector_bytes = f->physical;
     }

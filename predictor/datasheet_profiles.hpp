@@ -45,7 +45,13 @@ struct DatasheetSpec {
   PerOp overhead_ms;
   std::uint32_t logical_sector_bytes = 512;
   std::uint32_t physical_sector_bytes = 512;
-  std::uint64_t buffer_bytes = 0;    // recorded in `source` (no cache model here)
+  // The buffer: segments of it cache reads (read-ahead) and writes (write-behind, the
+  // volatile write cache a FLUSH drains); 0: no cache block, the platter alone.
+  // Segments of read_ahead_bytes each, as many as the buffer holds (at most 128): each
+  // scattered write-behind write takes one, so the buffer holds that many.
+  std::uint64_t buffer_bytes = 0;
+  std::uint64_t read_ahead_bytes = 2u << 20;  // beyond the request, at most
+  double bus_mb_s = 0;               // the interface (SATA / SAS 600 MB/s); 0: no bus time
   nlohmann::json source = nlohmann::json::object();  // which figure comes from where
 };
 
@@ -55,8 +61,9 @@ struct DatasheetSpec {
 DiskProfile datasheet_profile(const DatasheetSpec& spec);
 
 // A built-in datasheet drive by name ("sata7200-8tb", ...), with an optional format
-// suffix: "-512n", "-512e" or "-4kn" (without one, the format its datasheet gives).
-// nullopt when the name is not one of them.
+// suffix: "-512n", "-512e" or "-4kn" (without one, the format its datasheet gives), and
+// then optionally "-nocache": the platter alone, no buffer (read-ahead, write-behind)
+// and no bus time. nullopt when the name is not one of them.
 std::optional<DiskProfile> datasheet_builtin(std::string_view name);
 // The base names, for help texts.
 std::vector<std::string> datasheet_builtin_names();

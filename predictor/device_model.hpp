@@ -85,6 +85,9 @@ class DeviceModel {
   virtual std::string name() const = 0;
   virtual std::uint64_t capacity_bytes() const = 0;
   virtual std::uint32_t sector_bytes() const = 0;
+  // The media's sector: larger than sector_bytes() on a 512e drive (4096), where a
+  // write that does not cover whole physical sectors is a read-modify-write.
+  virtual std::uint32_t physical_sector_bytes() const { return sector_bytes(); }
   // Number of cylinders (disk) or x bit columns (MEMS); 1 for fixed.
   virtual std::int64_t cylinders() const = 0;
   // True when positioning depends on rotational position (a disk).

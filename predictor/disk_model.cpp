@@ -181,7 +181,10 @@ Location DiskModel::locate(std::uint64_t lba, std::uint32_t sectors, Op op,
   if (lba >= lbas_ || sectors > lbas_ - lba)
     throw ModelError(fmt::format("{}: sectors [{}, {}) lie beyond the device ({} sectors)", name(),
                                  lba, lba + sectors, lbas_));
-  const Chs chs = layout_.to_chs(lba);
+  // A read-modify-write starts at its first physical sector's first logical one.
+  const std::uint64_t start =
+      read_modify_write(op, lba, lba + sectors) ? lba - lba % per_physical() : lba;
+  const Chs chs = layout_.to_chs(start);
   Location l;
   l.lba = lba;
   l.sectors = sectors;
@@ -222,9 +225,18 @@ Cost DiskModel::service(const HeadState& from, Op op, std::uint64_t offset, std:
     c.end.time_ms = from.time_ms + c.overhead_ms + c.completion_ms;
     return c;
   }
-  const std::uint64_t lba = offset / sb;
-  const std::uint64_t end_lba = (offset + length + sb - 1) / sb;
+  std::uint64_t lba = offset / sb;
+  std::uint64_t end_lba = (offset + length + sb - 1) / sb;
   const Location loc = locate(lba, static_cast<std::uint32_t>(end_lba - lba), op, learnt);
+  // 512e: a write that covers physical sectors only in part reads them on one pass and
+  // writes them on the next: the whole physical sectors' transfer and one revolution
+  // more (exact for an extent within a track; across tracks the head and tail sectors
+  // are on different tracks and a drive may pay up to one revolution more again).
+  const bool rmw = read_modify_write(op, lba, end_lba);
+  if (rmw) {
+    lba -= lba % per_physical();
+    end_lba = std::min(lbas_, (end_lba + per_physical() - 1) / per_physical() * per_physical());
+  }
   const Spin& spin = spin_from(from);
   c.seek_ms = move_ms(from.cylinder, from.head, loc.cylinder, loc.head, loc.settle_ms);
   Millis t = from.time_ms + c.overhead_ms + c.seek_ms;
@@ -251,6 +263,7 @@ Cost DiskModel::service(const HeadState& from, Op op, std::uint64_t offset, std:
     t += wait_for(spin, t, sector_angle(next, learnt));
     pos = next;
   }
+  if (rmw) t += spin.period_ms;
   c.transfer_ms = t - transfer_start;
   c.end.cylinder = pos.cylinder;
   c.end.head = pos.head;

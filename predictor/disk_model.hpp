@@ -28,6 +28,9 @@ class DiskModel final : public DeviceModel {
   std::string name() const override { return profile_.name; }
   std::uint64_t capacity_bytes() const override { return lbas_ * profile_.sector_bytes; }
   std::uint32_t sector_bytes() const override { return profile_.sector_bytes; }
+  std::uint32_t physical_sector_bytes() const override {
+    return profile_.physical_sector_bytes == 0 ? profile_.sector_bytes : profile_.physical_sector_bytes;
+  }
   std::int64_t cylinders() const override { return cylinders_; }
   bool rotational() const override { return true; }
   Location locate(std::uint64_t lba, std::uint32_t sectors, Op op) const override;
@@ -93,6 +96,13 @@ class DiskModel final : public DeviceModel {
   Cost service(const HeadState& from, Op op, std::uint64_t offset, std::uint32_t length,
                const TrackAngles* learnt) const;
   double end_angle(std::uint64_t lba, std::uint32_t sectors, const TrackAngles* learnt) const;
+  // Logical sectors per physical one (8 on 512e, else 1).
+  std::uint64_t per_physical() const { return physical_sector_bytes() / profile_.sector_bytes; }
+  // A write of [lba, end) that leaves a physical sector partly written (512e).
+  bool read_modify_write(Op op, std::uint64_t lba, std::uint64_t end) const {
+    const std::uint64_t k = per_physical();
+    return k > 1 && op == Op::Write && (lba % k != 0 || (end % k != 0 && end != lbas_));
+  }
 
   DiskProfile profile_;
   SeekCurve seek_;

@@ -91,7 +91,7 @@ std::unique_ptr<DeviceModel> load_model(std::string_view spec) {
   }
   throw ModelError(fmt::format(
       "unknown model '{}'; valid: hp97560, hp97560-full, gp93, mems, mems-table1, {} (each also "
-      "-512n, -512e, -4kn), fixed:ms=X, or a .json profile",
+      "-512n, -512e, -4kn, then -nocache), fixed:ms=X, or a .json profile",
       s, fmt::join(datasheet_builtin_names(), ", ")));
 }
 

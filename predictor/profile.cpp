@@ -339,7 +339,7 @@ const char* mapping_name(Mapping m) {
 
 DiskProfile profile_from_json(const json& j, const std::string& origin) {
   Reader r(j, origin, "");
-  r.only({"schema", "version", "kind", "name", "sector_bytes", "heads", "rpm", "rotation_ms",
+  r.only({"schema", "version", "kind", "name", "sector_bytes", "physical_sector_bytes", "heads", "rpm", "rotation_ms",
           "zones", "track_skew_sectors", "cylinder_skew_sectors", "head_switch_ms",
           "overhead_ms", "completion_ms", "seek", "rotation_phase", "track_phase", "defects",
           "layout", "write_settle_ms", "capacity_sectors", "source", "controller", "bus", "cache"});
@@ -356,6 +356,14 @@ DiskProfile profile_from_json(const json& j, const std::string& origin) {
   p.sector_bytes = static_cast<std::uint32_t>(r.integer("sector_bytes", 1, 1 << 20, 512));
   if ((p.sector_bytes & (p.sector_bytes - 1)) != 0)
     r.fail("sector_bytes", r.at("sector_bytes"), "a power of two");
+  if (r.has("physical_sector_bytes")) {
+    const auto psb = static_cast<std::uint32_t>(
+        r.integer("physical_sector_bytes", p.sector_bytes, 1 << 20));
+    if ((psb & (psb - 1)) != 0)
+      r.fail("physical_sector_bytes", r.at("physical_sector_bytes"),
+             fmt::format("a power of two >= sector_bytes ({}), e.g. 4096 for 512e", p.sector_bytes));
+    p.physical_sector_bytes = psb == p.sector_bytes ? 0 : psb;
+  }
   p.heads = static_cast<std::int32_t>(r.integer("heads", 1, 1024));
   if (r.has("rpm") == r.has("rotation_ms"))
     throw ModelError(fmt::format("profile '{}': give exactly one of 'rpm' and 'rotation_ms'", origin));
@@ -407,6 +415,13 @@ DiskProfile profile_from_json(const json& j, const std::string& origin) {
     zs.slips = read_indices(z, "slips");
     zs.remaps = read_remaps(z);
     next_cyl = zs.last_cylinder + 1;
+    // A physical sector never straddles two tracks.
+    const std::uint32_t per_physical = p.physical_sector_bytes == 0 ? 1 : p.physical_sector_bytes / p.sector_bytes;
+    if (zs.sectors_per_track % per_physical != 0)
+      z.fail("sectors_per_track", zones[i].at("sectors_per_track"),
+             fmt::format("a multiple of {} (physical_sector_bytes {} / sector_bytes {}: whole "
+                         "physical sectors per track)",
+                         per_physical, p.physical_sector_bytes, p.sector_bytes));
     p.zones.push_back(zs);
   }
   // Sectors in all, checked against the largest export (no wrap-around).
@@ -475,6 +490,7 @@ json profile_to_json(const DiskProfile& p) {
   j["kind"] = "disk";
   j["name"] = p.name;
   j["sector_bytes"] = p.sector_bytes;
+  if (p.physical_sector_bytes != 0) j["physical_sector_bytes"] = p.physical_sector_bytes;
   j["heads"] = p.heads;
   j["rotation_ms"] = p.rotation_ms;
   json zones = json::array();

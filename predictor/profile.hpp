@@ -6,6 +6,7 @@
 //     "schema": "disksched-geometry", "version": 1, "kind": "disk",
 //     "name": "hp97560",
 //     "sector_bytes": 512, "heads": 19,
+//     "physical_sector_bytes": 4096      (optional: 512e; default sector_bytes),
 //     "rpm": 4002                        (or "rotation_ms": 14.9925),
 //     "zones": [ {"first_cylinder": 0, "last_cylinder": 1963, "sectors_per_track": 72,
 //                 "track_skew_sectors": 8, "cylinder_skew_sectors": 18}  (skews optional;
@@ -114,6 +115,8 @@ struct PerOp {
 struct DiskProfile {
   std::string name = "disk";
   std::uint32_t sector_bytes = 512;
+  // The media's sector when it is larger (512e: 4096); 0: the same as sector_bytes.
+  std::uint32_t physical_sector_bytes = 0;
   std::int32_t heads = 1;
   Millis rotation_ms = 0.0;
   std::vector<ZoneSpec> zones;

@@ -11,8 +11,9 @@
 //    a = (-10s + 15avg - 5full) / (3 sqrt(C)), b = (7s - 15avg + 8full) / (3C);
 //  - first ten, then two-piece (DiskSim's hplplus10): measured times for distances 1-10,
 //    the two-piece form beyond.
-// Seek(0) is always 0. The curve is tabulated for every distance up to the device's
-// cylinder count so that evaluation is one array load.
+// Seek(0) is always 0. The curve is tabulated for the first 2^14 distances so that
+// evaluation is one array load that stays in the cache; longer seeks (drives of today
+// have ~500,000 cylinders) are evaluated, which costs less than a cache miss.
 #pragma once
 
 #include <cstdint>

@@ -8,12 +8,12 @@
 # Prints mean and p99 response, live beside simulated, and (b)'s predictions within one
 # sector (ctl stats).
 #   bench/filter/host-vs-drive.sh FILTER.so DISKEMU.so
-# Settings (environment): MODEL (sata7200-8tb), RATE (150), WARMUP (200), REQUESTS (1500),
+# Settings (environment): MODEL (sata7200-8tb-nocache: measured before the profile had its buffer), RATE (150), WARMUP (200), REQUESTS (1500),
 # RUNS (live runs of each way, 3). Timescale 1; nbdkit -t 64.
 . "$(dirname "$0")/common.sh"
 bench_paths "$1" "$2"
 make_workdir
-model=${MODEL:-sata7200-8tb}
+model=${MODEL:-sata7200-8tb-nocache}
 rate=${RATE:-150}
 warmup=${WARMUP:-200}
 requests=${REQUESTS:-1500}

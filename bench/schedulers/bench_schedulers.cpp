@@ -140,6 +140,9 @@ SCHED_BENCH(pick, "hp97560", "sstf", hp97560/sstf);
 SCHED_BENCH(pick, "hp97560", "clook", hp97560/clook);
 SCHED_BENCH(pick, "hp97560", "satf", hp97560/satf);
 SCHED_BENCH(pick, "hp97560", "asatf", hp97560/asatf);
+// A drive of today: 474,517 cylinders (the seek bound tables are per cylinder).
+SCHED_BENCH(pick, "sata7200-8tb", "satf", sata7200-8tb/satf);
+SCHED_BENCH(pick, "sata7200-8tb", "asatf", sata7200-8tb/asatf);
 SCHED_BENCH(pick, "mems", "fcfs", mems/fcfs);
 SCHED_BENCH(pick, "mems", "sstf", mems/sstf);
 SCHED_BENCH(pick, "mems", "clook", mems/clook);

@@ -16,7 +16,7 @@
 #   RATES=40:260:10 REPS=10 REQUESTS=2000 WORKLOAD=uniform:size=4k TARGETS=30,50,100,200 AT=150
 set -euo pipefail
 disksched=${1:-build/tools/disksched}
-model=${2:-sata7200-8tb}
+model=${2:-sata7200-8tb-nocache}
 rates=${RATES:-40:260:10}
 reps=${REPS:-10}
 requests=${REQUESTS:-2000}

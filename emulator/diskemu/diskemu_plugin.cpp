@@ -197,7 +197,8 @@ void diskemu_unload() {
 }
 
 void diskemu_dump_plugin() {
-  std::printf("diskemu_models=hp97560,hp97560-full,mems,fixed:ms=X,PROFILE.json\n");
+  std::printf("diskemu_models=hp97560,hp97560-full,mems,sata7200-8tb,laptop5400-320gb,"
+              "sas15k-600gb[-512n|-512e|-4kn],fixed:ms=X,PROFILE.json\n");
 }
 
 // ---- per connection ----
@@ -207,9 +208,11 @@ void* diskemu_open(int /*readonly*/) { return NBDKIT_HANDLE_NOT_NEEDED; }
 int64_t diskemu_get_size(void*) { return static_cast<int64_t>(device->model().capacity_bytes()); }
 
 int diskemu_block_size(void*, uint32_t* minimum, uint32_t* preferred, uint32_t* maximum) {
+  // 4Kn: 4096 / 4096; 512e: 512 / 4096 (smaller writes cost a read-modify-write).
   const uint32_t sector = device->model().sector_bytes();
+  const uint32_t physical = device->model().physical_sector_bytes();
   *minimum = sector;
-  *preferred = sector > 4096 ? sector : 4096;
+  *preferred = physical > 4096 ? physical : 4096;
   *maximum = 64 * 1024 * 1024;
   return 0;
 }

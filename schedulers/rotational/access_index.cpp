@@ -43,13 +43,21 @@ void AccessIndex::set_units(Millis period) {
   T_ = period;
   unit_ms_ = rot_ ? T_ : 1.0;
   inv_unit_ = 1.0 / unit_ms_;
-  seek_u_.resize(C_);
-  for (std::int64_t d = 0; d < C_; ++d) {
+  seek_exact_ = static_cast<std::int32_t>(std::min<std::int64_t>(C_, kSeekExact));
+  seek_shift_ = 0;
+  while (((C_ - seek_exact_) >> seek_shift_) > kSeekCoarse) ++seek_shift_;
+  const std::int32_t slots = seek_slot(static_cast<std::int32_t>(C_ - 1), seek_exact_, seek_shift_) + 1;
+  seek_u_.resize(static_cast<std::size_t>(slots));
+  for (std::int32_t i = 0; i < slots; ++i) {
+    // The shortest distance of the slot: the smallest bound of all of them.
+    const std::int64_t d = i < seek_exact_
+                               ? i
+                               : seek_exact_ + (static_cast<std::int64_t>(i - seek_exact_) << seek_shift_);
     const double u = seek_lb_[d] * inv_unit_;
     float f = static_cast<float>(u);
     if (static_cast<double>(f) > u) f = std::nextafter(f, 0.0f);
-    seek_u_[d].u = f;
-    seek_u_[d].angle = rot_ ? to_fixed(u) : 0u;
+    seek_u_[i].u = f;
+    seek_u_[i].angle = rot_ ? to_fixed(u) : 0u;
   }
   // The age gap at which walking the oldest first pays, against the spread of access
   // times: a rotation on a disk, the full-stroke seek on MEMS.

@@ -146,3 +146,91 @@ TEST_CASE("datasheet figures that cannot be met together are refused, saying whi
   d.physical_sector_bytes = 1000;
   CHECK_THROWS_WITH(datasheet_profile(d), Catch::Contains("multiple of the logical sector"));
 }
+
+TEST_CASE("512e: a write that covers 4 KiB physical sectors only in part costs one revolution more") {
+  const DiskModel m(*datasheet_builtin("sata7200-8tb"));
+  REQUIRE(m.sector_bytes() == 512);
+  REQUIRE(m.physical_sector_bytes() == 4096);
+  const std::uint64_t base = 8ull * 123457 * 512;  // a physical sector's start, bytes
+  HeadState h;
+  h.cylinder = 1000;
+  h.time_ms = 3.21;
+  const Cost whole = m.service(h, Op::Write, base, 4096);
+  SECTION("aligned writes of whole physical sectors are plain writes") {
+    const Cost read = m.service(h, Op::Read, base, 4096);
+    CHECK(whole.transfer_ms == Approx(read.transfer_ms));
+    CHECK(whole.rotation_ms == read.rotation_ms);
+    CHECK(m.service(h, Op::Write, base, 8192).transfer_ms ==
+          Approx(2 * whole.transfer_ms).epsilon(1e-9));
+  }
+  SECTION("512 bytes inside a physical sector: read it on one pass, write it on the next") {
+    const Cost part = m.service(h, Op::Write, base + 3 * 512, 512);
+    CHECK(part.positioning_ms() == whole.positioning_ms());
+    CHECK(part.transfer_ms == Approx(whole.transfer_ms + m.rotation_ms()));
+    // The scheduler's estimate starts where the service does: at the physical sector.
+    const Location loc = m.locate((base + 3 * 512) / 512, 1, Op::Write);
+    CHECK(m.positioning_ms(h, loc) == part.positioning_ms());
+    // A read of the same 512 bytes needs no whole sector.
+    CHECK(m.service(h, Op::Read, base + 3 * 512, 512).transfer_ms < whole.transfer_ms);
+  }
+  SECTION("a 4 KiB write straddling two physical sectors rewrites both") {
+    const Cost straddle = m.service(h, Op::Write, base + 4 * 512, 4096);
+    const Cost both = m.service(h, Op::Write, base, 8192);
+    CHECK(straddle.positioning_ms() == both.positioning_ms());
+    CHECK(straddle.transfer_ms == Approx(both.transfer_ms + m.rotation_ms()));
+  }
+  SECTION("4Kn and 512n drives have no partial physical sectors") {
+    const DiskModel n(*datasheet_builtin("sata7200-8tb-512n"));
+    const Cost a = n.service(h, Op::Write, base + 3 * 512, 512);
+    CHECK(a.transfer_ms < n.rotation_ms() / 100);
+    const DiskModel k(*datasheet_builtin("sata7200-8tb-4kn"));
+    CHECK(k.physical_sector_bytes() == 4096);
+    CHECK(k.service(h, Op::Write, base, 4096).transfer_ms < k.rotation_ms() / 100);
+  }
+}
+
+TEST_CASE("profiles carry the physical sector size, checked on load") {
+  DiskProfile p = *datasheet_builtin("sata7200-8tb");
+  nlohmann::json j = profile_to_json(p);
+  CHECK(j.at("physical_sector_bytes") == 4096);
+  CHECK(DiskModel(profile_from_json(j, "t")).physical_sector_bytes() == 4096);
+  // Absent: the same as sector_bytes, and not written back.
+  const nlohmann::json n = profile_to_json(*datasheet_builtin("sata7200-8tb-4kn"));
+  CHECK_FALSE(n.contains("physical_sector_bytes"));
+  j["physical_sector_bytes"] = 3000;
+  CHECK_THROWS_WITH(profile_from_json(j, "t"),
+                    Catch::Contains("physical_sector_bytes") && Catch::Contains("e.g. 4096 for 512e"));
+  j["physical_sector_bytes"] = 256;
+  CHECK_THROWS_WITH(profile_from_json(j, "t"), Catch::Contains("an integer in [512,"));
+  j["physical_sector_bytes"] = 4096;
+  j["zones"][0]["sectors_per_track"] = 3001;
+  CHECK_THROWS_WITH(profile_from_json(j, "t"),
+                    Catch::Contains("zones[0].sectors_per_track") && Catch::Contains("a multiple of 8"));
+}
+
+TEST_CASE("a datasheet drive has its buffer and bus; -nocache is the platter alone") {
+  const DiskProfile p = *datasheet_builtin("sata7200-8tb");
+  // 256 MB in 128 segments of 2 MiB (4096 sectors of 512 bytes), one per scattered
+  // write it holds; read-ahead and write-behind on.
+  CHECK(p.drive.has_cache);
+  CHECK(p.drive.cache.segments == 128);
+  CHECK(p.drive.cache.segment_sectors == 4096);
+  CHECK(p.drive.cache.write_behind());
+  CHECK(p.drive.cache.continuous_read == 3);
+  CHECK(p.drive.cache.max_read_ahead == 4096);
+  // SATA 6 Gb/s: 600 MB/s, 512 bytes in 0.853 us.
+  CHECK(p.drive.bus.read_sector == Approx(512 / 600e3));
+  const DiskProfile k = *datasheet_builtin("sata7200-8tb-4kn");
+  CHECK(k.drive.cache.segment_sectors == 512);
+  // 8 MB: 4 segments.
+  CHECK(datasheet_builtin("laptop5400-320gb")->drive.cache.segments == 4);
+  CHECK(k.drive.bus.write_sector == Approx(4096 / 600e3));
+  const DiskProfile n = *datasheet_builtin("sata7200-8tb-nocache");
+  CHECK(n.name == "sata7200-8tb-nocache");
+  CHECK(n.drive.platter_only());
+  CHECK(n.zones.size() == p.zones.size());
+  CHECK(datasheet_builtin("sata7200-8tb-4kn-nocache")->sector_bytes == 4096);
+  CHECK_FALSE(datasheet_builtin("sata7200-8tb-nocache-4kn"));
+  // The blocks survive a round trip through JSON.
+  CHECK(profile_from_json(profile_to_json(p), "t").drive == p.drive);
+}

@@ -156,6 +156,20 @@ TEST_CASE("cell search equals an exhaustive scan with skews, head switches and c
   CHECK(part < 0.25);
 }
 
+TEST_CASE("cell search equals an exhaustive scan on a drive of today (474,517 cylinders)",
+          "[rotational][satf][asatf]") {
+  // sata7200-8tb: past 8192 cylinders the index keeps one seek bound per 2^k distances
+  // (the shortest one's); the search must stay exact, and still cost few requests.
+  auto model = load_model("sata7200-8tb");
+  const DeviceModel& m = *model;
+  REQUIRE(m.cylinders() > 400000);
+  REQUIRE(AccessIndex(m, true).cell_search());
+  const std::vector<double> betas = {0.0, asatf_beta(30, AgingForm::JacobsonWilkes, m)};
+  const double part = check_against_scan(m, betas, 300, 0x8000);
+  INFO("part of the queue costed per search: " << part);
+  CHECK(part < 0.25);
+}
+
 TEST_CASE("the x-column search equals an exhaustive scan on random MEMS queues (Hong eqs. 1-7)",
           "[rotational][satf][asatf][mems]") {
   auto model = load_model("mems");
