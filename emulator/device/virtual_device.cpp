@@ -18,7 +18,8 @@ VirtualDevice::VirtualDevice(const DeviceModel& model, DeviceOptions options)
       jitter_(options.jitter, options.jitter_seed),
       head_(model_->initial_state()),
       period_ms_(model_->rotation_ms()),
-      phase0_(model_->angle_at(0.0)) {
+      phase0_(model_->angle_at(0.0)),
+      controller_free_(head_.time_ms) {
   if (const DriveParams* d = drive_params_of(*model_)) drive_.emplace(*model_, *d, head_);
   if (const auto& w = options_.write_cache; w && w->bytes > 0) {
     const std::uint64_t sectors = w->bytes / model_->sector_bytes();
@@ -135,7 +136,10 @@ Service VirtualDevice::serve(Millis arrival_ms, Op op, std::uint64_t offset, std
     // Above the high-water mark the cache drains below it before the command starts.
     while (wcache_->dirty_sectors() > wcache_->high_water()) destage_one(s.destaged);
   }
-  s.start_ms = std::max(arrival_ms, head_.time_ms);
+  // A command starts once the one before it has completed and, if it needs the media,
+  // once the mechanism is done with what it is writing back.
+  s.start_ms = std::max(arrival_ms, controller_free_);
+  const Millis mechanism_start = std::max(s.start_ms, head_.time_ms);
 
   // With a write cache configured, whatever goes to the media goes through the drive's
   // own buffer (the profile's write-behind is this cache's job).
@@ -144,19 +148,21 @@ Service VirtualDevice::serve(Millis arrival_ms, Op op, std::uint64_t offset, std
   // Acknowledged from the buffer: the command overhead and the host transfer only.
   auto buffered = [&](bool write) {
     Cost c;
+    c.end = head_;  // where the mechanism is; the time is the completion's
     c.overhead_ms = model_->locate(ext.lba < cap / sb ? ext.lba : 0, 1, op).overhead_ms +
                     (dp ? dp->controller.command_ms(write, false, write) : 0.0);
     c.transfer_ms = static_cast<double>(ext.sectors) *
                     (dp ? (write ? dp->bus.write_sector : dp->bus.read_sector) : 0.0);
     c.completion_ms = model_->service(model_->initial_state(), op, 0, 0).completion_ms;
-    c.end = head_;
     c.end.time_ms = s.start_ms + c.service_ms();
     return c;
   };
   if (wcache_ && op == Op::Write && !fua && ext.sectors > 0 && ext.sectors <= wcache_->capacity()) {
     // A full cache makes the write wait for room.
-    while (!wcache_->fits(ext.sectors)) destage_one(s.destaged);
-    s.start_ms = std::max(arrival_ms, head_.time_ms);
+    if (!wcache_->fits(ext.sectors)) {
+      while (!wcache_->fits(ext.sectors)) destage_one(s.destaged);
+      s.start_ms = std::max(s.start_ms, head_.time_ms);
+    }
     s.cost = buffered(true);
     wcache_->add(ext);
     s.hit = true;
@@ -165,6 +171,7 @@ Service VirtualDevice::serve(Millis arrival_ms, Op op, std::uint64_t offset, std
     s.hit = true;
   } else if (wcache_ && op == Op::Flush) {
     // FLUSH drains the cache, then completes as a flush of the media.
+    s.start_ms = mechanism_start;
     while (destage_one(s.destaged)) {
     }
     s.cost = media(from_at(head_.time_ms), op, begin, len, through, &s.hit);
@@ -172,13 +179,19 @@ Service VirtualDevice::serve(Millis arrival_ms, Op op, std::uint64_t offset, std
   } else {
     // Newer data (or a trim) on the media: the dirty sectors it covers are stale.
     if (wcache_ && op != Op::Read && op != Op::Cache && ext.sectors > 0) wcache_->remove(ext);
+    s.start_ms = mechanism_start;
     s.cost = media(from_at(s.start_ms), op, begin, len, through, &s.hit);
   }
   s.jitter_ms = jitter_.sample();
   s.completion_ms = s.cost.end.time_ms + s.jitter_ms;
 
-  head_ = s.cost.end;
-  head_.time_ms = s.completion_ms;
+  // From the buffer: the mechanism goes on with its destage, untouched.
+  const bool from_buffer = wcache_ && s.hit && (op == Op::Write || op == Op::Read);
+  if (!from_buffer) {
+    head_ = s.cost.end;
+    head_.time_ms = s.completion_ms;
+  }
+  controller_free_ = s.completion_ms;
   ++seq_;
   return s;
 }

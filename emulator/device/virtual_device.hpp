@@ -119,6 +119,9 @@ class VirtualDevice {
   std::uint64_t seq_ = 0;
   Millis period_ms_ = 0.0;   // the model's nominal rotation period
   double phase0_ = 0.0;      // the model's angle at time 0
+  // When the last command completed. head_.time_ms is when the mechanism is free: later
+  // with a write cache, whose destages go on while commands are served from the buffer.
+  Millis controller_free_ = 0.0;
 };
 
 }  // namespace disksched

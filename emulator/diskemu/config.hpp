@@ -31,6 +31,11 @@ struct DiskemuConfig {
   Millis spin_ms = 0.2;              // spin=: busy-wait this long before each completion
   Millis timer_slack_ms = 1e-6;      // timer-slack=: 0 leaves the kernel's default
   int rt_priority = 0;               // rt-priority=: SCHED_FIFO while waiting (0: off)
+  // write-cache=SIZE: a volatile write cache of SIZE bytes (0: write-through); not given:
+  // the device as before (writes as the profile says, flush and FUA advertised).
+  std::optional<std::uint64_t> write_cache;
+  std::optional<double> write_cache_high_water;  // write-cache-high-water=FRACTION
+  std::optional<std::uint64_t> power_cut_after;  // power-cut-after=N: a cut after N writes
 
   // Applies one key=value, counts read by `p` (nbdkit's parsers in the plugin). Throws
   // ConfigError naming the key, the value and what was expected; unknown keys are errors

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 
 #include "emulator/diskemu/clock.hpp"
@@ -41,19 +42,32 @@ class RealTimeDevice {
   const Timebase& timebase() const { return timebase_; }
   VirtualDevice& device() { return device_; }
 
-  // Admits the request (see above) and runs `in_order()` while it holds the device.
-  // Throws what the model or `in_order` throws; later requests proceed either way.
+  // Admits the request (see above) and runs `in_order()` (or `in_order(service)`) while
+  // it holds the device. Throws what the model or `in_order` throws; later requests
+  // proceed either way.
   template <class InOrder>
-  Admission admit(Op op, std::uint64_t offset, std::uint32_t length, InOrder&& in_order) {
+  Admission admit(Op op, std::uint64_t offset, std::uint32_t length, InOrder&& in_order,
+                  bool fua = false) {
     Turn turn(*this);
     Admission a;
     a.arrival_ns = turn.arrival_ns;
-    a.service = device_.serve(timebase_.to_model(a.arrival_ns), op, offset, length);
+    a.service = device_.serve(timebase_.to_model(a.arrival_ns), op, offset, length, fua);
     a.due_ns = timebase_.to_real(a.service.completion_ms);
     a.spin_budget_ns = a.due_ns - std::max(last_due_ns_, a.arrival_ns);
     last_due_ns_ = a.due_ns;
-    std::forward<InOrder>(in_order)();
+    if constexpr (std::is_invocable_v<InOrder, const Service&>)
+      std::forward<InOrder>(in_order)(a.service);
+    else
+      std::forward<InOrder>(in_order)();
     return a;
+  }
+
+  // Runs `f(now)`, now in device time, between two admissions, in device order: an event
+  // of the device's own (a power cut) that is no request.
+  template <class F>
+  void in_turn(F&& f) {
+    Turn turn(*this);
+    std::forward<F>(f)(timebase_.to_model(turn.arrival_ns));
   }
   Admission admit(Op op, std::uint64_t offset, std::uint32_t length) {
     return admit(op, offset, length, [] {});

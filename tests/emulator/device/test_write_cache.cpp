@@ -245,3 +245,21 @@ TEST_CASE("a write cache smaller than a sector is refused with the size it needs
   CHECK_THROWS_WITH(VirtualDevice(std::make_unique<DiskModel>(small_disk()), o),
                     Catch::Contains("write-cache=100: smaller than one sector (512 bytes)"));
 }
+
+TEST_CASE("a write taken into the buffer does not wait for the destage under way; a miss does",
+          "[write-cache]") {
+  VirtualDevice d = cached(64);
+  write(d, 0.0, 500, 10);  // its destage runs 0 .. 11.0
+  const Service w = d.serve(5.0, Op::Write, 1000 * kSector, kSector);
+  CHECK(w.start_ms == 5.0);
+  CHECK(w.completion_ms == 5.0);
+  REQUIRE(w.destaged.size() == 1);  // begun before 5.0, so it goes on to its end
+  CHECK_THAT(w.destaged[0].media_ms, WithinAbs(11.0, kEps));
+  CHECK_THAT(d.head().time_ms, WithinAbs(11.0, kEps));
+  // A read miss needs the mechanism: it waits for the destage under way, then goes before
+  // the next one (the idle destage of sector 1000 does not start while it waits).
+  const Service r = d.serve(6.0, Op::Read, 0, kSector);
+  CHECK_FALSE(r.hit);
+  CHECK_THAT(r.start_ms, WithinAbs(11.0, kEps));
+  CHECK(d.write_cache()->dirty_sectors() == 1);
+}
