@@ -31,7 +31,7 @@ DriveQueue::DriveQueue(VirtualDevice& device, DriveQueueOptions options)
 DriveQueue::~DriveQueue() = default;
 
 void DriveQueue::submit(std::uint64_t tag, Millis now, Op op, std::uint64_t offset,
-                        std::uint32_t length, std::span<const std::uint64_t> stops) {
+                        std::uint32_t length, std::span<const std::uint64_t> stops, bool fua) {
   const std::uint64_t cap = device_.model().capacity_bytes();
   if (offset > cap || length > cap - offset)
     throw ModelError(fmt::format("{}: bytes [{}, {}) lie beyond the device ({} bytes)",
@@ -43,6 +43,7 @@ void DriveQueue::submit(std::uint64_t tag, Millis now, Op op, std::uint64_t offs
   c.length = length;
   c.submit_ms = now;
   c.stops.assign(stops.begin(), stops.end());
+  c.fua = fua;
   adapter_.push_back(std::move(c));
   accept(now);
 }
@@ -117,7 +118,7 @@ DriveQueue::Served DriveQueue::serve(Command c, std::size_t held, bool forced) {
     const Service st = device_.serve(c.submit_ms, Op::Read, lba * sb, sb);
     if (!first) first = st.start_ms;
   }
-  s.service = device_.serve(c.submit_ms, c.op, c.offset, c.length);
+  s.service = device_.serve(c.submit_ms, c.op, c.offset, c.length, c.fua);
   s.start_ms = first.value_or(s.service.start_ms);
   s.travel_ms = s.service.start_ms - s.start_ms;
   return s;

@@ -75,8 +75,9 @@ class DriveQueue {
   // A command arrives at `now` (never earlier than a previous call's time). `stops`:
   // blocks read first, one sector each (SCAN's trip to the edge), as part of the command.
   // Throws ModelError for a range beyond the device; nothing is queued then.
+  // `fua`: a write that must reach the media before it completes (the write cache's).
   void submit(std::uint64_t tag, Millis now, Op op, std::uint64_t offset, std::uint32_t length,
-              std::span<const std::uint64_t> stops = {});
+              std::span<const std::uint64_t> stops = {}, bool fua = false);
 
   // When no command is being served, picks the next and serves it: it starts at
   // max(its arrival, the last completion), so a real-time caller that picks a little
@@ -107,6 +108,7 @@ class DriveQueue {
     Millis submit_ms = 0.0;
     Millis accepted_ms = 0.0;
     std::vector<std::uint64_t> stops;
+    bool fua = false;
   };
 
   // Moves commands from the adapter into the drive while it has room (and no flush).

@@ -18,8 +18,19 @@ VirtualDevice::VirtualDevice(const DeviceModel& model, DeviceOptions options)
       jitter_(options.jitter, options.jitter_seed),
       head_(model_->initial_state()),
       period_ms_(model_->rotation_ms()),
-      phase0_(model_->angle_at(0.0)) {
+      phase0_(model_->angle_at(0.0)),
+      controller_free_(head_.time_ms) {
   if (const DriveParams* d = drive_params_of(*model_)) drive_.emplace(*model_, *d, head_);
+  if (const auto& w = options_.write_cache; w && w->bytes > 0) {
+    const std::uint64_t sectors = w->bytes / model_->sector_bytes();
+    if (sectors == 0)
+      throw ModelError(fmt::format("write-cache={}: smaller than one sector ({} bytes)", w->bytes,
+                                   model_->sector_bytes()));
+    if (!(w->high_water >= 0.0 && w->high_water <= 1.0))
+      throw ModelError(fmt::format("write-cache high water {}: expected a fraction from 0 to 1",
+                                   w->high_water));
+    wcache_.emplace(sectors, static_cast<std::uint64_t>(static_cast<double>(sectors) * w->high_water));
+  }
   if (!options_.rpm_error.none() && !(model_->rotational() && period_ms_ > 0.0))
     throw ModelError(fmt::format("rpm-error={}: model '{}' does not rotate",
                                  options_.rpm_error.to_string(), model_->name()));
@@ -33,6 +44,73 @@ double VirtualDevice::true_angle_at(Millis t) const {
   return a >= 1.0 ? 0.0 : a;
 }
 
+HeadState VirtualDevice::from_at(Millis t) const {
+  HeadState from = head_;
+  from.time_ms = std::max(t, head_.time_ms);
+  if (!options_.rpm_error.none()) {
+    const double f = options_.rpm_error.speed_factor(from.time_ms);
+    if (!(f > 0.0))
+      throw ModelError(fmt::format("rpm-error={}: the platter has stopped at t={} ms",
+                                   options_.rpm_error.to_string(), from.time_ms));
+    // The platter turns at another speed than the profile's: serve with its true spin.
+    from.spin = Spin::anchored(from.time_ms, true_angle_at(from.time_ms), period_ms_ / f);
+  }
+  return from;
+}
+
+Cost VirtualDevice::media(const HeadState& from, Op op, std::uint64_t begin, std::uint64_t len,
+                          bool fua, bool* hit) {
+  if (drive_) {
+    const std::uint64_t sb = model_->sector_bytes();
+    const DriveResult r = drive_->serve(from.time_ms, op, begin / sb,
+                                        static_cast<std::uint32_t>(len / sb), fua, from.spin);
+    if (hit != nullptr) *hit = r.hit;
+    return r.cost;
+  }
+  return model_->service(from, op, begin, static_cast<std::uint32_t>(len));
+}
+
+bool VirtualDevice::destage_one(std::vector<Destage>& out, Millis by) {
+  if (!wcache_ || wcache_->empty()) return false;
+  const HeadState from = from_at(head_.time_ms);
+  const auto& entries = wcache_->entries();
+  std::size_t best = 0;
+  Millis best_ms = 0.0;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const Extent& e = entries[i].extent;
+    const Millis p = model_->positioning_ms(
+        from, model_->locate(e.lba, static_cast<std::uint32_t>(e.sectors), Op::Write));
+    if (i == 0 || p < best_ms) {  // ties: the oldest (entries are in arrival order)
+      best = i;
+      best_ms = p;
+    }
+  }
+  const std::uint64_t sb = model_->sector_bytes();
+  const Extent e = entries[best].extent;
+  if (by >= 0.0) {
+    const Cost c = model_->service(from, Op::Write, e.lba * sb, static_cast<std::uint32_t>(e.sectors * sb));
+    if (c.end.time_ms - c.completion_ms > by) return false;  // the power goes first
+  }
+  wcache_->take(best);
+  const Cost c = media(from, Op::Write, e.lba * sb, e.sectors * sb, /*fua=*/true, nullptr);
+  head_ = c.end;
+  out.push_back({e, c.end.time_ms - c.completion_ms});
+  return true;
+}
+
+void VirtualDevice::destage_idle(std::vector<Destage>& out, Millis t) {
+  while (wcache_ && !wcache_->empty() && head_.time_ms < t) destage_one(out);
+}
+
+VirtualDevice::PowerCut VirtualDevice::power_cut(Millis t) {
+  PowerCut cut;
+  if (!wcache_) return cut;
+  while (head_.time_ms < t && destage_one(cut.destaged, t)) {
+  }
+  while (!wcache_->empty()) cut.lost.push_back(wcache_->take(0));
+  return cut;
+}
+
 Service VirtualDevice::serve(Millis arrival_ms, Op op, std::uint64_t offset, std::uint32_t length,
                              bool fua) {
   const std::uint64_t cap = model_->capacity_bytes();
@@ -43,40 +121,77 @@ Service VirtualDevice::serve(Millis arrival_ms, Op op, std::uint64_t offset, std
   s.seq = seq_;
   s.op = op;
   s.arrival_ms = arrival_ms;
-  s.start_ms = std::max(arrival_ms, head_.time_ms);
 
   // Whole sectors: a partial sector costs as much as a full one on the media.
+  const std::uint64_t sb = model_->sector_bytes();
   std::uint64_t begin = offset, len = length;
   if (length > 0) {
-    const std::uint64_t sb = model_->sector_bytes();
     begin = offset / sb * sb;
     len = (offset + length + sb - 1) / sb * sb - begin;
   }
+  const Extent ext{begin / sb, len / sb};
 
-  HeadState from = head_;
-  from.time_ms = s.start_ms;
-  if (!options_.rpm_error.none()) {
-    const double f = options_.rpm_error.speed_factor(s.start_ms);
-    if (!(f > 0.0))
-      throw ModelError(fmt::format("rpm-error={}: the platter has stopped at t={} ms",
-                                   options_.rpm_error.to_string(), s.start_ms));
-    // The platter turns at another speed than the profile's: serve with its true spin.
-    from.spin = Spin::anchored(s.start_ms, true_angle_at(s.start_ms), period_ms_ / f);
+  if (wcache_) {
+    destage_idle(s.destaged, arrival_ms);
+    // Above the high-water mark the cache drains below it before the command starts.
+    while (wcache_->dirty_sectors() > wcache_->high_water()) destage_one(s.destaged);
   }
-  if (drive_) {
-    const std::uint64_t sb = model_->sector_bytes();
-    const DriveResult r = drive_->serve(s.start_ms, op, begin / sb,
-                                        static_cast<std::uint32_t>(len / sb), fua, from.spin);
-    s.cost = r.cost;
-    s.hit = r.hit;
+  // A command starts once the one before it has completed and, if it needs the media,
+  // once the mechanism is done with what it is writing back.
+  s.start_ms = std::max(arrival_ms, controller_free_);
+  const Millis mechanism_start = std::max(s.start_ms, head_.time_ms);
+
+  // With a write cache configured, whatever goes to the media goes through the drive's
+  // own buffer (the profile's write-behind is this cache's job).
+  const bool through = fua || options_.write_cache.has_value();
+  const DriveParams* dp = drive_ ? &drive_->params() : nullptr;
+  // Acknowledged from the buffer: the command overhead and the host transfer only.
+  auto buffered = [&](bool write) {
+    Cost c;
+    c.end = head_;  // where the mechanism is; the time is the completion's
+    c.overhead_ms = model_->locate(ext.lba < cap / sb ? ext.lba : 0, 1, op).overhead_ms +
+                    (dp ? dp->controller.command_ms(write, false, write) : 0.0);
+    c.transfer_ms = static_cast<double>(ext.sectors) *
+                    (dp ? (write ? dp->bus.write_sector : dp->bus.read_sector) : 0.0);
+    c.completion_ms = model_->service(model_->initial_state(), op, 0, 0).completion_ms;
+    c.end.time_ms = s.start_ms + c.service_ms();
+    return c;
+  };
+  if (wcache_ && op == Op::Write && !fua && ext.sectors > 0 && ext.sectors <= wcache_->capacity()) {
+    // A full cache makes the write wait for room.
+    if (!wcache_->fits(ext.sectors)) {
+      while (!wcache_->fits(ext.sectors)) destage_one(s.destaged);
+      s.start_ms = std::max(s.start_ms, head_.time_ms);
+    }
+    s.cost = buffered(true);
+    wcache_->add(ext);
+    s.hit = true;
+  } else if (wcache_ && op == Op::Read && wcache_->covers(ext)) {
+    s.cost = buffered(false);
+    s.hit = true;
+  } else if (wcache_ && op == Op::Flush) {
+    // FLUSH drains the cache, then completes as a flush of the media.
+    s.start_ms = mechanism_start;
+    while (destage_one(s.destaged)) {
+    }
+    s.cost = media(from_at(head_.time_ms), op, begin, len, through, &s.hit);
+    s.cost.transfer_ms += head_.time_ms - s.start_ms;
   } else {
-    s.cost = model_->service(from, op, begin, static_cast<std::uint32_t>(len));
+    // Newer data (or a trim) on the media: the dirty sectors it covers are stale.
+    if (wcache_ && op != Op::Read && op != Op::Cache && ext.sectors > 0) wcache_->remove(ext);
+    s.start_ms = mechanism_start;
+    s.cost = media(from_at(s.start_ms), op, begin, len, through, &s.hit);
   }
   s.jitter_ms = jitter_.sample();
   s.completion_ms = s.cost.end.time_ms + s.jitter_ms;
 
-  head_ = s.cost.end;
-  head_.time_ms = s.completion_ms;
+  // From the buffer: the mechanism goes on with its destage, untouched.
+  const bool from_buffer = wcache_ && s.hit && (op == Op::Write || op == Op::Read);
+  if (!from_buffer) {
+    head_ = s.cost.end;
+    head_.time_ms = s.completion_ms;
+  }
+  controller_free_ = s.completion_ms;
   ++seq_;
   return s;
 }

@@ -11,9 +11,11 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "emulator/device/jitter.hpp"
 #include "emulator/device/rpm_error.hpp"
+#include "emulator/device/write_cache.hpp"
 #include "predictor/device_model.hpp"
 #include "predictor/drive_cache.hpp"
 
@@ -23,6 +25,17 @@ struct DeviceOptions {
   JitterSpec jitter;
   std::uint64_t jitter_seed = 1;
   RpmError rpm_error;
+  // A volatile write cache in front of the media (diskemu's write-cache=); not given:
+  // none, writes as the profile says (today's device, exactly). Given with 0 bytes:
+  // write-through, every write pays its mechanical time.
+  std::optional<WriteCacheOptions> write_cache;
+};
+
+// What the write cache did while the device served: extents written to the media (in
+// the order written, each with when it got there) or lost to a power cut.
+struct Destage {
+  Extent extent;
+  Millis media_ms = 0.0;
 };
 
 // One request's passage through the device, all in device ms.
@@ -35,6 +48,9 @@ struct Service {
   Millis jitter_ms = 0.0;
   Cost cost;                  // the model's cost from the head state at start_ms
   bool hit = false;           // the drive's buffer served it (a profile with a cache)
+  // Dirty extents the write cache wrote to the media from the previous request's
+  // completion up to this one's (idle destaging, room for a write, a flush).
+  std::vector<Destage> destaged;
 
   Millis wait_ms() const { return start_ms - arrival_ms; }
   Millis service_ms() const { return completion_ms - start_ms; }
@@ -61,6 +77,17 @@ class VirtualDevice {
                 bool fua = false);
   // The drive's controller and buffer, or null (the platter alone).
   const DriveCache* drive() const { return drive_ ? &*drive_ : nullptr; }
+  // The volatile write cache, or null (none, or write-through).
+  const WriteCache* write_cache() const { return wcache_ ? &*wcache_ : nullptr; }
+
+  // The power goes at device time `t` (no earlier than the last arrival): destages that
+  // finish by then reach the media; every other dirty extent is lost, as in a real cut.
+  // The device then serves on with an empty cache.
+  struct PowerCut {
+    std::vector<Destage> destaged;  // finished before the cut
+    std::vector<Extent> lost;       // acknowledged, never on the media
+  };
+  PowerCut power_cut(Millis t);
 
   // Where the mechanism is after the last request, and when that request completed.
   const HeadState& head() const { return head_; }
@@ -71,15 +98,30 @@ class VirtualDevice {
   double true_angle_at(Millis t) const;
 
  private:
+  // The mechanism's state for work starting at `t` (no earlier than the head's time).
+  HeadState from_at(Millis t) const;
+  // Serves sectors [lba, lba + n) on the media (through the drive cache if there is one).
+  Cost media(const HeadState& from, Op op, std::uint64_t lba, std::uint64_t n, bool fua,
+             bool* hit);
+  // Writes the dirty extent of shortest positioning time from where the head is, as
+  // soon as the mechanism is free; `by`: only if it is on the media by then.
+  bool destage_one(std::vector<Destage>& out, Millis by = -1.0);
+  // Destages while the mechanism is idle before `t` (a destage begun goes on to its end).
+  void destage_idle(std::vector<Destage>& out, Millis t);
+
   std::unique_ptr<DeviceModel> owned_;  // null when the model is borrowed
   const DeviceModel* model_;
   DeviceOptions options_;
   Jitter jitter_;
   std::optional<DriveCache> drive_;
+  std::optional<WriteCache> wcache_;
   HeadState head_;
   std::uint64_t seq_ = 0;
   Millis period_ms_ = 0.0;   // the model's nominal rotation period
   double phase0_ = 0.0;      // the model's angle at time 0
+  // When the last command completed. head_.time_ms is when the mechanism is free: later
+  // with a write cache, whose destages go on while commands are served from the buffer.
+  Millis controller_free_ = 0.0;
 };
 
 }  // namespace disksched

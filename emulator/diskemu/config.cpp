@@ -14,7 +14,8 @@ namespace {
 
 constexpr std::string_view known_keys =
     "model, file, timescale, jitter, jitter-seed, rpm-error, stats, spin, timer-slack, "
-    "rt-priority, drive-queue, drive-policy, drive-age-limit";
+    "rt-priority, drive-queue, drive-policy, drive-age-limit, write-cache, write-cache-high-water, "
+    "power-cut-after";
 
 std::uint64_t parse_u64(const KeyParsers& p, std::string_view text) {
   std::uint64_t v = 0;
@@ -78,6 +79,18 @@ void DiskemuConfig::set(std::string_view key, std::string_view value, const KeyP
         if (!(v > 0.0)) throw bad("expected a duration > 0 (e.g. 500ms) or 'none'");
         drive_queue.age_limit_ms = v;
       }
+    } else if (key == "write-cache") {
+      std::uint64_t v = 0;
+      if (!p.parse_size(value, v)) throw bad("expected a size (0 for write-through, 256M, 64k)");
+      write_cache = v;
+    } else if (key == "write-cache-high-water") {
+      const double v = parse_fraction(value);
+      if (!(v >= 0.0 && v <= 1.0)) throw bad("expected a fraction from 0 to 1 (0.75 or 75%)");
+      write_cache_high_water = v;
+    } else if (key == "power-cut-after") {
+      const std::uint64_t v = parse_u64(p, value);
+      if (v == 0) throw bad("expected a number of writes >= 1");
+      power_cut_after = v;
     } else {
       throw ConfigError(fmt::format("unknown parameter '{}' (known: {})", key, known_keys));
     }
@@ -93,6 +106,14 @@ void DiskemuConfig::check() const {
     throw ConfigError(
         "the model= parameter is required (hp97560, hp97560-full, mems, fixed:ms=X or a .json "
         "profile)");
+  const bool cache = write_cache && *write_cache > 0;
+  if (write_cache_high_water && !cache)
+    throw ConfigError(
+        "write-cache-high-water= needs a write cache: give write-cache=SIZE (e.g. 8M) too");
+  if (power_cut_after && !cache)
+    throw ConfigError(
+        "power-cut-after= needs a write cache (without one a power cut loses nothing): give "
+        "write-cache=SIZE (e.g. 8M) too");
 }
 
 }  // namespace disksched::diskemu

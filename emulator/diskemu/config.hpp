@@ -35,6 +35,11 @@ struct DiskemuConfig {
   // drive-queue=, drive-policy=, drive-age-limit=: the drive's own command queue
   // (depth 1: none, as before).
   DriveQueueOptions drive_queue{.depth = 1, .policy = "satf", .age_limit_ms = 500.0};
+  // write-cache=SIZE: a volatile write cache of SIZE bytes (0: write-through); not given:
+  // the device as before (writes as the profile says, flush and FUA advertised).
+  std::optional<std::uint64_t> write_cache;
+  std::optional<double> write_cache_high_water;  // write-cache-high-water=FRACTION
+  std::optional<std::uint64_t> power_cut_after;  // power-cut-after=N: a cut after N writes
 
   // Applies one key=value, counts read by `p` (nbdkit's parsers in the plugin). Throws
   // ConfigError naming the key, the value and what was expected; unknown keys are errors

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -24,6 +25,7 @@
 #include "emulator/diskemu/device_stats.hpp"
 #include "emulator/diskemu/realtime_device.hpp"
 #include "emulator/diskemu/store.hpp"
+#include "emulator/diskemu/write_cache_store.hpp"
 #include "emulator/device/virtual_device.hpp"
 #include "schedulers/registry.hpp"
 
@@ -42,6 +44,12 @@ std::unique_ptr<Store> store;
 std::unique_ptr<MonotonicClock> clock;
 DeviceStats stats;
 std::unique_ptr<RealTimeDevice> realtime;
+// The write cache's data (write-cache=SIZE > 0), else null: writes go to `store`.
+std::unique_ptr<WriteCacheStore> wstore;
+std::uint64_t writes_served = 0;  // guarded by the device's turn
+std::atomic<std::uint64_t> power_cuts{0}, lost_sectors{0};
+
+bool write_through_drive() { return config.write_cache && *config.write_cache == 0; }
 
 // ---- statistics file: written at exit and on SIGUSR1 ----
 
@@ -66,6 +74,10 @@ void write_stats() {
   j["drive_queue"] = {{"depth", dq.depth}, {"policy", dq.policy},
                       {"age_limit", dq.has_age_limit() ? format_duration_ms(dq.age_limit_ms) : "none"},
                       {"passed", counts.passed}, {"forced", counts.forced}};
+  if (config.write_cache)
+    j["write_cache"] = {{"bytes", *config.write_cache},
+                        {"power_cuts", power_cuts.load()},
+                        {"lost_sectors", lost_sectors.load()}};
   std::lock_guard lock(stats_file_mutex);
   try {
     write_json_file(*config.stats, j);
@@ -87,6 +99,59 @@ void stats_loop() {
     ssize_t r = read(signal_pipe[0], &c, 1);
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0 || c == 'q') return;
+    write_stats();
+  }
+}
+
+// ---- the write cache's data, and power cuts ----
+
+void apply(const std::vector<Destage>& destaged) {
+  if (wstore)
+    for (const Destage& d : destaged) wstore->destage(d.extent);
+}
+
+// In device order: the power goes at device time `now`; what the cache had not written
+// is lost, what reached the media by then is in the store. The drive serves on.
+void cut_power(Millis now) {
+  const VirtualDevice::PowerCut cut = device->power_cut(now);
+  apply(cut.destaged);
+  std::uint64_t lost = 0;
+  for (const Extent& e : cut.lost) {
+    wstore->drop(e);
+    lost += e.sectors;
+  }
+  store->sync();  // with file=: the file is the media, so it holds the media's state now
+  ++power_cuts;
+  lost_sectors += lost;
+  nbdkit_debug("diskemu: power cut at %.6f ms: %zu extents reached the media before it, "
+               "%zu extents (%llu sectors) acknowledged and lost",
+               now, cut.destaged.size(), cut.lost.size(), static_cast<unsigned long long>(lost));
+}
+
+// SIGUSR2 cuts the power while running: the handler only wakes this thread, which takes
+// the device's turn like a command.
+int cut_pipe[2] = {-1, -1};
+std::thread cut_thread;
+struct sigaction old_usr2;
+
+void on_sigusr2(int) {
+  const char c = 'c';
+  int saved = errno;
+  [[maybe_unused]] ssize_t r = write(cut_pipe[1], &c, 1);
+  errno = saved;
+}
+
+void cut_loop() {
+  char c;
+  for (;;) {
+    ssize_t r = read(cut_pipe[0], &c, 1);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0 || c == 'q') return;
+    try {
+      realtime->in_turn(cut_power);
+    } catch (const std::exception& e) {
+      nbdkit_error("diskemu: power cut: %s", e.what());
+    }
     write_stats();
   }
 }
@@ -113,6 +178,9 @@ int diskemu_config_complete() {
     opts.jitter = config.jitter;
     opts.jitter_seed = config.jitter_seed;
     opts.rpm_error = config.rpm_error;
+    if (config.write_cache)
+      opts.write_cache = WriteCacheOptions{*config.write_cache,
+                                           config.write_cache_high_water.value_or(0.75)};
     try {
       device = std::make_unique<VirtualDevice>(load_model(config.model), opts);
     } catch (const ModelError& e) {
@@ -129,6 +197,8 @@ int diskemu_config_complete() {
       store = std::make_unique<FileStore>(*config.file, size);
     else
       store = std::make_unique<SparseMemoryStore>(size);
+    if (device->write_cache())
+      wstore = std::make_unique<WriteCacheStore>(*store, device->model().sector_bytes());
     return 0;
   });
 }
@@ -174,10 +244,41 @@ int diskemu_after_fork() {
     sa.sa_flags = SA_RESTART;
     sigaction(SIGUSR1, &sa, &old_usr1);
   }
+  if (wstore) {
+    if (pipe2(cut_pipe, O_CLOEXEC) < 0) {
+      nbdkit_error("diskemu: pipe: %m");
+      return -1;
+    }
+    cut_thread = std::thread(cut_loop);
+    struct sigaction sa = {};
+    sa.sa_handler = on_sigusr2;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGUSR2, &sa, &old_usr2);
+  }
   return 0;
 }
 
 void diskemu_cleanup() {
+  if (cut_thread.joinable()) {
+    sigaction(SIGUSR2, &old_usr2, nullptr);
+    const char c = 'q';
+    [[maybe_unused]] ssize_t r = write(cut_pipe[1], &c, 1);
+    cut_thread.join();
+    close(cut_pipe[0]);
+    close(cut_pipe[1]);
+  }
+  // An orderly shutdown, as a drive powered off by its host: the cache goes to the media.
+  if (wstore && realtime) {
+    try {
+      realtime->in_turn([](Millis now) {
+        apply(device->serve(now, Op::Flush, 0, 0).destaged);
+        store->sync();
+      });
+    } catch (const std::exception& e) {
+      nbdkit_error("diskemu: writing the write cache at exit: %s", e.what());
+    }
+  }
   if (stats_thread.joinable()) {
     sigaction(SIGUSR1, &old_usr1, nullptr);
     const char c = 'q';
@@ -192,6 +293,7 @@ void diskemu_cleanup() {
 void diskemu_unload() {
   realtime.reset();
   clock.reset();
+  wstore.reset();
   store.reset();
   device.reset();
 }
@@ -219,15 +321,17 @@ int diskemu_block_size(void*, uint32_t* minimum, uint32_t* preferred, uint32_t* 
 
 int diskemu_is_rotational(void*) { return device->model().rotational() ? 1 : 0; }
 int diskemu_can_write(void*) { return 1; }
-int diskemu_can_flush(void*) { return 1; }
+// write-cache=0: a drive without a volatile cache, which NBD says by offering no flush
+// and no FUA (every write is on the media when it completes).
+int diskemu_can_flush(void*) { return write_through_drive() ? 0 : 1; }
 int diskemu_can_trim(void*) { return 1; }
 int diskemu_can_zero(void*) { return 1; }
-int diskemu_can_fua(void*) { return NBDKIT_FUA_NATIVE; }
+int diskemu_can_fua(void*) { return write_through_drive() ? NBDKIT_FUA_NONE : NBDKIT_FUA_NATIVE; }
 // Advertised so that a client's FAST_ZERO reaches diskemu_zero, which refuses it:
 // nbdkit 1.32 does not check the flag against what a plugin advertised and aborts
 // (backend_zero's assertion) when a client sends it anyway.
 int diskemu_can_fast_zero(void*) { return 1; }
-// One device behind every connection, no volatile cache: a flush on one covers all.
+// One device behind every connection (and one write cache): a flush on one covers all.
 int diskemu_can_multi_conn(void*) { return 1; }
 
 void trace(const Admission& a, uint64_t offset, uint32_t count, bool synced, Nanos late) {
@@ -255,10 +359,11 @@ int fail_request(Op op, const std::exception& e, int err) {
 // (outside the device's turn: reads, syncs; returns whether it made the file durable),
 // then the wait for the modelled completion.
 template <class InOrder, class After>
-int serve(Op op, uint64_t offset, uint32_t count, InOrder&& in_order, After&& after) {
+int serve(Op op, uint64_t offset, uint32_t count, InOrder&& in_order, After&& after,
+          bool fua = false) {
   Admission a;
   try {
-    a = realtime->admit(op, offset, count, in_order);
+    a = realtime->admit(op, offset, count, in_order, fua);
   } catch (const ModelError& e) {
     return fail_request(op, e, EINVAL);
   } catch (const std::system_error& e) {
@@ -291,26 +396,51 @@ bool sync_store() {
 
 int diskemu_pread(void*, void* buf, uint32_t count, uint64_t offset, uint32_t) {
   // In device order too: a read sees exactly the writes served before it.
-  return serve(Op::Read, offset, count, [&] { store->read(buf, count, offset); },
-               [] { return false; });
+  return serve(
+      Op::Read, offset, count,
+      [&](const Service& s) {
+        apply(s.destaged);
+        wstore ? wstore->read(buf, count, offset) : store->read(buf, count, offset);
+      },
+      [] { return false; });
 }
 
-// The emulated device has a write-through cache: a write is on the media when it
-// completes, so FUA costs no device time. With file=, "the media" is the file, so FUA
-// (and flush) also fdatasync it: what the client was promised durable is.
+void zero_in_order(const Service& s, uint32_t count, uint64_t offset) {
+  apply(s.destaged);
+  wstore ? wstore->zero_through(count, offset) : store->zero(count, offset);
+}
+
+// Without write-cache= the emulated device writes through: a write is on the media when
+// it completes, so FUA costs no device time. With write-cache=SIZE a write the device
+// acknowledged from its buffer stays in `wstore` until the timing model destages it.
+// With file=, "the media" is the file, so FUA (and flush) also fdatasync it: what the
+// client was promised durable is; with write-cache=0 every write is promised so.
 int diskemu_pwrite(void*, const void* buf, uint32_t count, uint64_t offset, uint32_t flags) {
+  const bool fua = flags & NBDKIT_FLAG_FUA;
   return serve(
-      Op::Write, offset, count, [&] { store->write(buf, count, offset); },
-      [&] { return (flags & NBDKIT_FLAG_FUA) && sync_store(); });
+      Op::Write, offset, count,
+      [&](const Service& s) {
+        apply(s.destaged);
+        if (!wstore)
+          store->write(buf, count, offset);
+        else if (s.hit)
+          wstore->write_buffered(buf, count, offset);
+        else
+          wstore->write_through(buf, count, offset);
+        if (config.power_cut_after && ++writes_served == *config.power_cut_after)
+          cut_power(s.completion_ms);
+      },
+      [&] { return (fua || write_through_drive()) && sync_store(); }, fua);
 }
 
 int diskemu_flush(void*, uint32_t) {
-  return serve(Op::Flush, 0, 0, [] {}, [] { return sync_store(); });
+  return serve(Op::Flush, 0, 0, [](const Service& s) { apply(s.destaged); },
+               [] { return sync_store(); });
 }
 
 int diskemu_trim(void*, uint32_t count, uint64_t offset, uint32_t flags) {
   return serve(
-      Op::Trim, offset, count, [&] { store->zero(count, offset); },
+      Op::Trim, offset, count, [&](const Service& s) { zero_in_order(s, count, offset); },
       [&] { return (flags & NBDKIT_FLAG_FUA) && sync_store(); });
 }
 
@@ -322,7 +452,7 @@ int diskemu_zero(void*, uint32_t count, uint64_t offset, uint32_t flags) {
     return -1;
   }
   return serve(
-      Op::Zero, offset, count, [&] { store->zero(count, offset); },
+      Op::Zero, offset, count, [&](const Service& s) { zero_in_order(s, count, offset); },
       [&] { return (flags & NBDKIT_FLAG_FUA) && sync_store(); });
 }
 
@@ -347,7 +477,13 @@ int diskemu_zero(void*, uint32_t count, uint64_t offset, uint32_t flags) {
   "                         no queueing; SATA NCQ is 32). Beyond N they wait in order.\n" \
   "drive-policy=SPEC        The drive's firmware policy, a scheduler spec (fcfs, satf,\n" \
   "                         asatf:w=30, ...; default satf).\n" \
-  "drive-age-limit=DURATION|none  A command held longer goes next (default 500ms)."
+  "drive-age-limit=DURATION|none  A command held longer goes next (default 500ms).\n" \
+  "write-cache=SIZE         A volatile write cache of SIZE bytes: writes complete from\n" \
+  "                         it, flush and FUA reach the media; 0: write-through (no flush\n" \
+  "                         or FUA offered). Not given: writes go through as the profile says.\n" \
+  "write-cache-high-water=F Above this fraction full, destaging goes first (default 0.75).\n" \
+  "power-cut-after=N        Cut the power once, after the Nth write (SIGUSR2 cuts it\n" \
+  "                         at any time): unwritten cache contents are lost."
 
 nbdkit_plugin make_plugin() {
   nbdkit_plugin p = nbdkit_plugin();

@@ -25,6 +25,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <type_traits>
 #include <utility>
 
 #include "emulator/diskemu/clock.hpp"
@@ -71,20 +72,39 @@ class RealTimeDevice {
   // Requests submitted to the drive queue and not yet picked (0 without one).
   std::size_t queue_waiting() const;
 
-  // Admits the request (see above) and runs `in_order()` while it holds the device.
-  // Throws what the model or `in_order` throws; later requests proceed either way.
+  // Admits the request (see above) and runs `in_order()` (or `in_order(service)`) while
+  // it holds the device. Throws what the model or `in_order` throws; later requests
+  // proceed either way.
   template <class InOrder>
-  Admission admit(Op op, std::uint64_t offset, std::uint32_t length, InOrder&& in_order) {
-    if (queue_) return admit_queued(op, offset, length, std::forward<InOrder>(in_order));
+  Admission admit(Op op, std::uint64_t offset, std::uint32_t length, InOrder&& in_order,
+                  bool fua = false) {
+    if (queue_) return admit_queued(op, offset, length, std::forward<InOrder>(in_order), fua);
     Turn turn(*this);
     Admission a;
     a.arrival_ns = turn.arrival_ns;
-    a.service = device_.serve(timebase_.to_model(a.arrival_ns), op, offset, length);
+    a.service = device_.serve(timebase_.to_model(a.arrival_ns), op, offset, length, fua);
     a.due_ns = timebase_.to_real(a.service.completion_ms);
     a.spin_budget_ns = a.due_ns - std::max(last_due_ns_, a.arrival_ns);
     last_due_ns_ = a.due_ns;
-    std::forward<InOrder>(in_order)();
+    if constexpr (std::is_invocable_v<InOrder, const Service&>)
+      std::forward<InOrder>(in_order)(a.service);
+    else
+      std::forward<InOrder>(in_order)();
     return a;
+  }
+
+  // Runs `f(now)`, now in device time, between two admissions, in device order: an event
+  // of the device's own (a power cut) that is no request.
+  template <class F>
+  void in_turn(F&& f) {
+    if (queue_) {
+      // With the drive's own queue the device is held by queue_mutex_, not by turns.
+      std::lock_guard lock(queue_mutex_);
+      std::forward<F>(f)(timebase_.to_model(clock_.now_ns()));
+      return;
+    }
+    Turn turn(*this);
+    std::forward<F>(f)(timebase_.to_model(turn.arrival_ns));
   }
   Admission admit(Op op, std::uint64_t offset, std::uint32_t length) {
     return admit(op, offset, length, [] {});
@@ -105,12 +125,13 @@ class RealTimeDevice {
 
  private:
   template <class InOrder>
-  Admission admit_queued(Op op, std::uint64_t offset, std::uint32_t length, InOrder&& in_order) {
+  Admission admit_queued(Op op, std::uint64_t offset, std::uint32_t length, InOrder&& in_order,
+                         bool fua) {
     std::unique_lock lock(queue_mutex_);
     Admission a;
     a.arrival_ns = clock_.now_ns();
     const std::uint64_t tag = next_tag_++;
-    queue_->submit(tag, timebase_.to_model(a.arrival_ns), op, offset, length);
+    queue_->submit(tag, timebase_.to_model(a.arrival_ns), op, offset, length, {}, fua);
     waiting_.insert(tag);
     pick(a.arrival_ns);
     picked_.wait(lock, [&] { return serving_ == tag; });
@@ -120,7 +141,10 @@ class RealTimeDevice {
     a.spin_budget_ns = a.due_ns - std::max(last_due_ns_, a.arrival_ns);
     last_due_ns_ = a.due_ns;
     try {
-      std::forward<InOrder>(in_order)();
+      if constexpr (std::is_invocable_v<InOrder, const Service&>)
+        std::forward<InOrder>(in_order)(a.service);
+      else
+        std::forward<InOrder>(in_order)();
     } catch (...) {
       finish_queued();  // the error is reported now; the next command goes on
       throw;

@@ -101,3 +101,27 @@ TEST_CASE("the drive's own queue: keys, defaults and refusals", "[diskemu][confi
   CHECK_THROWS_WITH(c.set("drive-age-limit", "500", keys), Contains("drive-age-limit=500") && Contains("500ms"));
   CHECK_THROWS_WITH(c.set("drive-age-limit", "0ms", keys), Contains("drive-age-limit=0ms") && Contains("> 0"));
 }
+
+TEST_CASE("write cache keys", "[diskemu][config]") {
+  DiskemuConfig c;
+  c.set("model", "hp97560", keys);
+  c.check();
+  CHECK_FALSE(c.write_cache);  // not given: the device as before
+  c.set("write-cache", "8M", keys);
+  c.set("write-cache-high-water", "50%", keys);
+  c.set("power-cut-after", "100", keys);
+  CHECK(c.write_cache == 8u << 20);
+  CHECK(c.write_cache_high_water == Approx(0.5));
+  CHECK(c.power_cut_after == 100u);
+  c.check();
+  CHECK_THROWS_WITH(c.set("write-cache", "lots", keys), Contains("write-cache=lots: expected a size"));
+  CHECK_THROWS_WITH(c.set("write-cache-high-water", "2", keys),
+                    Contains("write-cache-high-water=2:") && Contains("fraction"));
+  CHECK_THROWS_WITH(c.set("power-cut-after", "0", keys), Contains("expected a number of writes >= 1"));
+  DiskemuConfig through;
+  through.set("model", "hp97560", keys);
+  through.set("write-cache", "0", keys);
+  through.check();
+  through.set("power-cut-after", "3", keys);
+  CHECK_THROWS_WITH(through.check(), Contains("power-cut-after= needs a write cache"));
+}
