@@ -49,6 +49,7 @@ struct Location {
   double y = 0.0;
   std::int8_t y_dir = +1;
   Millis overhead_ms = 0.0;   // command overhead of the op, part of positioning
+  Millis settle_ms = 0.0;     // added to any non-zero move to it (a write's extra settle)
 };
 
 // The cost of serving one request that starts at `start.time_ms`.

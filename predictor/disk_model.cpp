@@ -19,93 +19,59 @@ DiskModel::DiskModel(DiskProfile profile) : profile_(std::move(profile)) {
   if (profile_.zones.empty()) throw ModelError(profile_.name + ": a disk needs at least one zone");
   if (!(profile_.rotation_ms > 0)) throw ModelError(profile_.name + ": rotation period must be > 0");
   spin_ = Spin::of(profile_.rotation_ms, profile_.rotation_phase);
+  layout_ = DiskLayout(profile_);
 
   const auto heads = static_cast<std::uint64_t>(profile_.heads);
-  std::uint64_t pba = 0;
   double angle = 0.0;
   for (std::size_t i = 0; i < profile_.zones.size(); ++i) {
     const ZoneSpec& zs = profile_.zones[i];
-    Zone z{zs.first_cylinder, zs.last_cylinder, zs.sectors_per_track, pba, 0.0,
+    Zone z{zs.first_cylinder, zs.last_cylinder, zs.sectors_per_track, 0.0,
            zs.track_skew_sectors.value_or(profile_.track_skew_sectors),
            zs.cylinder_skew_sectors.value_or(profile_.cylinder_skew_sectors)};
-    if (i > 0) angle = frac(angle + z.cylinder_skew / z.spt);  // crossing into this zone
+    if (zs.first_block_sectors)  // the zone's own origin (DiskSim): skews count from here
+      angle = frac(*zs.first_block_sectors / z.spt);
+    else if (i > 0)
+      angle = frac(angle + z.cylinder_skew / z.spt);  // crossing into this zone
     z.base_angle = angle;
     const auto ncyl = static_cast<std::uint64_t>(z.last_cylinder - z.first_cylinder + 1);
     // Angle of the last track of this zone, from which the next zone's first track is skewed.
     const double per_cyl = ((heads - 1) * z.track_skew + z.cylinder_skew) / z.spt;
     angle = frac(z.base_angle + static_cast<double>(ncyl - 1) * per_cyl +
                  static_cast<double>(heads - 1) * z.track_skew / z.spt);
-    pba += ncyl * heads * z.spt;
     zones_.push_back(z);
   }
   cylinders_ = zones_.back().last_cylinder + 1;
-  pbas_ = pba;
-  for (const auto& d : profile_.defects) defects_.push_back(chs_to_pba({d.cylinder, d.head, d.sector}));
-  std::sort(defects_.begin(), defects_.end());
-  defects_.erase(std::unique(defects_.begin(), defects_.end()), defects_.end());
-  lbas_ = pbas_ - defects_.size();
+  lbas_ = layout_.lbas();
+  if (profile_.capacity_sectors) {
+    if (*profile_.capacity_sectors > lbas_)
+      throw ModelError(fmt::format("{}: capacity_sectors {} is more than the layout's {} sectors",
+                                   name(), *profile_.capacity_sectors, lbas_));
+    lbas_ = *profile_.capacity_sectors;
+  }
   for (const auto& t : profile_.track_phase) track_phase_[t.cylinder * profile_.heads + t.head] = frac(t.phase);
   seek_ = SeekCurve(profile_.seek, cylinders_);
 }
 
-const DiskModel::Zone& DiskModel::zone_of_pba(std::uint64_t pba) const {
-  auto it = std::upper_bound(zones_.begin(), zones_.end(), pba,
-                             [](std::uint64_t p, const Zone& z) { return p < z.first_pba; });
-  return *(it - 1);
-}
-
-const DiskModel::Zone& DiskModel::zone_of_cylinder(std::int64_t c) const {
-  auto it = std::upper_bound(zones_.begin(), zones_.end(), c,
-                             [](std::int64_t cyl, const Zone& z) { return cyl < z.first_cylinder; });
-  return *(it - 1);
-}
-
-std::uint64_t DiskModel::lba_to_pba(std::uint64_t lba) const {
-  // Sector slipping: every defect at or before the candidate pushes it one further.
-  std::uint64_t pba = lba;
-  for (std::uint64_t d : defects_) {
-    if (d <= pba)
-      ++pba;
-    else
-      break;
-  }
-  return pba;
-}
-
-Chs DiskModel::pba_to_chs(std::uint64_t pba) const {
-  const Zone& z = zone_of_pba(pba);
-  const std::uint64_t rel = pba - z.first_pba;
-  const std::uint64_t track = rel / z.spt;
-  const auto heads = static_cast<std::uint64_t>(profile_.heads);
-  return Chs{z.first_cylinder + static_cast<std::int64_t>(track / heads),
-             static_cast<std::int32_t>(track % heads), static_cast<std::uint32_t>(rel % z.spt)};
-}
-
-std::uint64_t DiskModel::chs_to_pba(const Chs& chs) const {
-  if (chs.cylinder < 0 || chs.cylinder >= cylinders_ || chs.head < 0 || chs.head >= profile_.heads)
-    throw ModelError(fmt::format("{}: no cylinder {} head {}", name(), chs.cylinder, chs.head));
-  const Zone& z = zone_of_cylinder(chs.cylinder);
-  if (chs.sector >= z.spt)
-    throw ModelError(fmt::format("{}: cylinder {} has {} sectors per track, not sector {}", name(),
-                                 chs.cylinder, z.spt, chs.sector));
-  const auto heads = static_cast<std::uint64_t>(profile_.heads);
-  return z.first_pba +
-         (static_cast<std::uint64_t>(chs.cylinder - z.first_cylinder) * heads +
-          static_cast<std::uint64_t>(chs.head)) * z.spt + chs.sector;
-}
-
 Chs DiskModel::lba_to_chs(std::uint64_t lba) const {
   if (lba >= lbas_) throw ModelError(fmt::format("{}: LBA {} is beyond the last ({})", name(), lba, lbas_ - 1));
-  return pba_to_chs(lba_to_pba(lba));
+  return layout_.to_chs(lba);
 }
 
 std::uint64_t DiskModel::chs_to_lba(const Chs& chs) const {
-  const std::uint64_t pba = chs_to_pba(chs);
-  auto it = std::lower_bound(defects_.begin(), defects_.end(), pba);
-  if (it != defects_.end() && *it == pba)
-    throw ModelError(fmt::format("{}: sector {}:{}:{} is a slipped defect and has no LBA", name(),
-                                 chs.cylinder, chs.head, chs.sector));
-  return pba - static_cast<std::uint64_t>(it - defects_.begin());
+  std::optional<std::uint64_t> lba;
+  try {
+    lba = layout_.to_lba(chs);
+  } catch (const ModelError& e) {
+    throw ModelError(fmt::format("{}: {}", name(), e.what()));
+  }
+  if (!lba)
+    throw ModelError(fmt::format("{}: sector {}:{}:{} has no LBA (a slipped defect, a spare, a "
+                                 "remapped defect or empty space)",
+                                 name(), chs.cylinder, chs.head, chs.sector));
+  if (*lba >= lbas_)
+    throw ModelError(fmt::format("{}: sector {}:{}:{} holds LBA {}, beyond the capacity ({} sectors)",
+                                 name(), chs.cylinder, chs.head, chs.sector, *lba, lbas_));
+  return *lba;
 }
 
 std::uint32_t DiskModel::sectors_per_track(std::int64_t cylinder) const {
@@ -124,7 +90,7 @@ double DiskModel::track_angle(std::int64_t c, std::int32_t h, const TrackAngles*
   const Zone& z = zone_of_cylinder(c);
   const double per_cyl = ((profile_.heads - 1) * z.track_skew + z.cylinder_skew) / z.spt;
   return frac(z.base_angle + static_cast<double>(c - z.first_cylinder) * per_cyl +
-              static_cast<double>(h) * z.track_skew / z.spt);
+              static_cast<double>(layout_.track_index(c, h)) * z.track_skew / z.spt);
 }
 
 double DiskModel::sector_angle(const Chs& chs, const TrackAngles* learnt) const {
@@ -145,7 +111,7 @@ double DiskModel::end_angle(std::uint64_t lba, std::uint32_t sectors,
 
 double DiskModel::end_angle(std::uint64_t lba, std::uint32_t sectors,
                             const TrackAngles* learnt) const {
-  const Chs last = pba_to_chs(lba_to_pba(lba + std::max<std::uint32_t>(sectors, 1) - 1));
+  const Chs last = lba_to_chs(lba + std::max<std::uint32_t>(sectors, 1) - 1);
   return frac(sector_angle(last, learnt) + 1.0 / zone_of_cylinder(last.cylinder).spt);
 }
 
@@ -187,12 +153,18 @@ Millis DiskModel::wait_for(const Spin& spin, Millis t, double angle) {
   return d * spin.period_ms;
 }
 
-Millis DiskModel::move_ms(std::int64_t c0, std::int32_t h0, std::int64_t c1, std::int32_t h1) const {
+Millis DiskModel::move_ms(std::int64_t c0, std::int32_t h0, std::int64_t c1, std::int32_t h1,
+                          Millis settle) const {
+  Millis m = 0.0;
   if (c0 != c1) {
     const Millis s = seek_(c1 - c0);
-    return h0 != h1 ? std::max(s, profile_.head_switch_ms) : s;
+    m = h0 != h1 ? std::max(s, profile_.head_switch_ms) : s;
+  } else if (h0 != h1) {
+    m = profile_.head_switch_ms;
   }
-  return h0 != h1 ? profile_.head_switch_ms : 0.0;
+  // DiskSim adds the write settle to any move that takes time; a negative one cannot
+  // make a move cost less than nothing.
+  return m > 0.0 && settle != 0.0 ? std::max(m + settle, 0.0) : m;
 }
 
 Location DiskModel::locate(std::uint64_t lba, std::uint32_t sectors, Op op) const {
@@ -209,7 +181,7 @@ Location DiskModel::locate(std::uint64_t lba, std::uint32_t sectors, Op op,
   if (lba >= lbas_ || sectors > lbas_ - lba)
     throw ModelError(fmt::format("{}: sectors [{}, {}) lie beyond the device ({} sectors)", name(),
                                  lba, lba + sectors, lbas_));
-  const Chs chs = pba_to_chs(lba_to_pba(lba));
+  const Chs chs = layout_.to_chs(lba);
   Location l;
   l.lba = lba;
   l.sectors = sectors;
@@ -217,11 +189,12 @@ Location DiskModel::locate(std::uint64_t lba, std::uint32_t sectors, Op op,
   l.head = chs.head;
   l.angle = sector_angle(chs, learnt);
   l.overhead_ms = profile_.overhead_ms.of(op);
+  l.settle_ms = settle_of(op);
   return l;
 }
 
 Millis DiskModel::positioning_ms(const HeadState& from, const Location& to) const {
-  const Millis move = move_ms(from.cylinder, from.head, to.cylinder, to.head);
+  const Millis move = move_ms(from.cylinder, from.head, to.cylinder, to.head, to.settle_ms);
   const Millis t = from.time_ms + to.overhead_ms + move;
   return to.overhead_ms + move + wait_for(spin_from(from), t, to.angle);
 }
@@ -253,25 +226,28 @@ Cost DiskModel::service(const HeadState& from, Op op, std::uint64_t offset, std:
   const std::uint64_t end_lba = (offset + length + sb - 1) / sb;
   const Location loc = locate(lba, static_cast<std::uint32_t>(end_lba - lba), op, learnt);
   const Spin& spin = spin_from(from);
-  c.seek_ms = move_ms(from.cylinder, from.head, loc.cylinder, loc.head);
+  c.seek_ms = move_ms(from.cylinder, from.head, loc.cylinder, loc.head, loc.settle_ms);
   Millis t = from.time_ms + c.overhead_ms + c.seek_ms;
   c.rotation_ms = wait_for(spin, t, loc.angle);
   t += c.rotation_ms;
   const Millis transfer_start = t;
 
-  // Walk the physical sectors from the first to the last LBA's, track by track; slipped
-  // defects in between pass under the head and cost their sector time.
-  std::uint64_t pba = lba_to_pba(lba);
-  const std::uint64_t last_pba = lba_to_pba(end_lba - 1);
-  Chs pos = pba_to_chs(pba);
+  // Run by run: the LBAs that lie in rising sectors on one track are read in one pass
+  // (slipped sectors among them pass under the head and cost their time); to the next
+  // run's track it is a switch and a rotational wait. Spare space, slipped tracks and
+  // remapped defects are reached by moving there, never by passing over them.
+  std::uint64_t first = lba;
+  const std::uint64_t last = end_lba - 1;
+  Chs pos = layout_.to_chs(first);
   for (;;) {
     const Zone& z = zone_of_cylinder(pos.cylinder);
-    const std::uint64_t on_track = std::min<std::uint64_t>(z.spt - pos.sector, last_pba - pba + 1);
-    t += static_cast<double>(on_track) * spin.period_ms / z.spt;
-    pba += on_track;
-    if (pba > last_pba) break;
-    const Chs next = pba_to_chs(pba);
-    t += move_ms(pos.cylinder, pos.head, next.cylinder, next.head);
+    const std::uint64_t e = layout_.run_end(first, last);
+    const Chs end = e == first ? pos : layout_.to_chs(e);
+    t += static_cast<double>(end.sector - pos.sector + 1) * spin.period_ms / z.spt;
+    if (e == last) break;
+    first = e + 1;
+    const Chs next = layout_.to_chs(first);
+    t += move_ms(pos.cylinder, pos.head, next.cylinder, next.head, loc.settle_ms);
     t += wait_for(spin, t, sector_angle(next, learnt));
     pos = next;
   }

@@ -14,17 +14,11 @@
 #include <vector>
 
 #include "predictor/device_model.hpp"
+#include "predictor/disk_layout.hpp"
 #include "predictor/profile.hpp"
 #include "predictor/seek_curve.hpp"
 
 namespace disksched {
-
-struct Chs {
-  std::int64_t cylinder = 0;
-  std::int32_t head = 0;
-  std::uint32_t sector = 0;
-  bool operator==(const Chs&) const = default;
-};
 
 class DiskModel final : public DeviceModel {
  public:
@@ -68,27 +62,29 @@ class DiskModel final : public DeviceModel {
 
   // Geometry, exposed for tests and tools.
   Chs lba_to_chs(std::uint64_t lba) const;
-  std::uint64_t chs_to_lba(const Chs& chs) const;  // throws for a defective sector
+  // Throws for a sector that holds no LBA (slipped, spare, remapped defect, empty front).
+  std::uint64_t chs_to_lba(const Chs& chs) const;
   std::uint32_t sectors_per_track(std::int64_t cylinder) const;
   double track_angle(std::int64_t cylinder, std::int32_t head,
                      const TrackAngles* learnt = nullptr) const;
   double sector_angle(const Chs& chs, const TrackAngles* learnt = nullptr) const;
-  // Cost of switching from track (c0, h0) to (c1, h1): seek, head switch or both.
-  Millis move_ms(std::int64_t c0, std::int32_t h0, std::int64_t c1, std::int32_t h1) const;
+  // Cost of switching from track (c0, h0) to (c1, h1): seek, head switch or both, plus
+  // `settle` when there is a move at all (a write's extra settle, possibly < 0).
+  Millis move_ms(std::int64_t c0, std::int32_t h0, std::int64_t c1, std::int32_t h1,
+                 Millis settle = 0.0) const;
+  const DiskLayout& layout() const { return layout_; }
 
  private:
   struct Zone {
     std::int64_t first_cylinder, last_cylinder;
     std::uint32_t spt;
-    std::uint64_t first_pba;   // physical sector index of (first_cylinder, 0, 0)
-    double base_angle;         // angle of sector 0 of (first_cylinder, 0) from skews
+    double base_angle;         // angle of sector 0 of the zone's first track
     double track_skew, cylinder_skew;  // sectors
   };
-  const Zone& zone_of_pba(std::uint64_t pba) const;
-  const Zone& zone_of_cylinder(std::int64_t c) const;
-  std::uint64_t lba_to_pba(std::uint64_t lba) const;
-  Chs pba_to_chs(std::uint64_t pba) const;
-  std::uint64_t chs_to_pba(const Chs& chs) const;
+  const Zone& zone_of_cylinder(std::int64_t c) const { return zones_[layout_.zone_of_cylinder(c)]; }
+  Millis settle_of(Op op) const {
+    return op == Op::Write || op == Op::Zero ? profile_.write_settle_ms : 0.0;
+  }
   const Spin& spin_from(const HeadState& s) const { return s.spin.given() ? s.spin : spin_; }
   // Time from `t` until the platter, turning as `spin`, brings `angle` under the heads.
   static Millis wait_for(const Spin& spin, Millis t, double angle);
@@ -100,10 +96,10 @@ class DiskModel final : public DeviceModel {
 
   DiskProfile profile_;
   SeekCurve seek_;
+  DiskLayout layout_;
   std::vector<Zone> zones_;
   std::int64_t cylinders_ = 0;
-  std::uint64_t pbas_ = 0, lbas_ = 0;
-  std::vector<std::uint64_t> defects_;  // sorted physical sector indices
+  std::uint64_t lbas_ = 0;
   TrackAngles track_phase_;  // the profile's measured ones: c * heads + h -> angle
   Spin spin_;                // the profile's
 };

@@ -168,19 +168,43 @@ SeekCurveSpec read_seek(const Reader& r, std::int64_t cylinders) {
     a = p.number("a", 0, kMaxMs);
     b = p.number("b", 0, kMaxMs);
   };
-  if (form == "two-piece" || form == "three-piece") {
-    s.form = form == "two-piece" ? SeekCurveSpec::Form::TwoPiece : SeekCurveSpec::Form::ThreePiece;
+  if (form == "two-piece" || form == "three-piece" || form == "first-ten") {
+    s.form = form == "two-piece"     ? SeekCurveSpec::Form::TwoPiece
+             : form == "three-piece" ? SeekCurveSpec::Form::ThreePiece
+                                     : SeekCurveSpec::Form::FirstTenTwoPiece;
     if (form == "two-piece")
       o.only({"form", "short", "boundary", "long"});
-    else
+    else if (form == "three-piece")
       o.only({"form", "short", "boundary", "long", "single_cylinder_ms"});
+    else
+      o.only({"form", "short", "boundary", "long", "first_ten"});
     piece("short", s.short_a, s.short_b);
     piece("long", s.long_a, s.long_b);
     s.boundary = o.integer("boundary", 0, std::max<std::int64_t>(cylinders, 1));
     if (form == "three-piece") s.single_cylinder_ms = o.number("single_cylinder_ms", 0, kMaxMs);
+    if (form == "first-ten") {
+      if (!o.has("first_ten")) o.missing("first_ten", "a list of 10 times in ms (distances 1-10)");
+      const json& ft = o.at("first_ten");
+      if (!ft.is_array() || ft.size() != 10)
+        o.fail("first_ten", ft, "a list of 10 times in ms (distances 1-10)");
+      for (std::size_t i = 0; i < ft.size(); ++i) {
+        if (!ft[i].is_number() || !(ft[i].get<double>() >= 0 && ft[i].get<double>() <= kMaxMs))
+          o.fail(fmt::format("first_ten[{}]", i), ft[i], "a time in ms >= 0");
+        s.first_ten.push_back(ft[i].get<double>());
+      }
+    }
+  } else if (form == "curve") {
+    o.only({"form", "single_cylinder_ms", "average_ms", "full_stroke_ms"});
+    s.form = SeekCurveSpec::Form::Curve;
+    s.single_cylinder_ms = o.number("single_cylinder_ms", 0, kMaxMs);
+    s.average_ms = o.number("average_ms", 0, kMaxMs);
+    s.full_stroke_ms = o.number("full_stroke_ms", 0, kMaxMs);
   } else if (form == "table") {
-    o.only({"form", "points"});
+    o.only({"form", "points", "beyond"});
     s.form = SeekCurveSpec::Form::Table;
+    const std::string beyond = o.string("beyond", std::string("flat"));
+    if (beyond != "flat" && beyond != "linear") o.fail("beyond", o.at("beyond"), "\"flat\" or \"linear\"");
+    s.extrapolate = beyond == "linear";
     if (!o.has("points")) o.missing("points", "a list of [distance, ms] pairs");
     const json& pts = o.at("points");
     if (!pts.is_array() || pts.empty()) o.fail("points", pts, "a non-empty list of [distance, ms] pairs");
@@ -198,9 +222,83 @@ SeekCurveSpec read_seek(const Reader& r, std::int64_t cylinders) {
       last = d;
     }
   } else {
-    o.fail("form", o.at("form"), "one of \"two-piece\", \"three-piece\", \"table\"");
+    o.fail("form", o.at("form"),
+           "one of \"two-piece\", \"three-piece\", \"table\", \"curve\", \"first-ten\"");
   }
   return s;
+}
+
+constexpr std::pair<Sparing, const char*> kSparingNames[] = {
+    {Sparing::None, "none"},
+    {Sparing::TracksPerZone, "tracks-per-zone"},
+    {Sparing::SectorsPerCylinder, "sectors-per-cylinder"},
+    {Sparing::SectorsPerTrack, "sectors-per-track"},
+    {Sparing::SectorsPerCylinderSlipToEnd, "sectors-per-cylinder-slip-to-end"},
+    {Sparing::SectorsAtEnd, "sectors-at-end"},
+    {Sparing::SectorsPerRange, "sectors-per-range"},
+    {Sparing::SectorsPerZone, "sectors-per-zone"},
+    {Sparing::SectorsPerZoneSlipToEnd, "sectors-per-zone-slip-to-end"},
+};
+constexpr std::pair<Mapping, const char*> kMappingNames[] = {
+    {Mapping::Conventional, "conventional"},
+    {Mapping::Serpentine, "serpentine"},
+    {Mapping::SerpentineGlobal, "serpentine-global"},
+};
+
+template <typename E, std::size_t N>
+E read_name(const Reader& r, const std::string& key, const std::pair<E, const char*> (&names)[N], E def) {
+  if (!r.has(key)) return def;
+  const std::string v = r.string(key);
+  std::string valid;
+  for (const auto& [e, name] : names) {
+    if (v == name) return e;
+    valid += fmt::format("{}\"{}\"", valid.empty() ? "" : ", ", name);
+  }
+  r.fail(key, r.at(key), "one of " + valid);
+}
+
+LayoutSpec read_layout(const Reader& r) {
+  LayoutSpec l;
+  if (!r.has("layout")) return l;
+  Reader o(r.at("layout"), r.origin(), "layout");
+  o.only({"mapping", "sparing", "range_cylinders"});
+  l.mapping = read_name(o, "mapping", kMappingNames, Mapping::Conventional);
+  l.sparing = read_name(o, "sparing", kSparingNames, Sparing::None);
+  l.range_cylinders = o.integer("range_cylinders", 1, kMaxCylinders, 1);
+  return l;
+}
+
+bool is_index(const json& v) {
+  return v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() >= 0);
+}
+
+// A list of zone-relative indices (slips) or of [defect, spare] pairs (remaps).
+std::vector<std::uint64_t> read_indices(const Reader& z, const std::string& key) {
+  std::vector<std::uint64_t> out;
+  if (!z.has(key)) return out;
+  const json& a = z.at(key);
+  if (!a.is_array()) z.fail(key, a, "a list of zone-relative indices (integers >= 0)");
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (!is_index(a[i]))
+      z.fail(fmt::format("{}[{}]", key, i), a[i], "a zone-relative index (an integer >= 0)");
+    out.push_back(a[i].get<std::uint64_t>());
+  }
+  return out;
+}
+
+std::vector<std::pair<std::uint64_t, std::uint64_t>> read_remaps(const Reader& z) {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
+  if (!z.has("remaps")) return out;
+  const json& a = z.at("remaps");
+  if (!a.is_array()) z.fail("remaps", a, "a list of [defect, spare] pairs");
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const json& p = a[i];
+    if (!p.is_array() || p.size() != 2 || !is_index(p[0]) || !is_index(p[1]))
+      z.fail(fmt::format("remaps[{}]", i), p,
+             "a pair [defect, spare] of zone-relative indices (integers >= 0)");
+    out.emplace_back(p[0].get<std::uint64_t>(), p[1].get<std::uint64_t>());
+  }
+  return out;
 }
 
 json seek_json(const SeekCurveSpec& s) {
@@ -210,23 +308,42 @@ json seek_json(const SeekCurveSpec& s) {
     json pts = json::array();
     for (const auto& [d, ms] : s.points) pts.push_back({d, ms});
     j["points"] = pts;
+    if (s.extrapolate) j["beyond"] = "linear";
+  } else if (s.form == SeekCurveSpec::Form::Curve) {
+    j["single_cylinder_ms"] = s.single_cylinder_ms;
+    j["average_ms"] = s.average_ms;
+    j["full_stroke_ms"] = s.full_stroke_ms;
   } else {
     j["short"] = {{"a", s.short_a}, {"b", s.short_b}};
     j["boundary"] = s.boundary;
     j["long"] = {{"a", s.long_a}, {"b", s.long_b}};
     if (s.form == SeekCurveSpec::Form::ThreePiece) j["single_cylinder_ms"] = s.single_cylinder_ms;
+    if (s.form == SeekCurveSpec::Form::FirstTenTwoPiece) j["first_ten"] = s.first_ten;
   }
   return j;
 }
 
 }  // namespace
 
+const char* sparing_name(Sparing s) {
+  for (const auto& [e, name] : kSparingNames)
+    if (e == s) return name;
+  return "?";
+}
+
+const char* mapping_name(Mapping m) {
+  for (const auto& [e, name] : kMappingNames)
+    if (e == m) return name;
+  return "?";
+}
+
 DiskProfile profile_from_json(const json& j, const std::string& origin) {
   Reader r(j, origin, "");
   r.only({"schema", "version", "kind", "name", "sector_bytes", "heads", "rpm", "rotation_ms",
           "zones", "track_skew_sectors", "cylinder_skew_sectors", "head_switch_ms",
           "overhead_ms", "completion_ms", "seek", "rotation_phase", "track_phase", "defects",
-          "source", "controller", "bus", "cache"});
+          "layout", "write_settle_ms", "capacity_sectors", "source", "controller", "bus",
+          "cache"});
   if (r.has("schema") && r.string("schema") != "disksched-geometry")
     r.fail("schema", r.at("schema"), "\"disksched-geometry\"");
   std::int64_t version = r.integer("version", 1, 1000);
@@ -253,6 +370,10 @@ DiskProfile profile_from_json(const json& j, const std::string& origin) {
   p.overhead_ms = read_per_op(r, "overhead_ms");
   p.completion_ms = read_per_op(r, "completion_ms");
   p.rotation_phase = r.number("rotation_phase", 0, 1, 0.0);
+  p.layout = read_layout(r);
+  p.write_settle_ms = r.number("write_settle_ms", -kMaxMs, kMaxMs, 0.0);
+  if (r.has("capacity_sectors"))
+    p.capacity_sectors = static_cast<std::uint64_t>(r.integer("capacity_sectors", 1, INT64_MAX));
 
   if (!r.has("zones")) r.missing("zones", "a non-empty list of zones");
   const json& zones = r.at("zones");
@@ -261,17 +382,31 @@ DiskProfile profile_from_json(const json& j, const std::string& origin) {
   for (std::size_t i = 0; i < zones.size(); ++i) {
     Reader z(zones[i], origin, fmt::format("zones[{}]", i));
     z.only({"first_cylinder", "last_cylinder", "sectors_per_track", "track_skew_sectors",
-            "cylinder_skew_sectors"});
+            "cylinder_skew_sectors", "first_block_sectors", "empty_front", "spares", "slips",
+            "remaps"});
     ZoneSpec zs;
     zs.first_cylinder = z.integer("first_cylinder", 0, kMaxCylinders - 1);
-    if (zs.first_cylinder != next_cyl)
+    if (i == 0 && zs.first_cylinder != 0)
+      z.fail("first_cylinder", zones[i].at("first_cylinder"), "0 (the first zone starts the disk)");
+    // Gaps between zones (cylinders without data) are a real drive's layout; without a
+    // "layout" a gap is more likely a typo.
+    if (r.has("layout") ? zs.first_cylinder < next_cyl : zs.first_cylinder != next_cyl)
       z.fail("first_cylinder", zones[i].at("first_cylinder"),
-             fmt::format("{} (zones are contiguous, in order, from cylinder 0)", next_cyl));
+             r.has("layout")
+                 ? fmt::format("{} or more (zones in order, not overlapping)", next_cyl)
+                 : fmt::format("{} (zones are contiguous, in order, from cylinder 0; gaps need "
+                               "a \"layout\" object)",
+                               next_cyl));
     zs.last_cylinder = z.integer("last_cylinder", zs.first_cylinder, kMaxCylinders - 1);
     zs.sectors_per_track = static_cast<std::uint32_t>(z.integer("sectors_per_track", 1, 1 << 20));
     if (z.has("track_skew_sectors")) zs.track_skew_sectors = z.number("track_skew_sectors", 0, 1e6);
     if (z.has("cylinder_skew_sectors"))
       zs.cylinder_skew_sectors = z.number("cylinder_skew_sectors", 0, 1e6);
+    if (z.has("first_block_sectors")) zs.first_block_sectors = z.number("first_block_sectors", 0, 1e6);
+    zs.empty_front = static_cast<std::uint64_t>(z.integer("empty_front", 0, INT64_MAX, 0));
+    zs.spares = static_cast<std::uint64_t>(z.integer("spares", 0, INT64_MAX, 0));
+    zs.slips = read_indices(z, "slips");
+    zs.remaps = read_remaps(z);
     next_cyl = zs.last_cylinder + 1;
     p.zones.push_back(zs);
   }
@@ -319,6 +454,7 @@ DiskProfile profile_from_json(const json& j, const std::string& origin) {
       df.cylinder = t.integer("cylinder", 0, next_cyl - 1);
       df.head = static_cast<std::int32_t>(t.integer("head", 0, p.heads - 1));
       const ZoneSpec* z = find_zone(df.cylinder);
+      if (z == nullptr) t.fail("cylinder", d[i].at("cylinder"), "a cylinder inside a zone (not in a gap)");
       df.sector = static_cast<std::uint32_t>(t.integer("sector", 0, z->sectors_per_track - 1));
       p.defects.push_back(df);
     }
@@ -349,6 +485,15 @@ json profile_to_json(const DiskProfile& p) {
                {"sectors_per_track", z.sectors_per_track}};
     if (z.track_skew_sectors) zj["track_skew_sectors"] = *z.track_skew_sectors;
     if (z.cylinder_skew_sectors) zj["cylinder_skew_sectors"] = *z.cylinder_skew_sectors;
+    if (z.first_block_sectors) zj["first_block_sectors"] = *z.first_block_sectors;
+    if (z.empty_front != 0) zj["empty_front"] = z.empty_front;
+    if (z.spares != 0) zj["spares"] = z.spares;
+    if (!z.slips.empty()) zj["slips"] = z.slips;
+    if (!z.remaps.empty()) {
+      json rm = json::array();
+      for (const auto& [d, sp] : z.remaps) rm.push_back({d, sp});
+      zj["remaps"] = rm;
+    }
     zones.push_back(zj);
   }
   j["zones"] = zones;
@@ -359,6 +504,15 @@ json profile_to_json(const DiskProfile& p) {
   j["completion_ms"] = per_op_json(p.completion_ms);
   j["seek"] = seek_json(p.seek);
   j["rotation_phase"] = p.rotation_phase;
+  // Written only when they say something, so older profiles save as they were.
+  if (p.layout.mapping != Mapping::Conventional || p.layout.sparing != Sparing::None ||
+      p.layout.range_cylinders != 1) {
+    j["layout"] = {{"mapping", mapping_name(p.layout.mapping)},
+                   {"sparing", sparing_name(p.layout.sparing)}};
+    if (p.layout.sparing == Sparing::SectorsPerRange) j["layout"]["range_cylinders"] = p.layout.range_cylinders;
+  }
+  if (p.write_settle_ms != 0.0) j["write_settle_ms"] = p.write_settle_ms;
+  if (p.capacity_sectors) j["capacity_sectors"] = *p.capacity_sectors;
   if (!p.track_phase.empty()) {
     json tp = json::array();
     for (const auto& t : p.track_phase)

@@ -1,4 +1,5 @@
-// `disksched model show|seek|map|zones`: inspect a device model.
+// `disksched model show|seek|map|zones|import`: inspect a device model; import one.
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -13,6 +14,7 @@
 #include "predictor/access_map.hpp"
 #include "predictor/disk_model.hpp"
 #include "predictor/fixed_model.hpp"
+#include "predictor/import/disksim_import.hpp"
 #include "tools/cmd_model_mems.hpp"
 #include "tools/commands.hpp"
 #include "tools/plot.hpp"
@@ -25,11 +27,20 @@ using nlohmann::json;
 json describe_disk(const DiskModel& m) {
   const DiskProfile& p = m.profile();
   json zones = json::array();
-  for (const auto& z : p.zones)
-    zones.push_back({{"first_cylinder", z.first_cylinder},
-                     {"last_cylinder", z.last_cylinder},
-                     {"sectors_per_track", z.sectors_per_track},
-                     {"sector_time_ms", m.rotation_ms() / z.sectors_per_track}});
+  for (std::size_t i = 0; i < p.zones.size(); ++i) {
+    const ZoneSpec& z = p.zones[i];
+    json zj = {{"first_cylinder", z.first_cylinder},
+               {"last_cylinder", z.last_cylinder},
+               {"sectors_per_track", z.sectors_per_track},
+               {"sector_time_ms", m.rotation_ms() / z.sectors_per_track},
+               {"first_lba", m.layout().zone_first_lba(i)},
+               {"lbas", m.layout().zone_lbas(i)}};
+    if (z.spares != 0) zj["spares"] = z.spares;
+    if (!z.slips.empty()) zj["slips"] = z.slips.size();
+    if (!z.remaps.empty()) zj["remaps"] = z.remaps.size();
+    if (z.empty_front != 0) zj["empty_front"] = z.empty_front;
+    zones.push_back(zj);
+  }
   return {{"kind", "disk"},
           {"name", m.name()},
           {"capacity_bytes", m.capacity_bytes()},
@@ -46,6 +57,9 @@ json describe_disk(const DiskModel& m) {
           {"overhead_ms", {{"read", p.overhead_ms.read}, {"write", p.overhead_ms.write},
                            {"other", p.overhead_ms.other}}},
           {"seek", profile_to_json(p)["seek"]},
+          {"write_settle_ms", p.write_settle_ms},
+          {"layout", {{"mapping", mapping_name(p.layout.mapping)},
+                      {"sparing", sparing_name(p.layout.sparing)}}},
           {"defects", p.defects.size()}};
 }
 
@@ -230,6 +244,41 @@ void add_model_commands(CLI::App& app) {
       std::cout << fmt::format("{:<18} {:>7}  {}\n", "definition", "ours", "meaning");
       for (const auto& r : defs)
         std::cout << fmt::format("{:<18} {:>6.1f}%  {}\n", r.name, 100 * r.fraction, r.description);
+    });
+  }
+  {
+    auto* imp = model->add_subcommand(
+        "import", "Write a profile from DiskSim 4.0 files: a .parv, a .diskspecs or a .model");
+    auto file = std::make_shared<std::string>();
+    auto diskspecs = std::make_shared<std::string>();
+    auto model_file = std::make_shared<std::string>();
+    auto out = std::make_shared<std::string>();
+    imp->add_option("FILE", *file, "NAME.parv (the disk it instantiates), NAME.diskspecs or NAME.model");
+    imp->add_option("--diskspecs", *diskspecs, "The disk's .diskspecs (instead of FILE)");
+    imp->add_option("--model", *model_file, "The disk's .model (replaces the Model the disk spec names)");
+    imp->add_option("-o,--output", *out, "The profile to write (.json)")->required();
+    imp->callback([=] {
+      if (!file->empty() && !diskspecs->empty())
+        throw std::invalid_argument(
+            fmt::format("give FILE ({}) or --diskspecs ({}), not both", *file, *diskspecs));
+      std::string from = !file->empty() ? *file : *diskspecs;
+      std::string model_path = *model_file;
+      if (from.empty()) std::swap(from, model_path);
+      if (from.empty())
+        throw std::invalid_argument("model import: give FILE (.parv, .diskspecs or .model) or --diskspecs/--model");
+      const auto t0 = std::chrono::steady_clock::now();
+      const disksim::DiskSimImport r = disksim::import_disksim(from, model_path);
+      const DiskModel m(r.profile);
+      const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      for (const auto& line : r.ignored) std::cerr << "model import: ignored (not modelled): " << line << "\n";
+      for (const auto& note : r.notes) std::cerr << "model import: note: " << note << "\n";
+      save_profile(r.profile, *out);
+      std::cout << fmt::format(
+          "{}: {} blocks (the file states {}), {} zones, {} cylinders, {} heads, {} rpm, sparing "
+          "{}, seek {}; {} keys ignored; {:.1f} ms -> {}\n",
+          r.profile.name, m.lbas(), r.stated_blocks, r.profile.zones.size(), m.cylinders(), m.heads(),
+          std::lround(60000.0 / m.rotation_ms()), sparing_name(r.profile.layout.sparing),
+          seek_form_name(r.profile.seek.form), r.ignored.size(), ms, *out);
     });
   }
   add_mems_zone_command(*model);

@@ -84,3 +84,26 @@ expect_error "not a MEMS device" model zones hp97560 --threshold-ms 0.4
 out=$("$DISKSCHED" model map mems --from 1200:1200 -o "$TMPDIR_TEST/mems.csv")
 echo "$out" | grep -q "equivalence regions" || fail "mems map: $out"
 echo "mems CLI ok"
+
+# DiskSim import: the four validation disks, what is ignored, and a malformed file.
+valid="$TESTS_SRCDIR/data/disksim-valid"
+for disk in hp_c2247a:2054864 cheetah9LP:17783240 ibm18es:17916240 dec_rz26:2050860; do
+  name=${disk%%:*} blocks=${disk##*:}
+  out=$("$DISKSCHED" model import "$valid/$name.parv" -o "$TMPDIR_TEST/$name.json" 2>"$TMPDIR_TEST/$name.err") \
+    || fail "model import $name: $(cat "$TMPDIR_TEST/$name.err")"
+  echo "$out" | grep -q "$blocks blocks" || fail "model import $name: $out"
+  grep -q "^model import: ignored (not modelled): disksim_disk .*: Number of buffer segments (" \
+    "$TMPDIR_TEST/$name.err" || fail "model import $name: no ignored keys listed"
+  "$DISKSCHED" model show "$TMPDIR_TEST/$name.json" --json | $py -c '
+import json, sys; j = json.load(sys.stdin)
+assert j["capacity_bytes"] == int(sys.argv[1]) * 512, j["capacity_bytes"]' "$blocks" \
+    || fail "model show $name.json"
+done
+"$DISKSCHED" model import --diskspecs "$valid/hp_c2247a.diskspecs" \
+  --model "$valid/hp_c2247a_validate.model" -o "$TMPDIR_TEST/pair.json" 2>/dev/null \
+  | grep -q "2054864 blocks" || fail "model import --diskspecs --model"
+printf 'dm_disk D {\n  Number of data surfaces = 2\n  Number of cylinders = 3\n}\n' > "$TMPDIR_TEST/bad.model"
+expect_error "bad.model:3: expected ',' or '}' after the value of 'Number of data surfaces', found the word 'Number'" \
+  model import "$TMPDIR_TEST/bad.model" -o "$TMPDIR_TEST/bad.json"
+expect_error "give FILE" model import -o "$TMPDIR_TEST/none.json"
+echo "model import ok"

@@ -46,6 +46,54 @@ TEST_CASE("a profile survives JSON round trip and builds the same model", "[prof
   CHECK(b.track_angle(3, 1) == 0.125);
 }
 
+TEST_CASE("the layout and seek fields of a real drive survive the round trip; older "
+          "profiles save as they were",
+          "[profile]") {
+  DiskProfile p = testing::zoned_profile(false);
+  p.layout = {Mapping::Serpentine, Sparing::SectorsPerRange, 2};
+  p.zones[0].first_block_sectors = 7;
+  p.zones[0].empty_front = 11;
+  p.zones[0].spares = 5;
+  p.zones[0].slips = {3, 200};
+  p.zones[1].spares = 5;
+  p.zones[1].remaps = {{9, 799}};
+  p.zones[2].spares = 5;
+  p.zones[2] = ZoneSpec{62, 99, 80, {}, {}};  // a gap: cylinders 60 and 61 hold no data
+  p.zones[2].spares = 5;
+  p.write_settle_ms = -0.25;
+  p.seek.form = SeekCurveSpec::Form::FirstTenTwoPiece;
+  p.seek.first_ten = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+  const json j = profile_to_json(p);
+  CHECK(j["layout"]["sparing"] == "sectors-per-range");
+  CHECK(j["layout"]["range_cylinders"] == 2);
+  CHECK(j["zones"][0]["slips"] == json::array({3, 200}));
+  CHECK(j["zones"][1]["remaps"] == json::array({json::array({9, 799})}));
+  const DiskProfile q = profile_from_json(j, "roundtrip");
+  CHECK(profile_to_json(q) == j);
+  CHECK(DiskModel(q).lbas() == DiskModel(p).lbas());
+  const json curve = {{"form", "curve"}, {"single_cylinder_ms", 1}, {"average_ms", 5}, {"full_stroke_ms", 9}};
+  json k = j;
+  k["seek"] = curve;
+  CHECK(profile_to_json(profile_from_json(k, "curve"))["seek"] == curve);
+  k["seek"] = {{"form", "table"}, {"points", {{1, 1.0}, {9, 2.0}}}, {"beyond", "linear"}};
+  CHECK(profile_from_json(k, "table").seek.extrapolate);
+  // Older profiles: none of the new keys appear.
+  const json old = profile_to_json(testing::zoned_profile(true));
+  for (const char* key : {"layout", "write_settle_ms"}) CHECK_FALSE(old.contains(key));
+  CHECK_FALSE(old["zones"][0].contains("spares"));
+  // A gap needs the layout that explains it.
+  k = j;
+  k.erase("layout");
+  CHECK_THAT(error_of(k), Catch::Contains("zones[2].first_cylinder") &&
+                              Catch::Contains("gaps need a \"layout\""));
+  k = j;
+  k["layout"]["sparing"] = "sometimes";
+  CHECK_THAT(error_of(k), Catch::Contains("layout.sparing") && Catch::Contains("\"tracks-per-zone\""));
+  k = j;
+  k["zones"][0]["slips"] = {1, -2};
+  CHECK_THAT(error_of(k), Catch::Contains("zones[0].slips[1]"));
+}
+
 TEST_CASE("load_model knows the built-ins and reads profile files", "[profile]") {
   CHECK(load_model("hp97560")->name() == "hp97560");
   CHECK(load_model("hp97560-full")->name() == "hp97560-full");
