@@ -2,9 +2,9 @@
 // passes on reaches the platter (DIXtrac's answer when the cache cannot be turned off).
 //
 // It keeps what the drive may hold: the last `segments` reads, each with the read-ahead
-// behind it. Before a read of a sector that may be held, it reads as many far-away places
-// as push a sector out (found by check_cache), so the read misses; its timing is then a
-// media access. Those reads cost time but no accuracy: a completion's phase is the
+// behind it. Before a read of a sector that may be held, it reads as many other places
+// (near, but out of any window) as push a sector out (found by check_cache), so the read
+// misses; its timing is then a media access. Those reads cost time but no accuracy: a completion's phase is the
 // sector's, whatever came before.
 //
 // A reach probe is a pair (a read of src, then dst a chosen slack before its sector comes
@@ -52,14 +52,14 @@ class CacheDefeat final : public ProbeTarget {
   };
   bool held(std::uint64_t lba, std::uint32_t count) const;
   void note_read(std::uint64_t lba, std::uint32_t count);
-  void evict();
+  // Reads other places until nothing may hold the sectors `next` reads.
+  void evict(std::uint64_t next);
 
   ProbeTarget& inner_;
   std::uint64_t window_;     // sectors past a read that read-ahead may hold
   unsigned segments_;        // reads that push a sector out
   std::deque<Held> held_;    // newest first
   std::optional<std::uint64_t> pair_dst_;  // the dst of the pair under way
-  std::uint64_t next_far_ = 0;
   std::uint64_t evictions_ = 0;
 };
 

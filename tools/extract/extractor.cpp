@@ -1007,7 +1007,7 @@ ExtractResult Extraction::run() {
 
   if (defeat_) {
     r_.cache_evictions = defeat_->evictions();
-    note(fmt::format("drive cache defeated: {} reads of far places pushed probed sectors out of the "
+    note(fmt::format("drive cache defeated: {} reads of other places pushed probed sectors out of the "
                      "buffer; {} reach pairs measured the other way round, out of read-ahead's way",
                      r_.cache_evictions, turned_round_));
   }
