@@ -10,6 +10,7 @@
 
 #include "predictor/disk_model.hpp"
 #include "predictor/profile.hpp"
+#include "tools/extract/cache_defeat.hpp"
 #include "tools/extract/compare.hpp"
 #include "tools/extract/extractor.hpp"
 #include "tools/extract/virtual_target.hpp"
@@ -102,4 +103,24 @@ TEST_CASE("without the defeat the C2247A's cache fools the extraction", "[extrac
     fooled = true;
   }
   CHECK(fooled);
+}
+
+TEST_CASE("behind the defeat a re-read, a read within read-ahead and a reach pair all miss", "[extract]") {
+  VirtualTarget t(std::make_unique<DiskModel>(c2247a(true)), HostNoise{});
+  const CacheFindings f = check_cache(t);
+  CacheDefeat d(t, f);
+  const std::uint64_t hits = t.hits();
+  const std::uint64_t x = 500'000;
+  const ProbeResult a = d.read(x, 1);
+  const ProbeResult b = d.read(x, 1);                 // the same sector again
+  CHECK(b.complete_ms - a.complete_ms > 0.9 * (60000.0 / 5400.0));  // a turn, not 0.8 ms
+  d.read(x + 40, 1);                                  // read-ahead of x would hold it
+  d.pair(x + 40, x);                                  // both held: cleared before src
+  d.read(x + 40, 1);
+  const std::uint64_t evicted = d.evictions();
+  d.read(x, 1);                                       // nothing between src and dst
+  CHECK(d.evictions() == evicted);
+  CHECK(t.hits() == hits);
+  CHECK(d.ahead_of(x, x + 40));
+  CHECK_FALSE(d.ahead_of(x + 40, x));
 }
