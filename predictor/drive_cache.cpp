@@ -1,6 +1,7 @@
 #include "predictor/drive_cache.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "predictor/disk_model.hpp"
@@ -122,9 +123,13 @@ std::uint64_t DriveCache::dirty_sectors(Millis t) const {
 bool DriveCache::holds(Millis t, std::uint64_t lba, std::uint32_t sectors) const {
   for (std::size_t i = 0; i < segments_.size(); ++i) {
     const Segment& s = segments_[i];
-    std::uint64_t end = s.end;
-    if (stream_.on && stream_.segment == i) end = stream_.run.base + stream_done(t);
-    if (s.first <= lba && lba + sectors <= end) return true;
+    std::uint64_t first = s.first, end = s.end;
+    if (stream_.on && stream_.segment == i) {
+      end = stream_.run.base + stream_done(t);
+      const std::uint64_t size = params_.cache.segment_sectors;
+      first = std::max(first, end > size ? end - size : 0);  // a ring: the newest stay
+    }
+    if (first <= lba && lba + sectors <= end) return true;
   }
   return false;
 }
@@ -154,8 +159,9 @@ std::uint64_t DriveCache::read_ahead_limit(std::uint64_t lba, std::uint64_t end)
     }
     limit = std::max(limit, std::min(lo + 1, most));
   }
-  // Read-ahead never pushes the request itself out of its segment.
-  limit = std::min(limit, std::max(end, lba + c.segment_sectors));
+  // The segment is a ring: read-ahead may overwrite what the host has been sent, but
+  // never runs more than a segment past the request's end.
+  limit = std::min(limit, end + c.segment_sectors);
   return std::min(limit, lbas_);
 }
 
@@ -297,7 +303,13 @@ DriveResult DriveCache::serve(Millis start, Op op, std::uint64_t lba, std::uint3
     c.overhead_ms = command(!out.hit);
     const Millis after_command = start + c.overhead_ms;
     const bool waited = !avail.empty() && avail.front() > after_command;
-    const Millis bus_start = after_command + ctl.data_preparation + (waited ? ctl.reselect : 0.0);
+    Millis bus_start = after_command;
+    if (waited && cp.high_water > 0.0) {
+      // The drive reconnects once that fraction of the request is in the buffer.
+      const auto k = static_cast<std::size_t>(std::ceil(cp.high_water * static_cast<double>(sectors)));
+      bus_start = std::max(bus_start, avail[std::min(avail.size(), std::max<std::size_t>(k, 1)) - 1]);
+    }
+    bus_start += ctl.data_preparation + (waited ? ctl.reselect : 0.0);
     const Millis last = op == Op::Read ? bus_end(bus_start, avail)
                                        : std::max(after_command, avail.empty() ? after_command : avail.back());
     if (media_start >= 0.0 && !out.hit) {
@@ -366,6 +378,11 @@ DriveResult DriveCache::serve(Millis start, Op op, std::uint64_t lba, std::uint3
         const Millis sector_start = ends[i] - std::min(ends[i] - prev, ends[0] - media_start);
         late = std::max(late, arrive[i] - sector_start);
         prev = ends[i];
+      }
+      if (cp.low_water > 0.0) {
+        // The media write begins once that fraction of the data is in the buffer.
+        const auto k = static_cast<std::size_t>(std::ceil(cp.low_water * static_cast<double>(sectors)));
+        late = std::max(late, arrive[std::min<std::size_t>(sectors, std::max<std::size_t>(k, 1)) - 1] - media_start);
       }
       if (late > 0) {
         // The arm waits where it arrived; the wait is for the angle after `late`.

@@ -342,8 +342,7 @@ DiskProfile profile_from_json(const json& j, const std::string& origin) {
   r.only({"schema", "version", "kind", "name", "sector_bytes", "heads", "rpm", "rotation_ms",
           "zones", "track_skew_sectors", "cylinder_skew_sectors", "head_switch_ms",
           "overhead_ms", "completion_ms", "seek", "rotation_phase", "track_phase", "defects",
-          "layout", "write_settle_ms", "capacity_sectors", "source", "controller", "bus",
-          "cache"});
+          "layout", "write_settle_ms", "capacity_sectors", "source", "controller", "bus", "cache"});
   if (r.has("schema") && r.string("schema") != "disksched-geometry")
     r.fail("schema", r.at("schema"), "\"disksched-geometry\"");
   std::int64_t version = r.integer("version", 1, 1000);

@@ -126,11 +126,11 @@ struct DiskProfile {
   double rotation_phase = 0.0;
   std::vector<TrackPhase> track_phase;
   std::vector<Defect> defects;  // slipped over the whole disk (older profiles)
+  DriveParams drive;  // controller, bus, cache: absent, the platter alone
   LayoutSpec layout;
   // LBAs the disk exports when fewer than its layout holds (a drive's stated capacity).
   std::optional<std::uint64_t> capacity_sectors;
   Millis write_settle_ms = 0.0;  // added to a write's seek or head switch (may be < 0)
-  DriveParams drive;  // controller, bus, cache: absent, the platter alone
   nlohmann::json source = nlohmann::json::object();
 };
 

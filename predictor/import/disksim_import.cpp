@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "predictor/disk_model.hpp"
+#include "predictor/import/disksim_drive.hpp"
 #include "predictor/import/disksim_keys.hpp"
 #include "predictor/import/disksim_model.hpp"
 #include "predictor/import/disksim_params.hpp"
@@ -94,11 +95,14 @@ DiskSimImport import_disksim(const std::string& file, const std::string& model_f
   out.stated_blocks = mi.stated_blocks;
   if (disk != nullptr) out.profile.name = disk->name;
 
-  // TODO(cache): import_disksim_drive(*disk, bus, read, out.profile) maps the disk's cache,
-  // controller overheads and the bus's per-block times into the profile's drive
-  // parameters (predictor/import/disksim_drive.*, branch `cache`); until it is wired in
-  // here, those keys are listed below as ignored.
+  // The drive beyond the platter: the disk's cache and controller overheads and the
+  // buses' per-block times (disksim_drive.hpp); what it does not read is listed below.
   const Block* bus = instance.empty() ? nullptr : bus_of(f, instance);
+  if (disk != nullptr) {
+    const DriveImport drive = import_drive(f, *disk);
+    out.profile.drive = drive.drive;
+    for (const Param* p : drive.used) read.mark(p);
+  }
 
   const DiskModel built(out.profile);  // checks the layout and counts its blocks
   if (static_cast<std::int64_t>(built.lbas()) > out.stated_blocks) {

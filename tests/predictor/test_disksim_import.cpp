@@ -187,9 +187,13 @@ TEST_CASE("keys the profile does not model are reported by name; notes say what 
       if (line.find(text) != std::string::npos) return true;
     return false;
   };
-  CHECK(has("disksim_disk HP_C2247A_validate: Number of buffer segments ("));
+  CHECK(has("disksim_disk HP_C2247A_validate: Never disconnect ("));
   CHECK(has("hp_c2247a.diskspecs:"));
-  CHECK(has("disksim_bus BUS1 (the disk's bus): Read block transfer time"));
+  // The cache, the overheads and the bus's per-block times are the drive's (disksim_drive).
+  CHECK_FALSE(has("disksim_disk HP_C2247A_validate: Number of buffer segments ("));
+  CHECK_FALSE(has("disksim_bus BUS1 (the disk's bus): Read block transfer time"));
+  CHECK(r.profile.drive.cache.segments == 2);
+  CHECK(r.profile.drive.bus.read_sector == 0.17010);
   CHECK(has("Full strobe seek time"));  // hplplus10 does not use it
   CHECK_FALSE(has(": Number of data surfaces"));
   CHECK_FALSE(has("Blocks per track"));

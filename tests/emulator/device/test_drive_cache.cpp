@@ -212,3 +212,27 @@ TEST_CASE("a sequential write joins the destage it continues", "[drive]") {
     CHECK_THAT(dev.drive()->mechanism_busy_until(), WithinAbs(combine ? 12.0 : 22.0, kEps));
   }
 }
+
+TEST_CASE("the high water mark holds the bus until that part of a read is buffered", "[drive]") {
+  // Bus 0.15 ms a sector, media 0.1: sent as it comes, the last sector leaves at
+  // 0.1 + 10 x 0.15; with half the request buffered first (0.5), at 0.5 + 10 x 0.15.
+  for (const auto& [water, done] : {std::pair{0.0, 1.6}, std::pair{0.5, 2.0}}) {
+    DriveParams d;
+    d.has_bus = d.has_cache = true;
+    d.bus.read_sector = 0.15;
+    d.cache.high_water = water;
+    VirtualDevice dev(disk_with(d));
+    CHECK_THAT(dev.serve(0.0, Op::Read, 0, 10 * kSector).completion_ms, WithinAbs(done, kEps));
+  }
+}
+
+TEST_CASE("read-ahead runs past a segment's worth of request, overwriting what was sent",
+          "[drive]") {
+  // A 180-sector read in 200-sector segments reads ahead its 50 sectors to 230; the
+  // segment then holds the newest 200, [30, 230).
+  VirtualDevice dev(disk_with(read_ahead_drive()));
+  dev.serve(0.0, Op::Read, 0, 180 * kSector);
+  CHECK(dev.drive()->holds(100.0, 180, 50));
+  CHECK(dev.drive()->holds(100.0, 30, 200));
+  CHECK_FALSE(dev.drive()->holds(100.0, 29, 1));
+}
