@@ -42,7 +42,7 @@ struct ExtractArgs {
   double budget_s = 300;
   std::string rt_priority = "auto";
   std::uint64_t seed = 1;
-  bool force = false, quiet = false;
+  bool force = false, quiet = false, no_cache_defeat = false;
 };
 
 struct CheckArgs {
@@ -233,6 +233,7 @@ void run_extract(const ExtractArgs& a) {
   ExtractOptions o;
   o.budget_ms = a.budget_s * 1000.0;
   o.seed = a.seed;
+  o.defeat_cache = !a.no_cache_defeat;
   o.progress = a.quiet ? nullptr : stderr;
   if (a.seek_form == "auto") o.seek_form = SeekForm::Auto;
   else if (a.seek_form == "two-piece") o.seek_form = SeekForm::TwoPiece;
@@ -332,6 +333,8 @@ void add_extract_commands(CLI::App& app) {
   cmd->add_option("--allow-writes", args->allow_writes,
                   "OFFSET:LENGTH bytes that write probes may rewrite (with their own contents)");
   cmd->add_flag("--force", args->force, "Probe a device that is mounted or held");
+  cmd->add_flag("--no-cache-defeat", args->no_cache_defeat,
+                "Where the drive's buffer answers reads, stop instead of probing around it");
   cmd->add_option("-o,--output", args->out, "Profile to write (JSON)");
   cmd->add_option("--name", args->name, "Name recorded in the profile");
   cmd->add_option("--seek-form", args->seek_form, "auto, two-piece, three-piece or table")->capture_default_str();

@@ -19,6 +19,26 @@ if "$DISKSCHED" extract check "$d/p.json" --against hp97560 > "$d/check2" 2>&1; 
 fi
 grep -q 'track skew.*FAIL' "$d/check2" || fail "the check against the wrong model did not name the skew"
 
+# 1b. A drive whose cache answers reads (the HP C2247A with DiskSim's cache): found, said
+# on stderr and in the profile, probed around, the geometry checked; without the defeat
+# the run stops and says why.
+/usr/bin/python3 - "$TESTS_SRCDIR/validate/data/hp_c2247a-hand.json" \
+  "$TESTS_SRCDIR/../bench/extract/hp_c2247a-drive.json" "$d/c2247a-cache.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1])); p.update(json.load(open(sys.argv[2]))); json.dump(p, open(sys.argv[3], "w"))
+PY
+"$DISKSCHED" extract --virtual "$d/c2247a-cache.json" --budget 240 -o "$d/c.json" > "$d/c.out" 2> "$d/c.err" \
+  || fail "extraction through the cache failed: $(cat "$d/c.err")"
+grep -q '^extract: drive cache found: read cache' "$d/c.err" || fail "no cache finding on stderr: $(head -3 "$d/c.err")"
+/usr/bin/python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["source"]["cache"]; sys.exit(not (c["read_cache"] and c["read_ahead"] and c["defeated"]))' "$d/c.json" \
+  || fail "the profile's source.cache does not say what was found"
+"$DISKSCHED" extract check "$d/c.json" --against "$TESTS_SRCDIR/validate/data/hp_c2247a-hand.json" > "$d/ccheck" \
+  || fail "check through the cache failed: $(cat "$d/ccheck")"
+if "$DISKSCHED" extract --virtual "$d/c2247a-cache.json" --no-cache-defeat --budget 60 --quiet -o "$d/c2.json" > "$d/c2.out" 2>&1; then
+  fail "--no-cache-defeat extracted through the cache"
+fi
+grep -q 'that is a cache answering' "$d/c2.out" || fail "--no-cache-defeat: unclear error: $(cat "$d/c2.out")"
+
 # 2. Through NBD, a memory export has no platter: a clear error, no profile.
 if nbdkit -U - memory size=64M --run "'$DISKSCHED' extract --nbd \"\$uri\" --budget 20 --quiet -o '$d/mem.json'" \
      > "$d/mem.out" 2>&1; then

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "predictor/disk_model.hpp"
+#include "tools/extract/cache_defeat.hpp"
 #include "tools/extract/geometry_probe.hpp"
 #include "tools/extract/progress.hpp"
 #include "tools/extract/stats.hpp"
@@ -32,13 +33,17 @@ double snap(double sectors) {
 
 class Extraction {
  public:
-  Extraction(ProbeTarget& t, const ExtractOptions& o)
+  Extraction(ProbeTarget& t, const ExtractOptions& o, const CacheFindings& cache, CacheDefeat* defeat)
       : t_(t),
         o_(o),
-        p_(t, ProberOptions{o.reference_lba, 3000.0, 0.05}),
+        // Behind a cache defeat, reference reads are several turns apart: the time of the
+        // sector just behind (a turn less one sector) tells the fit how many.
+        p_(t, ProberOptions{o.reference_lba, 3000.0, 0.05, defeat ? cache.behind_ms : 0.0}),
         rng_(o.seed),
         progress_(o.progress, {"period", "tracks", "heads", "zones", "skews", "switch", "seek",
-                               "writes", "validate"}) {}
+                               "writes", "validate"}),
+        defeat_(defeat),
+        cache_(cache) {}
 
   ExtractResult run();
 
@@ -98,9 +103,19 @@ class Extraction {
   Millis write_overhead_ = -1, write_completion_ = 0;
   TrackScan scan0_;
   std::set<std::uint64_t> verified_{0};  // track-start PBAs whose LBA is confirmed
+  CacheDefeat* defeat_ = nullptr;
+  CacheFindings cache_;
+  std::uint64_t turned_round_ = 0;  // reach pairs measured the other way round
 };
 
 Millis Extraction::reach(std::uint64_t src, std::uint64_t dst, Millis lo, Millis hi, Op op) {
+  // A dst a little past src would be served by src's read-ahead: measure from dst's
+  // track to src's instead. The move is the same (a track's own sectors, a head switch
+  // or a seek cost the same either way) and the dst then lies behind the head.
+  if (defeat_ && op == Op::Read && defeat_->ahead_of(src, dst)) {
+    std::swap(src, dst);
+    ++turned_round_;
+  }
   const double ph = p_.phase(dst, 0, op);
   return p_.reach_threshold(src, dst, ph, lo, hi, o_.resolution_ms, votes_, op);
 }
@@ -158,6 +173,9 @@ void Extraction::measure_period() {
                      p_.flags_trusted() ? "" : " (too many to repeat them)",
                      o_.timing_advice.empty() ? "" : "; to time it better: " + o_.timing_advice));
   tick(1.0);
+  if (!defeat_)
+    note(fmt::format("no drive cache answered: back-to-back reads of sector {} took a revolution each",
+                     o_.reference_lba));
   const double rpm = 60000.0 / r_.period.period_ms;
   if (o_.seeds.nominal_rpm) {
     const double dev = rpm / *o_.seeds.nominal_rpm - 1.0;
@@ -933,6 +951,8 @@ void Extraction::validate() {
 
 ExtractResult Extraction::run() {
   start_ = t_.now_ms();
+  r_.cache = cache_;
+  if (defeat_) r_.notes.push_back(cache_.describe());
   if (t_.sectors() < 1024) throw std::runtime_error("the device is too small to hold a disk geometry");
   try {
     measure_period();
@@ -985,6 +1005,12 @@ ExtractResult Extraction::run() {
                      o_.seeds.defect_list->size(), r_.profile.defects.size(), listed));
   }
 
+  if (defeat_) {
+    r_.cache_evictions = defeat_->evictions();
+    note(fmt::format("drive cache defeated: {} reads of other places pushed probed sectors out of the "
+                     "buffer; {} reach pairs measured the other way round, out of read-ahead's way",
+                     r_.cache_evictions, turned_round_));
+  }
   r_.elapsed_ms = elapsed();
   r_.probes = p_.probes();
   r_.period = p_.period_estimate();
@@ -1031,6 +1057,15 @@ ExtractResult Extraction::run() {
                        {"median_abs_error_ms", r_.validation.median_abs_error_ms},
                        {"p95_abs_error_ms", r_.validation.p95_abs_error_ms}};
   src["rotation_phase_clock"] = "the extracting host's clock for this target";
+  src["cache"] = {{"read_cache", r_.cache.read_cache},
+                  {"read_ahead", r_.cache.read_ahead},
+                  {"read_ahead_sectors_at_least", r_.cache.read_ahead_sectors},
+                  {"evicting_reads", r_.cache.evicting_reads},
+                  {"reread_ms", r_.cache.reread_ms},
+                  {"behind_ms", r_.cache.behind_ms},
+                  {"ahead_ms", r_.cache.ahead_ms},
+                  {"defeated", defeat_ != nullptr},
+                  {"evictions", r_.cache_evictions}};
   src["notes"] = r_.notes;
   P.source = src;
   return r_;
@@ -1040,7 +1075,22 @@ ExtractResult Extraction::run() {
 
 ExtractResult extract_geometry(ProbeTarget& target, const ExtractOptions& options) {
   if (!(options.budget_ms > 0)) throw std::invalid_argument("the extraction budget must be > 0");
-  Extraction e(target, options);
+  // As long as back-to-back reads of the reference take a revolution each, no buffer
+  // answers them, and the probes go straight to the target (unchanged).
+  std::string answered;
+  try {
+    Extraction plain(target, options, CacheFindings{}, nullptr);
+    return plain.run();
+  } catch (const CacheAnswersError& e) {
+    if (!options.defeat_cache) throw;
+    answered = e.what();
+  }
+  // They did not: find what the buffer does, then probe around it.
+  const CacheFindings cache = check_cache(target);
+  if (options.progress) std::fprintf(options.progress, "extract: %s\n", cache.describe().c_str());
+  if (!cache.any()) throw std::runtime_error(answered);
+  CacheDefeat defeat(target, cache);
+  Extraction e(defeat, options, cache, &defeat);
   return e.run();
 }
 

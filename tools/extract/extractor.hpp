@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "predictor/profile.hpp"
+#include "tools/extract/cache_check.hpp"
 #include "tools/extract/layout.hpp"
 #include "tools/extract/prober.hpp"
 #include "tools/extract/seek_fit.hpp"
@@ -56,6 +57,9 @@ struct ExtractOptions {
   Millis resolution_ms = 0.01;    // of reach thresholds
   int max_validation_pairs = 400;
   Seeds seeds;
+  // Find the drive's buffer first and, where it answers reads, probe around it
+  // (cache_defeat.hpp). Off: the probes go straight to the target, as before.
+  bool defeat_cache = true;
   // What fixes a host too noisy to time (the flag or setting), appended to the errors
   // that timing noise causes; empty = nothing to suggest.
   std::string timing_advice;
@@ -78,6 +82,8 @@ struct ExtractResult {
   std::vector<SeekPoint> seek_points;
   SeekFit seek;
   Validation validation;
+  CacheFindings cache;              // what the drive's buffer did to the first probes
+  std::uint64_t cache_evictions = 0;  // reads added so that probes missed the buffer
   std::vector<std::string> notes;  // warnings and cross-checks, also in profile.source
   Millis elapsed_ms = 0.0;
   std::uint64_t probes = 0;

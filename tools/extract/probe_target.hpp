@@ -44,6 +44,11 @@ class ProbeTarget {
   virtual ProbeResult read(std::uint64_t lba, std::uint32_t count) = 0;
   virtual ProbeResult write(std::uint64_t lba, std::uint32_t count) = 0;
 
+  // The next two probes are a reach pair: a read of `src`, then `dst` at a chosen time.
+  // A target that clears the drive's buffer before reads (cache_defeat.hpp) does it
+  // before src for both, and nothing between them.
+  virtual void pair(std::uint64_t /*src*/, std::uint64_t /*dst*/) {}
+
   // Wait for completions by spinning (polling without sleeping) instead of blocking.
   // Spinning saves the wake-up but keeps a core busy, which on a small machine may
   // delay the server itself: the extraction measures both and keeps the better.

@@ -81,9 +81,11 @@ bool Prober::fit_reference(std::vector<Millis> t, std::string* why) {
   const std::uint64_t ref = opt_.reference_lba;
   std::vector<double> ict;
   for (std::size_t i = 1; i < t.size(); ++i) ict.push_back(t[i] - t[i - 1]);
-  const double t0 = median(ict);
+  double t0 = median(ict);
+  if (opt_.period_hint_ms > 0 && t0 > 1.5 * opt_.period_hint_ms)
+    t0 /= std::round(t0 / opt_.period_hint_ms);
   if (t0 < kMinPeriodMs)
-    throw std::runtime_error(fmt::format(
+    throw CacheAnswersError(fmt::format(
         "repeated reads of sector {} complete every {:.3f} ms: that is a cache answering "
         "(or a device that does not rotate), not a platter; disable the drive's read cache "
         "and look-ahead and try again",
@@ -216,6 +218,7 @@ ReachSample Prober::reach(std::uint64_t src, std::uint64_t dst, double dst_phase
   maintain();
   ReachSample s;
   for (int attempt = 0; attempt < kMaxRetries; ++attempt) {
+    target_.pair(src, dst);
     const ProbeResult a = read_clean(src, 1);
     const Millis target_time = next_time_at(dst_phase, a.complete_ms + opt_.gap_ms + slack);
     target_.wait_until(target_time - slack);

@@ -27,11 +27,21 @@ struct ProberOptions {
   Millis refresh_interval_ms = 3000.0;
   // Minimum time between a completion and a scheduled issue (host reaction time).
   Millis gap_ms = 0.05;
+  // Roughly a revolution, when back-to-back reference reads are several revolutions
+  // apart (a cache defeat reads far places between them); 0: they are one apart.
+  Millis period_hint_ms = 0.0;
 };
 
 // A step could not time the device: too much host noise (as far as the probes can
 // tell). The extraction adds the measured noise and what would fix it.
 class TimingNoiseError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Back-to-back reads of the reference sector came back far sooner than any platter
+// turns: the drive's buffer answers them (or the device does not rotate).
+class CacheAnswersError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };

@@ -15,6 +15,7 @@ VirtualTarget::VirtualTarget(std::unique_ptr<DeviceModel> model, HostNoise noise
     const Millis period = model_->rotation_ms() / (1.0 + noise_.rpm_error);
     head_.spin = Spin::anchored(0.0, model_->angle_at(0.0), period);
   }
+  if (const DriveParams* d = drive_params_of(*model_)) drive_.emplace(*model_, *d, head_);
   // Start the clock somewhere arbitrary so nothing depends on t = 0 being special.
   now_ = 1000.0 + std::uniform_real_distribution<double>(0.0, 100.0)(rng_);
   head_.time_ms = now_;
@@ -53,7 +54,16 @@ ProbeResult VirtualTarget::serve(Op op, std::uint64_t lba, std::uint32_t count) 
   HeadState from = head_;
   from.time_ms = std::max(head_.time_ms, now_ + to_device);
   const std::uint32_t sb = model_->sector_bytes();
-  const Cost c = model_->service(from, op, lba * sb, count * sb);
+  Cost c;
+  // Writes are FUA, as the real targets write (nbd FUA, O_DSYNC).
+  if (drive_) {
+    const DriveResult d = drive_->serve(from.time_ms, op, lba, count, /*fua=*/op == Op::Write,
+                                         from.spin);
+    c = d.cost;
+    hits_ += d.hit ? 1 : 0;
+  } else {
+    c = model_->service(from, op, lba * sb, count * sb);
+  }
   head_ = c.end;
   now_ = c.end.time_ms + from_device;
   r.complete_ms = now_;

@@ -11,14 +11,19 @@
 // and probes flagged though nothing delayed them (`flag_rate`: a thread that keeps
 // losing the CPU while it waits). `rpm_error`
 // makes the platter spin at (1 + rpm_error) times the model's speed, so the true
-// period differs from the model's nominal one.
+// period differs from the model's nominal one. A profile with a controller, bus or cache
+// block is served through the drive's buffer (predictor/drive_cache.hpp) as the emulated
+// device serves it: hits, read-ahead and write-behind answer probes as they would on the
+// drive.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <random>
 
 #include "predictor/device_model.hpp"
+#include "predictor/drive_cache.hpp"
 #include "tools/extract/probe_target.hpp"
 
 namespace disksched::extract {
@@ -60,6 +65,8 @@ class VirtualTarget final : public ProbeTarget {
     return head_.spin.given() ? head_.spin.period_ms : model_->rotation_ms();
   }
   std::uint64_t probes() const { return probes_; }
+  // Probes the drive's buffer answered (0 without a cache).
+  std::uint64_t hits() const { return hits_; }
 
  private:
   ProbeResult serve(Op op, std::uint64_t lba, std::uint32_t count);
@@ -69,8 +76,10 @@ class VirtualTarget final : public ProbeTarget {
   HostNoise noise_;
   std::mt19937_64 rng_;
   HeadState head_;
+  std::optional<DriveCache> drive_;  // the controller and buffer, when the profile has one
   Millis now_ = 0.0;
   std::uint64_t probes_ = 0;
+  std::uint64_t hits_ = 0;
 };
 
 }  // namespace disksched::extract

@@ -1,0 +1,107 @@
+#include "tools/extract/cache_check.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "tools/extract/stats.hpp"
+
+namespace disksched::extract {
+namespace {
+
+// A buffered answer costs command overhead and bus time; a platter answer to these
+// patterns costs most of a revolution. A quarter tells them apart on any drive.
+constexpr double kCachedBelow = 0.25;
+constexpr int kTrials = 5;
+
+Millis since(const ProbeResult& before, const ProbeResult& r) {
+  return r.complete_ms - before.complete_ms;
+}
+
+}  // namespace
+
+std::string CacheFindings::describe() const {
+  if (!any())
+    return fmt::format("no drive cache answered probes (re-read {:.2f} ms, sector behind {:.2f} ms)",
+                       reread_ms, behind_ms);
+  std::string s = "drive cache found:";
+  if (read_cache)
+    s += fmt::format(" read cache (a re-read takes {:.2f} ms, the sector behind {:.2f} ms);", reread_ms,
+                     behind_ms);
+  if (read_ahead)
+    s += fmt::format(" read-ahead (a sector just past takes {:.2f} ms; at least {} sectors ahead held);",
+                     ahead_ms, read_ahead_sectors);
+  if (read_cache)
+    s += fmt::format(" {} reads of other places push a sector out;", evicting_reads);
+  s += " write-behind not probed: write probes are FUA (O_DSYNC), which a drive must not "
+       "acknowledge from its buffer;";
+  s.pop_back();
+  return s;
+}
+
+CacheFindings check_cache(ProbeTarget& t) {
+  CacheFindings f;
+  const std::uint64_t n = t.sectors();
+  // Fresh places, far from each other and from LBA 0 (the extraction's reference), so
+  // nothing a trial leaves in the buffer serves another.
+  std::uint64_t next_place = 0;
+  auto fresh = [&] {
+    const std::uint64_t k = ++next_place;
+    return std::min(n - 2, 1 + (k * 7919 * 1031) % (n - 2));
+  };
+  std::vector<double> reread, behind, ahead;
+  for (int i = 0; i < kTrials; ++i) {
+    const std::uint64_t x = fresh();
+    const ProbeResult a = t.read(x, 1);
+    reread.push_back(since(a, t.read(x, 1)));
+    const std::uint64_t y = fresh();
+    const ProbeResult b = t.read(y, 1);
+    behind.push_back(since(b, t.read(y - 1, 1)));
+  }
+  f.reread_ms = median(reread);
+  f.behind_ms = median(behind);
+  const Millis half_turn = f.behind_ms / 2;
+  for (int i = 0; i < kTrials; ++i) {
+    const std::uint64_t x = fresh();
+    const ProbeResult a = t.read(x, 1);
+    t.wait_until(a.complete_ms + half_turn);
+    ahead.push_back(since(a, t.read(x + 2, 1)) - half_turn);
+  }
+  f.ahead_ms = median(ahead);
+  f.read_cache = f.reread_ms < kCachedBelow * f.behind_ms;
+  f.read_ahead = f.ahead_ms < kCachedBelow * f.behind_ms;
+  if (f.read_ahead) {
+    // How far: after a few turns, is the sector k past the read in the buffer? A hit
+    // costs about what a re-read does; a miss that happens to cost as little is rare,
+    // and twice in a row rarer still.
+    const Millis cached = std::min(kCachedBelow * f.behind_ms, 2.0 * std::max(f.reread_ms, f.ahead_ms));
+    auto held = [&](std::uint32_t k) {
+      for (int trial = 0; trial < 2; ++trial) {
+        const std::uint64_t x = fresh();
+        if (x + k >= n) return false;
+        const ProbeResult a = t.read(x, 1);
+        t.wait_until(a.complete_ms + 8 * f.behind_ms);
+        const ProbeResult b = t.read(x + k, 1);
+        if (b.complete_ms - b.issue_ms >= cached) return false;
+      }
+      return true;
+    };
+    for (std::uint32_t k = 2; k <= 4096 && held(k); k *= 2) f.read_ahead_sectors = k;
+  }
+  if (f.read_cache) {
+    // Segments: how many reads of other places until a re-read misses.
+    for (unsigned others = 1; others <= 32; ++others) {
+      const std::uint64_t x = fresh();
+      t.read(x, 1);
+      for (unsigned j = 0; j < others; ++j) t.read(fresh(), 1);
+      const ProbeResult r = t.read(x, 1);
+      if (r.complete_ms - r.issue_ms >= kCachedBelow * f.behind_ms) {
+        f.evicting_reads = others;
+        break;
+      }
+    }
+  }
+  return f;
+}
+
+}  // namespace disksched::extract

@@ -1,0 +1,66 @@
+// A probe target in front of a drive whose buffer would answer probes: every read it
+// passes on reaches the platter (DIXtrac's answer when the cache cannot be turned off).
+//
+// It keeps what the drive may hold: the last `segments` reads, each with the read-ahead
+// behind it. Before a read of a sector that may be held, it reads as many other places
+// (near, but out of any window) as push a sector out (found by check_cache), so the read
+// misses; its timing is then a media access. Those reads cost time but no accuracy: a completion's phase is the
+// sector's, whatever came before.
+//
+// A reach probe is a pair (a read of src, then dst a chosen slack before its sector comes
+// round): nothing may come between the two, so the pair is announced and the buffer is
+// cleared of both before src. What the pair cannot be cleared of is src's own read-ahead:
+// a dst a little past src would be served by it (an extraction turns such a pair round,
+// see ahead_of). Writes are not cached reads and pass straight through.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+
+#include "tools/extract/cache_check.hpp"
+#include "tools/extract/probe_target.hpp"
+
+namespace disksched::extract {
+
+class CacheDefeat final : public ProbeTarget {
+ public:
+  CacheDefeat(ProbeTarget& inner, const CacheFindings& found);
+
+  std::string describe() const override { return inner_.describe(); }
+  std::uint32_t sector_bytes() const override { return inner_.sector_bytes(); }
+  std::uint64_t sectors() const override { return inner_.sectors(); }
+  Millis now_ms() override { return inner_.now_ms(); }
+  void wait_until(Millis t_ms) override { inner_.wait_until(t_ms); }
+  ProbeResult read(std::uint64_t lba, std::uint32_t count) override;
+  ProbeResult write(std::uint64_t lba, std::uint32_t count) override;
+  bool set_spin_wait(bool on) override { return inner_.set_spin_wait(on); }
+  std::optional<Millis> null_round_trip_ms() override { return inner_.null_round_trip_ms(); }
+  void pair(std::uint64_t src, std::uint64_t dst) override;
+
+  // Would a read of `dst` right after one of `src` be served by src's read-ahead?
+  bool ahead_of(std::uint64_t src, std::uint64_t dst) const {
+    return dst >= src && dst <= src + window_;
+  }
+  // Reads added to push sectors out of the buffer.
+  std::uint64_t evictions() const { return evictions_; }
+
+ private:
+  struct Held {
+    std::uint64_t first, end;  // [first, end): read, and what read-ahead may add
+  };
+  bool held(std::uint64_t lba, std::uint32_t count) const;
+  void note_read(std::uint64_t lba, std::uint32_t count);
+  // Reads other places until nothing may hold the sectors `next` reads.
+  void evict(std::uint64_t next);
+
+  ProbeTarget& inner_;
+  std::uint64_t window_;     // sectors past a read that read-ahead may hold
+  unsigned segments_;        // reads that push a sector out
+  std::deque<Held> held_;    // newest first
+  std::optional<std::uint64_t> pair_dst_;  // the dst of the pair under way
+  std::uint64_t evictions_ = 0;
+};
+
+}  // namespace disksched::extract
