@@ -13,6 +13,13 @@ inline double frac(double x) { return x - std::floor(x); }
 // A wait within this much of a full rotation is rounding noise on "no wait at all".
 constexpr double kAngleEpsilon = 1e-9;
 
+void check_extent(const DiskModel& m, std::uint64_t lba, std::uint64_t sectors,
+                  std::uint64_t lbas) {
+  if (lba >= lbas || sectors > lbas - lba)
+    throw ModelError(fmt::format("{}: sectors [{}, {}) lie beyond the device ({} sectors)",
+                                 m.name(), lba, lba + sectors, lbas));
+}
+
 }  // namespace
 
 DiskModel::DiskModel(DiskProfile profile) : profile_(std::move(profile)) {
@@ -178,9 +185,7 @@ Location DiskModel::locate(std::uint64_t lba, std::uint32_t sectors, Op op,
 
 Location DiskModel::locate(std::uint64_t lba, std::uint32_t sectors, Op op,
                            const TrackAngles* learnt) const {
-  if (lba >= lbas_ || sectors > lbas_ - lba)
-    throw ModelError(fmt::format("{}: sectors [{}, {}) lie beyond the device ({} sectors)", name(),
-                                 lba, lba + sectors, lbas_));
+  check_extent(*this, lba, sectors, lbas_);
   // A read-modify-write starts at its first physical sector's first logical one.
   const std::uint64_t start =
       read_modify_write(op, lba, lba + sectors) ? lba - lba % per_physical() : lba;
@@ -227,7 +232,7 @@ Cost DiskModel::service(const HeadState& from, Op op, std::uint64_t offset, std:
   }
   std::uint64_t lba = offset / sb;
   std::uint64_t end_lba = (offset + length + sb - 1) / sb;
-  const Location loc = locate(lba, static_cast<std::uint32_t>(end_lba - lba), op, learnt);
+  check_extent(*this, lba, end_lba - lba, lbas_);
   // 512e: a write that covers physical sectors only in part reads them on one pass and
   // writes them on the next: the whole physical sectors' transfer and one revolution
   // more (exact for an extent within a track; across tracks the head and tail sectors
@@ -237,10 +242,14 @@ Cost DiskModel::service(const HeadState& from, Op op, std::uint64_t offset, std:
     lba -= lba % per_physical();
     end_lba = std::min(lbas_, (end_lba + per_physical() - 1) / per_physical() * per_physical());
   }
+  // locate()'s figures, with the start's CHS kept for the transfer below (finding it
+  // costs as much as the rest of the request's service).
+  const Chs start = layout_.to_chs(lba);
+  const Millis settle = settle_of(op);
   const Spin& spin = spin_from(from);
-  c.seek_ms = move_ms(from.cylinder, from.head, loc.cylinder, loc.head, loc.settle_ms);
+  c.seek_ms = move_ms(from.cylinder, from.head, start.cylinder, start.head, settle);
   Millis t = from.time_ms + c.overhead_ms + c.seek_ms;
-  c.rotation_ms = wait_for(spin, t, loc.angle);
+  c.rotation_ms = wait_for(spin, t, sector_angle(start, learnt));
   t += c.rotation_ms;
   const Millis transfer_start = t;
 
@@ -250,7 +259,7 @@ Cost DiskModel::service(const HeadState& from, Op op, std::uint64_t offset, std:
   // remapped defects are reached by moving there, never by passing over them.
   std::uint64_t first = lba;
   const std::uint64_t last = end_lba - 1;
-  Chs pos = layout_.to_chs(first);
+  Chs pos = start;
   for (;;) {
     const Zone& z = zone_of_cylinder(pos.cylinder);
     const std::uint64_t e = layout_.run_end(first, last);
@@ -259,7 +268,7 @@ Cost DiskModel::service(const HeadState& from, Op op, std::uint64_t offset, std:
     if (e == last) break;
     first = e + 1;
     const Chs next = layout_.to_chs(first);
-    t += move_ms(pos.cylinder, pos.head, next.cylinder, next.head, loc.settle_ms);
+    t += move_ms(pos.cylinder, pos.head, next.cylinder, next.head, settle);
     t += wait_for(spin, t, sector_angle(next, learnt));
     pos = next;
   }

@@ -19,7 +19,9 @@ bool overlaps(const Request& a, const Request& b) {
 }  // namespace
 
 RequestQueue::RequestQueue(std::unique_ptr<Scheduler> scheduler, const DeviceModel& model)
-    : scheduler_(std::move(scheduler)), model_(model), ring_(64) {}
+    : scheduler_(std::move(scheduler)), model_(model), ring_(64) {
+  located_ = scheduler_->uses_locations();
+}
 
 RequestQueue::Unfinished* RequestQueue::find(std::uint64_t id) {
   if (!any_ || id < oldest_ || id >= end_) return nullptr;
@@ -117,7 +119,9 @@ void RequestQueue::push(Request r, const TrackAngles* learnt) {
     throw std::invalid_argument("request id " + std::to_string(r.id) +
                                 " is not above the last one queued (" + std::to_string(end_ - 1) +
                                 "): ids must increase");
-  r.loc = locate(r, learnt);
+  const std::uint64_t cap = model_.capacity_bytes();
+  if (located_ || (has_extent(r.op) && (r.length > cap || r.offset > cap - r.length)))
+    r.loc = locate(r, learnt);  // (beyond the device: locate() refuses it in the model's words)
   const bool blocked = conflicts_before(r, r.id);
   Unfinished& u = add(r.id);
   u.req = std::move(r);
@@ -134,7 +138,7 @@ std::size_t RequestQueue::relocate_track(std::int64_t cylinder, std::int32_t hea
   // A track turns rarely (a few times per mis-skewed track): a pass over what is
   // unfinished costs less than keeping requests by track.
   std::size_t moved = 0;
-  if (unfinished_ == 0) return 0;
+  if (unfinished_ == 0 || !located_) return 0;
   for (std::uint64_t id = oldest_; id < end_; ++id) {
     Unfinished& u = ring_[id & (ring_.size() - 1)];
     if (!u.live) continue;
@@ -211,9 +215,16 @@ bool RequestQueue::cancel(std::uint64_t id) {
   return true;
 }
 
-void RequestQueue::set_scheduler(std::unique_ptr<Scheduler> s) {
-  for (auto& r : scheduler_->drain()) s->add(r);
+void RequestQueue::set_scheduler(std::unique_ptr<Scheduler> s, const TrackAngles* learnt) {
+  const bool locate_now = !located_ && s->uses_locations();
+  if (locate_now)
+    for (std::uint64_t id = oldest_; any_ && id < end_; ++id) {
+      Unfinished& u = ring_[id & (ring_.size() - 1)];
+      if (u.live) u.req.loc = locate(u.req, learnt);
+    }
+  for (auto& r : scheduler_->drain()) s->add(locate_now ? find(r.id)->req : r);
   scheduler_ = std::move(s);
+  located_ = scheduler_->uses_locations();
 }
 
 std::size_t RequestQueue::queued() const { return unfinished_ - in_flight_; }

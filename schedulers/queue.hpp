@@ -27,7 +27,7 @@ class RequestQueue {
   RequestQueue(std::unique_ptr<Scheduler> scheduler, const DeviceModel& model);
 
   // A new request. Computes its Location from the model (with the track angles learnt
-  // so far, when given); hands it to the scheduler at once when it overlaps nothing
+  // so far, when given) when the scheduler uses locations; hands it to the scheduler at once when it overlaps nothing
   // unfinished, else holds it back. Ids must increase
   // from push to push (the dispatch core numbers requests in arrival order), so the
   // queue finds a request by id without a hash. Throws std::invalid_argument for an id
@@ -56,8 +56,10 @@ class RequestQueue {
   // Withdraw a queued (not dispatched) request. False when not queued.
   bool cancel(std::uint64_t id);
 
-  // Swap the algorithm; every eligible request moves to the new scheduler.
-  void set_scheduler(std::unique_ptr<Scheduler> s);
+  // Swap the algorithm; every eligible request moves to the new scheduler. Requests
+  // queued without a Location (under a scheduler that uses none) are located first,
+  // with `learnt` as in push().
+  void set_scheduler(std::unique_ptr<Scheduler> s, const TrackAngles* learnt = nullptr);
   const Scheduler& scheduler() const { return *scheduler_; }
 
   std::size_t queued() const;       // waiting (eligible or blocked)
@@ -91,6 +93,7 @@ class RequestQueue {
 
   std::unique_ptr<Scheduler> scheduler_;
   const DeviceModel& model_;
+  bool located_ = true;  // unfinished requests carry their Location (scheduler_ uses them)
   // Unfinished requests (held, blocked or at the device) by id, in a ring that grows
   // when the span from the oldest unfinished id to the newest outgrows it. Flat: no
   // allocation per request in the steady state.

@@ -55,6 +55,10 @@ class Scheduler {
 
   // Told when a dispatched request completes (batch algorithms track their batch).
   virtual void completed(const Request& /*r*/, Millis /*now*/) {}
+
+  // False when the order never reads Request::loc (FCFS): the queue then does not
+  // compute it, which costs as much as the rest of the request's way through.
+  virtual bool uses_locations() const { return true; }
 };
 
 }  // namespace disksched

@@ -14,6 +14,21 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
+// percentile_sorted() of `xs` without sorting it: the two order statistics it
+// interpolates between, found by selection (xs is reordered). The same value, bit for
+// bit, in O(n) instead of a sort's O(n log n).
+double percentile_selected(std::vector<double>& xs, double q) {
+  if (xs.empty()) return kNaN;
+  const double pos = q * static_cast<double>(xs.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(pos));
+  const auto lo_it = xs.begin() + static_cast<std::ptrdiff_t>(lo);
+  std::nth_element(xs.begin(), lo_it, xs.end());
+  const double frac = pos - static_cast<double>(lo);
+  // The next order statistic is the least of what selection left after lo.
+  const double next = lo + 1 < xs.size() ? *std::min_element(lo_it + 1, xs.end()) : *lo_it;
+  return *lo_it + frac * (next - *lo_it);
+}
+
 }  // namespace
 
 double percentile_sorted(const std::vector<double>& sorted, double q) {
@@ -109,10 +124,9 @@ RunSummary summarize(const SimResult& r) {
   s.std_ms = recs.size() > 1 ? std::sqrt(ss / (n - 1)) : 0.0;
   s.sq_cv = s.mean_ms > 0 ? (s.std_ms * s.std_ms) / (s.mean_ms * s.mean_ms) : 0.0;
   s.p95_hist_ms = histogram_percentile(resp, 0.95, 200);
-  std::sort(resp.begin(), resp.end());
-  s.p95_ms = percentile_sorted(resp, 0.95);
-  s.p99_ms = percentile_sorted(resp, 0.99);
-  s.max_ms = resp.back();
+  s.max_ms = *std::max_element(resp.begin(), resp.end());
+  s.p95_ms = percentile_selected(resp, 0.95);
+  s.p99_ms = percentile_selected(resp, 0.99);
   s.mean_wait_ms = wait / n;
   s.mean_delay_ms = delay / n;
   s.mean_service_ms = service / n;

@@ -118,7 +118,7 @@ const RequestRecord& DispatchCore::retire(std::uint64_t id, Millis now, bool ok)
 std::string DispatchCore::switch_scheduler(std::string_view spec) {
   auto s = make_scheduler(spec, model_);
   spec_ = s->spec();
-  queue_.set_scheduler(std::move(s));
+  queue_.set_scheduler(std::move(s), head_.learnt_tracks());
   update_rank_hits();
   ++stats_.switches;
   return spec_;

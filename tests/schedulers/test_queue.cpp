@@ -155,7 +155,7 @@ TEST_CASE("queue: locations come from the model, with the op's overhead", "[queu
   DiskProfile p = hp97560_profile();
   p.overhead_ms = PerOp{1.0, 2.0, 3.0};
   DiskModel m(p);
-  RequestQueue q(make("fcfs", m), m);
+  RequestQueue q(make("sstf", m), m);  // (FCFS reads no Location: the queue computes none)
   q.push(io(1, Op::Write, 1368 * 512 * 10, 8192));
   auto r = q.pick(0, idle());
   REQUIRE(r);
@@ -192,6 +192,39 @@ TEST_CASE("queue: set_scheduler hands over every request, blocked ones included"
   }
   CHECK(done == pending);
   CHECK(q.empty());
+}
+
+TEST_CASE("queue: requests queued under FCFS are located when a scheduler needs it",
+          "[queue]") {
+  // FCFS reads no Location, so the queue skips the model there; a switch to SATF must
+  // then rank every request, held or blocked, as if SATF had queued it from the start.
+  auto m = hp97560();
+  RequestQueue fcfs_first(make("fcfs", *m), *m);
+  RequestQueue satf_all(make("satf", *m), *m);
+  std::mt19937_64 rng(5);
+  std::uniform_int_distribution<std::uint64_t> block(0, 4000);
+  for (std::uint64_t id = 0; id < 200; ++id) {
+    const Op op = id % 4 == 0 ? Op::Write : Op::Read;
+    const Request r = io(id, op, block(rng) * 4096, 8192, static_cast<double>(id));
+    fcfs_first.push(r);
+    satf_all.push(r);
+  }
+  REQUIRE(fcfs_first.eligible() < fcfs_first.queued());  // some blocked
+  fcfs_first.set_scheduler(make("satf", *m));
+  HeadState head = m->initial_state();
+  Millis now = 0;
+  while (auto a = satf_all.pick(now, head)) {
+    auto b = fcfs_first.pick(now, head);
+    REQUIRE(b);
+    CHECK(b->id == a->id);
+    CHECK(b->loc.angle == a->loc.angle);
+    const Cost c = m->service(head, a->op, a->offset, a->length);
+    now = head.time_ms + c.service_ms();
+    head = c.end;
+    satf_all.complete(a->id, now);
+    fcfs_first.complete(b->id, now);
+  }
+  CHECK(fcfs_first.empty());
 }
 
 TEST_CASE("queue: the overlap rule agrees with a brute-force reference on random traffic",

@@ -30,6 +30,45 @@ TEST_CASE("FCFS serves in arrival order, equal arrivals by id (JW sec. 2)", "[se
   CHECK(make("fifo", *m)->spec() == "fcfs");
 }
 
+TEST_CASE("FCFS keeps arrival order while requests come late, leave and are picked",
+          "[seek][fcfs]") {
+  // A long run mixing in-order adds, late adds (a request the overlap rule held back),
+  // removals and picks, against the order a sorted list gives.
+  auto m = load_model("fixed:ms=1");
+  auto s = make("fcfs", *m);
+  std::mt19937_64 rng(3);
+  std::vector<std::pair<double, std::uint64_t>> ref;  // (arrival, id), kept sorted
+  std::uint64_t next_id = 0;
+  double t = 0;
+  for (int step = 0; step < 5000; ++step) {
+    const unsigned what = rng() % 8;
+    if (what < 4) {  // an arrival, now or (one in four) from the past
+      t += 1.0;
+      const double arrival = what == 0 ? t - static_cast<double>(rng() % 50) : t;
+      s->add(placed(next_id, 0, arrival));
+      ref.emplace_back(arrival, next_id++);
+      std::sort(ref.begin(), ref.end());
+    } else if (what == 4 && !ref.empty()) {  // a cancel
+      const std::size_t k = rng() % ref.size();
+      REQUIRE(s->remove(ref[k].second));
+      ref.erase(ref.begin() + static_cast<std::ptrdiff_t>(k));
+    } else {
+      auto r = s->pick(0.0, at_cylinder(0));
+      REQUIRE(r.has_value() == !ref.empty());
+      if (r) {
+        CHECK(r->id == ref.front().second);
+        ref.erase(ref.begin());
+      }
+    }
+    REQUIRE(s->size() == ref.size());
+  }
+  CHECK_FALSE(s->remove(next_id));
+  std::vector<Request> left = s->drain();
+  REQUIRE(left.size() == ref.size());
+  for (std::size_t i = 0; i < left.size(); ++i) CHECK(left[i].id == ref[i].second);
+  CHECK(s->size() == 0);
+}
+
 TEST_CASE("SSTF by cylinder takes the nearest cylinder each time (JW sec. 2)", "[seek][sstf]") {
   auto m = hp97560();
   auto s = make("sstf", *m);

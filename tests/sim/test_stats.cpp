@@ -66,3 +66,24 @@ TEST_CASE("JW's histogram p95 is within one bin of the exact p95", "[sim][stats]
   step.insert(step.end(), 50, 100.0);
   CHECK(histogram_percentile(step, 0.95, 200) == Approx(1.5));  // end of the bin holding 1.0
 }
+
+TEST_CASE("a run's percentiles are the sorted responses' exactly", "[sim][stats]") {
+  // summarize() selects instead of sorting: the same figures, bit for bit.
+  Rng rng(7);
+  for (std::size_t n : {1u, 2u, 3u, 20u, 101u, 2000u}) {
+    SimResult r;
+    std::vector<double> resp;
+    for (std::size_t i = 0; i < n; ++i) {
+      RequestRecord x;
+      x.arrival_ms = rng.exponential(10.0);
+      x.completion_ms = x.arrival_ms + rng.exponential(25.0);
+      resp.push_back(x.response_ms());
+      r.measured.push_back(x);
+    }
+    std::sort(resp.begin(), resp.end());
+    const RunSummary s = summarize(r);
+    CHECK(s.p95_ms == percentile_sorted(resp, 0.95));
+    CHECK(s.p99_ms == percentile_sorted(resp, 0.99));
+    CHECK(s.max_ms == resp.back());
+  }
+}
