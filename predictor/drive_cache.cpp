@@ -306,7 +306,10 @@ DriveResult DriveCache::serve(Millis start, Op op, std::uint64_t lba, std::uint3
     Millis bus_start = after_command;
     if (waited && cp.high_water > 0.0) {
       // The drive reconnects once that fraction of the request is in the buffer.
-      const auto k = static_cast<std::size_t>(std::ceil(cp.high_water * static_cast<double>(sectors)));
+      // As DiskSim counts it ("Set watermark by reqsize"): the fraction of the request (at
+      // most a segment), truncated to whole sectors, at least one.
+      const std::uint64_t of = cp.segment_sectors > 0 ? std::min<std::uint64_t>(sectors, cp.segment_sectors) : sectors;
+      const auto k = static_cast<std::size_t>(cp.high_water * static_cast<double>(of));
       bus_start = std::max(bus_start, avail[std::min(avail.size(), std::max<std::size_t>(k, 1)) - 1]);
     }
     bus_start += ctl.data_preparation + (waited ? ctl.reselect : 0.0);

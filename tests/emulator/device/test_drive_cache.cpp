@@ -215,8 +215,10 @@ TEST_CASE("a sequential write joins the destage it continues", "[drive]") {
 
 TEST_CASE("the high water mark holds the bus until that part of a read is buffered", "[drive]") {
   // Bus 0.15 ms a sector, media 0.1: sent as it comes, the last sector leaves at
-  // 0.1 + 10 x 0.15; with half the request buffered first (0.5), at 0.5 + 10 x 0.15.
-  for (const auto& [water, done] : {std::pair{0.0, 1.6}, std::pair{0.5, 2.0}}) {
+  // 0.1 + 10 x 0.15; with half the request buffered first (0.5), at 0.5 + 10 x 0.15;
+  // with 0.75, 7 sectors (7.5 truncated, as DiskSim counts them) at 0.7 + 10 x 0.15.
+  for (const auto& [water, done] :
+       {std::pair{0.0, 1.6}, std::pair{0.5, 2.0}, std::pair{0.75, 2.2}}) {
     DriveParams d;
     d.has_bus = d.has_cache = true;
     d.bus.read_sector = 0.15;
