@@ -306,7 +306,10 @@ DriveResult DriveCache::serve(Millis start, Op op, std::uint64_t lba, std::uint3
     Millis bus_start = after_command;
     if (waited && cp.high_water > 0.0) {
       // The drive reconnects once that fraction of the request is in the buffer.
-      const auto k = static_cast<std::size_t>(std::ceil(cp.high_water * static_cast<double>(sectors)));
+      // As DiskSim counts it ("Set watermark by reqsize"): the fraction of the request (at
+      // most a segment), truncated to whole sectors, at least one.
+      const std::uint64_t of = cp.segment_sectors > 0 ? std::min<std::uint64_t>(sectors, cp.segment_sectors) : sectors;
+      const auto k = static_cast<std::size_t>(cp.high_water * static_cast<double>(of));
       bus_start = std::max(bus_start, avail[std::min(avail.size(), std::max<std::size_t>(k, 1)) - 1]);
     }
     bus_start += ctl.data_preparation + (waited ? ctl.reselect : 0.0);
@@ -343,8 +346,20 @@ DriveResult DriveCache::serve(Millis start, Op op, std::uint64_t lba, std::uint3
   if (behind && !continues && destage_.size() >= std::max(1u, cp.write_segments))
     accept = destage_[destage_.size() - std::max(1u, cp.write_segments)].media_end;  // room
   out.hit = behind && accept == start;
-  c.overhead_ms = command(!out.hit) + (accept - start);
+  // A write that does not continue the previous write: DiskSim's minimum seek delay and
+  // extra write disconnect apply to it.
+  const bool fresh = !(last_write_ && lba == last_write_end_);
+  const bool extra = ctl.extra_write_disconnect && last_write_ && fresh;
+  // The command: it disconnects at once and reconnects for the data (extra), or takes
+  // the data at once.
+  c.overhead_ms = (extra ? ctl.extra_command + ctl.extra_disconnect + ctl.extra_inter_disconnect +
+                               ctl.write_reselect
+                         : command(!out.hit)) +
+                  (accept - start);
   const Millis after_command = start + c.overhead_ms;
+  // When the mechanism may move for it.
+  const Millis mech_may_move =
+      extra ? accept + ctl.extra_command + ctl.extra_seek_delta : after_command;
   const Millis bus_start = after_command + ctl.data_preparation;
   std::vector<Millis> arrive(sectors);
   for (std::uint32_t i = 0; i < sectors; ++i) arrive[i] = bus_start + (i + 1) * bus;
@@ -367,26 +382,28 @@ DriveResult DriveCache::serve(Millis start, Op op, std::uint64_t lba, std::uint3
   Millis media_start = 0.0;
   if (!joined) {
     const Millis mech_free = destage_.empty() ? 0.0 : destage_.back().media_end;
-    r.from = from_at(std::max(after_command, mech_free));
+    r.from = from_at(std::max(mech_may_move, mech_free));
     r.base = lba;
     r.end = end;
+    const Millis seek = platter(model_, r.from, Op::Write, lba, sectors, sector_bytes_).seek_ms;
+    if (fresh && seek < ctl.min_write_seek) r.from.time_ms += ctl.min_write_seek - seek;
     media_start = media_run(r, Op::Write, bus > 0 ? &ends : nullptr, nullptr);
     if (bus > 0 && sectors > 0) {
-      // A sector is written only once it has arrived: start later, on the angle, if not.
+      // A sector is written only once it has arrived; with DiskSim's extra write
+      // disconnect, and only once min(sectors, 10) (15 from 45 sectors on) have.
+      std::size_t first_batch = 1;
+      if (ctl.extra_write_disconnect)
+        first_batch = sectors < 45 ? std::min<std::size_t>(sectors, 10) : std::min<std::size_t>(sectors, 15);
+      // Start later, on the angle, if not.
       Millis late = 0.0, prev = media_start;
       for (std::uint32_t i = 0; i < sectors; ++i) {
+        const Millis ready = std::max(arrive[i], arrive[first_batch - 1]);
         const Millis sector_start = ends[i] - std::min(ends[i] - prev, ends[0] - media_start);
-        late = std::max(late, arrive[i] - sector_start);
+        late = std::max(late, ready - sector_start);
         prev = ends[i];
-      }
-      if (cp.low_water > 0.0) {
-        // The media write begins once that fraction of the data is in the buffer.
-        const auto k = static_cast<std::size_t>(std::ceil(cp.low_water * static_cast<double>(sectors)));
-        late = std::max(late, arrive[std::min<std::size_t>(sectors, std::max<std::size_t>(k, 1)) - 1] - media_start);
       }
       if (late > 0) {
         // The arm waits where it arrived; the wait is for the angle after `late`.
-        const Millis seek = platter(model_, r.from, Op::Write, lba, sectors, sector_bytes_).seek_ms;
         r.from.time_ms = media_start + late - seek;
         media_start = media_run(r, Op::Write, nullptr, nullptr);
       }
@@ -414,6 +431,12 @@ DriveResult DriveCache::serve(Millis start, Op op, std::uint64_t lba, std::uint3
     last = data_in;
   } else {
     last = std::max(data_in, r.media_end);
+    if (r.media_end > data_in) {
+      // Its data in, it disconnects and reconnects when the media is done.
+      const Millis disconnect = extra ? ctl.extra_disconnect2 : ctl.write_disconnect;
+      last = std::max(data_in + disconnect, r.media_end) +
+             (extra ? ctl.extra_reselect : ctl.write_reselect);
+    }
     out.media_end_ms = r.media_end;
     c.seek_ms = std::max(0.0, std::min(media_start, last) - after_command);
     const Cost p = platter(model_, from_at(after_command), Op::Write, lba, sectors, sector_bytes_);
@@ -425,6 +448,7 @@ DriveResult DriveCache::serve(Millis start, Op op, std::uint64_t lba, std::uint3
   c.end = end_head;
   c.end.time_ms = last + completion;
   last_write_ = true;
+  last_write_end_ = end;
   return out;
 }
 

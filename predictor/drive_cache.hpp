@@ -109,6 +109,7 @@ class DriveCache {
   std::deque<Run> destage_;           // write-behind runs, in mechanism order
   std::uint64_t clock_ = 0;           // LRU counter
   bool last_write_ = false;
+  std::uint64_t last_write_end_ = 0;  // where the last write ended: the next continues it?
 };
 
 }  // namespace disksched

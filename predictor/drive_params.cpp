@@ -79,9 +79,28 @@ constexpr CommandKey kCommandKeys[] = {
     {"write_miss_after_write_ms", true, true, true},
 };
 
+// The controller's later keys, written only when set (older profiles stay as they were).
+struct ExtraKey {
+  const char* name;
+  Millis ControllerParams::*field;
+};
+constexpr ExtraKey kExtraKeys[] = {
+    {"write_disconnect_ms", &ControllerParams::write_disconnect},
+    {"write_reselect_ms", &ControllerParams::write_reselect},
+    {"min_write_seek_ms", &ControllerParams::min_write_seek},
+    {"extra_command_ms", &ControllerParams::extra_command},
+    {"extra_disconnect_ms", &ControllerParams::extra_disconnect},
+    {"extra_inter_disconnect_ms", &ControllerParams::extra_inter_disconnect},
+    {"extra_disconnect2_ms", &ControllerParams::extra_disconnect2},
+    {"extra_seek_delta_ms", &ControllerParams::extra_seek_delta},
+    {"extra_reselect_ms", &ControllerParams::extra_reselect},
+};
+
 ControllerParams read_controller(const Block& b) {
   std::set<std::string> keys{"read_completion_ms", "write_completion_ms", "data_preparation_ms",
                              "reselect_ms"};
+  for (const auto& k : kExtraKeys) keys.insert(k.name);
+  keys.insert("extra_write_disconnect");
   for (const auto& k : kCommandKeys) keys.insert(k.name);
   b.only(keys);
   ControllerParams c;
@@ -90,6 +109,8 @@ ControllerParams read_controller(const Block& b) {
   c.write_completion = b.number("write_completion_ms", 0, kMaxMs);
   c.data_preparation = b.number("data_preparation_ms", 0, kMaxMs);
   c.reselect = b.number("reselect_ms", 0, kMaxMs);
+  for (const auto& k : kExtraKeys) c.*k.field = b.number(k.name, 0, kMaxMs);
+  c.extra_write_disconnect = b.flag("extra_write_disconnect");
   return c;
 }
 
@@ -132,6 +153,9 @@ json controller_json(const ControllerParams& c) {
   j["write_completion_ms"] = c.write_completion;
   j["data_preparation_ms"] = c.data_preparation;
   j["reselect_ms"] = c.reselect;
+  for (const auto& k : kExtraKeys)
+    if (c.*k.field != 0.0) j[k.name] = c.*k.field;
+  if (c.extra_write_disconnect) j["extra_write_disconnect"] = true;
   return j;
 }
 

@@ -22,6 +22,28 @@ struct ControllerParams {
   Millis write_completion = 0.0;
   Millis data_preparation = 0.0;  // before the first byte of a transfer to or from the host
   Millis reselect = 0.0;          // a read that waited for the media reconnects to the host
+  // A write-through write whose data is in before the media is done disconnects
+  // (write_disconnect) and reconnects when the media is (write_reselect) to report it
+  // (DiskSim's "Write disconnect overhead", "First reselect overhead"; 0: as before).
+  Millis write_disconnect = 0.0;
+  Millis write_reselect = 0.0;
+  // A write's seek (after a write that it does not continue) takes at least this long
+  // (DiskSim's "Minimum seek delay").
+  Millis min_write_seek = 0.0;
+  // DiskSim's "Extra write disconnect": a write that does not continue the previous write
+  // disconnects at once and reconnects for its data later. From its arrival, the
+  // mechanism may move after extra_command + extra_seek_delta; the data starts crossing
+  // after extra_command + extra_disconnect + extra_inter_disconnect + write_reselect +
+  // data_preparation; its media write waits until min(sectors, 10) sectors (15 for a
+  // write of 45 or more) are in the buffer; waiting for the media it disconnects with
+  // extra_disconnect2 and reconnects with extra_reselect.
+  bool extra_write_disconnect = false;
+  Millis extra_command = 0.0;           // "Extradisc command overhead"
+  Millis extra_disconnect = 0.0;        // "Extradisc disconnect overhead"
+  Millis extra_inter_disconnect = 0.0;  // "Extradisc inter-disconnect delay"
+  Millis extra_disconnect2 = 0.0;       // "Extradisc 2nd disconnect overhead"
+  Millis extra_seek_delta = 0.0;        // "Extradisc seek delta"
+  Millis extra_reselect = 0.0;          // "Other reselect overhead"
 
   Millis command_ms(bool write, bool miss, bool after_write) const {
     return command[write][miss][after_write];

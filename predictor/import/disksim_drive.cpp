@@ -70,7 +70,22 @@ const std::map<std::string, Setter>& disk_keys() {
       {"read completion overhead", overhead(&ControllerParams::read_completion)},
       {"write completion overhead", overhead(&ControllerParams::write_completion)},
       {"data preparation overhead", overhead(&ControllerParams::data_preparation)},
-      {"first reselect overhead", overhead(&ControllerParams::reselect)},
+      {"first reselect overhead", [](DriveParams& d, const Param& p, double scale) {
+         d.controller.reselect = d.controller.write_reselect = number_of(p, 0, 1e6) * scale;
+         d.has_controller = true;
+       }},
+      {"other reselect overhead", overhead(&ControllerParams::extra_reselect)},
+      {"write disconnect overhead", overhead(&ControllerParams::write_disconnect)},
+      {"minimum seek delay", overhead(&ControllerParams::min_write_seek)},
+      {"extra write disconnect", [](DriveParams& d, const Param& p, double) {
+         d.controller.extra_write_disconnect = flag_of(p);
+         d.has_controller = true;
+       }},
+      {"extradisc command overhead", overhead(&ControllerParams::extra_command)},
+      {"extradisc disconnect overhead", overhead(&ControllerParams::extra_disconnect)},
+      {"extradisc inter-disconnect delay", overhead(&ControllerParams::extra_inter_disconnect)},
+      {"extradisc 2nd disconnect overhead", overhead(&ControllerParams::extra_disconnect2)},
+      {"extradisc seek delta", overhead(&ControllerParams::extra_seek_delta)},
       {"number of buffer segments", cache(&CacheParams::segments, 1024)},
       {"segment size (in blks)", cache(&CacheParams::segment_sectors, 1 << 24)},
       {"maximum number of write segments", cache(&CacheParams::write_segments, 1024)},

@@ -35,6 +35,17 @@ TEST_CASE("HP C2247A: overheads, the SCSI bus and a two-segment cache", "[disksi
   CHECK(c.write_completion == 0.050450);
   CHECK(c.data_preparation == 0.025190);
   CHECK(c.reselect == 0.162490);
+  // The write path's disconnects and the extra write disconnect.
+  CHECK(c.write_reselect == 0.162490);
+  CHECK(c.extra_reselect == 0.128830);
+  CHECK(c.write_disconnect == 0.165650);
+  CHECK(c.min_write_seek == 0.6);
+  CHECK(c.extra_write_disconnect);
+  CHECK(c.extra_command == 0.642440);
+  CHECK(c.extra_disconnect == 0.045510);
+  CHECK(c.extra_inter_disconnect == 0.428850);
+  CHECK(c.extra_disconnect2 == 0.134370);
+  CHECK(c.extra_seek_delta == 0.25);
   // bus1, between the controller and the disk; bus0 (all zeros) is on the path too.
   CHECK(d.drive.bus.read_sector == 0.17010);
   CHECK(d.drive.bus.write_sector == 0.18686);
@@ -53,7 +64,8 @@ TEST_CASE("HP C2247A: overheads, the SCSI bus and a two-segment cache", "[disksi
   CHECK(k.high_water == 0.75);
   // What the drive model leaves out is listed by name and place.
   CHECK(lists(d, "Never disconnect (" ));
-  CHECK(lists(d, "Extradisc command overhead ("));
+  CHECK(lists(d, "Read disconnect afterread ("));
+  CHECK_FALSE(lists(d, "Extradisc command overhead ("));
   CHECK(lists(d, "Scheduler ("));
   CHECK_FALSE(lists(d, "Model ("));
   CHECK_FALSE(lists(d, "Fast write level ("));

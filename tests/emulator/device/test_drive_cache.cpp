@@ -215,8 +215,10 @@ TEST_CASE("a sequential write joins the destage it continues", "[drive]") {
 
 TEST_CASE("the high water mark holds the bus until that part of a read is buffered", "[drive]") {
   // Bus 0.15 ms a sector, media 0.1: sent as it comes, the last sector leaves at
-  // 0.1 + 10 x 0.15; with half the request buffered first (0.5), at 0.5 + 10 x 0.15.
-  for (const auto& [water, done] : {std::pair{0.0, 1.6}, std::pair{0.5, 2.0}}) {
+  // 0.1 + 10 x 0.15; with half the request buffered first (0.5), at 0.5 + 10 x 0.15;
+  // with 0.75, 7 sectors (7.5 truncated, as DiskSim counts them) at 0.7 + 10 x 0.15.
+  for (const auto& [water, done] :
+       {std::pair{0.0, 1.6}, std::pair{0.5, 2.0}, std::pair{0.75, 2.2}}) {
     DriveParams d;
     d.has_bus = d.has_cache = true;
     d.bus.read_sector = 0.15;
@@ -235,4 +237,87 @@ TEST_CASE("read-ahead runs past a segment's worth of request, overwriting what w
   CHECK(dev.drive()->holds(100.0, 180, 50));
   CHECK(dev.drive()->holds(100.0, 30, 200));
   CHECK_FALSE(dev.drive()->holds(100.0, 29, 1));
+}
+
+namespace {
+
+// Write-through (fast write 0), a 0.2 ms command, 0.01 ms a sector on the bus.
+DriveParams write_through_drive() {
+  DriveParams d = write_behind_drive();
+  d.cache.fast_write = 0;
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("a write-through write waiting for the media disconnects and reselects",
+          "[drive]") {
+  // Sector 50 passes under the head from 5.0 to 5.1 ms; the data is in at 0.21 ms.
+  for (const bool on : {false, true}) {
+    DriveParams d = write_through_drive();
+    if (on) {
+      d.controller.write_disconnect = 0.15;
+      d.controller.write_reselect = 0.16;
+    }
+    VirtualDevice dev(disk_with(d));
+    const Service w = dev.serve(0.0, Op::Write, 50 * kSector, kSector);
+    CHECK_THAT(w.completion_ms, WithinAbs(on ? 5.1 + 0.16 : 5.1, kEps));
+  }
+}
+
+TEST_CASE("a write that does not continue the last one seeks for at least the minimum",
+          "[drive]") {
+  // Sector 3 passes at 0.3 ms: reached after the 0.2 ms command with no seek, missed
+  // after a 0.6 ms minimum seek (the next pass is at 10.3 ms).
+  for (const Millis min_seek : {0.0, 0.6}) {
+    DriveParams d = write_through_drive();
+    d.controller.min_write_seek = min_seek;
+    VirtualDevice dev(disk_with(d));
+    const Service w = dev.serve(0.0, Op::Write, 3 * kSector, kSector);
+    CHECK_THAT(w.completion_ms, WithinAbs(min_seek > 0 ? 10.4 : 0.4, kEps));
+  }
+}
+
+TEST_CASE("an extra write disconnect delays the data of a write after a write it does not "
+          "continue",
+          "[drive]") {
+  for (const bool extra : {false, true}) {
+    DriveParams d = write_through_drive();
+    d.controller.write_reselect = 0.15;
+    d.controller.extra_write_disconnect = extra;
+    d.controller.extra_command = 0.3;
+    d.controller.extra_disconnect = 0.05;
+    d.controller.extra_inter_disconnect = 0.4;
+    d.controller.extra_seek_delta = 0.25;
+    d.controller.extra_reselect = 0.1;
+    VirtualDevice dev(disk_with(d));
+    // The first write follows no write: sector 0 next passes at 10.0 ms; + reselect.
+    const Service first = dev.serve(0.0, Op::Write, 0, kSector);
+    CHECK_THAT(first.completion_ms, WithinAbs(10.25, kEps));
+    // Sector 111 (head 1, sector 11) passes at 11.1 ms. Plain: the command ends at 10.45,
+    // the data is in at 10.46, in time; + reselect 0.15. Extra: the data starts after
+    // 0.3 + 0.05 + 0.4 + 0.15 = 0.9 ms and is in at 11.16, too late: the next pass ends
+    // at 21.2; + the other reselect 0.1.
+    const Service second = dev.serve(10.25, Op::Write, 111 * kSector, kSector);
+    CHECK_THAT(second.completion_ms, WithinAbs(extra ? 21.3 : 11.35, kEps));
+    // A write that continues it has no extra disconnect: sector 112 passes at 21.2, the
+    // command ends at 21.5, so 31.3 + reselect.
+    const Service third = dev.serve(second.completion_ms, Op::Write, 112 * kSector, kSector);
+    CHECK_THAT(third.completion_ms, WithinAbs(extra ? 31.3 + 0.15 : 21.3 + 0.15, kEps));
+  }
+}
+
+TEST_CASE("with extra write disconnects a write's media waits for its first ten sectors",
+          "[drive]") {
+  // 20 sectors from LBA 5 (passing from 0.5 ms); 0.05 ms a sector on the bus from 0.2:
+  // each sector is in before it passes, but the tenth only at 0.7 ms, so the drive
+  // waits for the next pass (10.5 ms) when it needs ten.
+  for (const bool extra : {false, true}) {
+    DriveParams d = write_through_drive();
+    d.bus.write_sector = 0.05;
+    d.controller.extra_write_disconnect = extra;
+    VirtualDevice dev(disk_with(d));
+    const Service w = dev.serve(0.0, Op::Write, 5 * kSector, 20 * kSector);
+    CHECK_THAT(w.completion_ms, WithinAbs(extra ? 12.5 : 2.5, kEps));
+  }
 }
