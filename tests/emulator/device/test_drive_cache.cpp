@@ -10,6 +10,7 @@
 
 #include "emulator/device/virtual_device.hpp"
 #include "predictor/disk_model.hpp"
+#include "tests/emulator/device/small_disk.hpp"
 
 using namespace disksched;
 using Catch::Matchers::WithinAbs;
@@ -19,18 +20,7 @@ namespace {
 constexpr std::uint32_t kSector = 512;
 constexpr double kEps = 1e-9;
 
-DiskProfile small_disk() {
-  DiskProfile p;
-  p.name = "cache-test";
-  p.heads = 2;
-  p.rotation_ms = 10.0;
-  p.zones = {ZoneSpec{0, 9, 100, {}, {}}};
-  p.seek.form = SeekCurveSpec::Form::TwoPiece;
-  p.seek.short_a = 1.0;
-  p.seek.boundary = 5;
-  p.seek.long_a = 1.0;
-  return p;
-}
+DiskProfile small_disk() { return testing::small_disk("cache-test"); }
 
 DriveParams read_ahead_drive() {
   DriveParams d;
