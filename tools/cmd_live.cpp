@@ -38,7 +38,7 @@
 #include <libnbd.h>
 #include <nlohmann/json.hpp>
 
-#include "bench/sim/workload.hpp"
+#include "bench/sim/workload/workload.hpp"
 #include "daemon/filter/control.hpp"
 #include "daemon/filter/latency_log.hpp"
 #include "daemon/filter/log_summary.hpp"

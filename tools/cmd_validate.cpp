@@ -12,7 +12,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "bench/sim/trace_reader.hpp"
+#include "bench/sim/trace/trace_reader.hpp"
 #include "bench/validate/validate_replay.hpp"
 #include "tools/commands.hpp"
 #include "tools/plot.hpp"

@@ -6,7 +6,7 @@
 #include <memory>
 #include <vector>
 
-#include "bench/sim/workload.hpp"
+#include "bench/sim/workload/workload.hpp"
 #include "daemon/filter/live_core.hpp"
 #include "daemon/filter/lbn_model.hpp"
 #include "schedulers/registry.hpp"

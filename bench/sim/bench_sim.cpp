@@ -14,8 +14,8 @@
 
 #include <string>
 
-#include "bench/sim/experiment.hpp"
-#include "bench/sim/workload.hpp"
+#include "bench/sim/sweep/experiment.hpp"
+#include "bench/sim/workload/workload.hpp"
 #include "emulator/sim/simulator.hpp"
 #include "schedulers/registry.hpp"
 

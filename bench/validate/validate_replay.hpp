@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/sim/trace_reader.hpp"
+#include "bench/sim/trace/trace_reader.hpp"
 #include "emulator/device/virtual_device.hpp"
 #include "predictor/device_model.hpp"
 

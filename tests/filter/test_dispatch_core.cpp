@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "bench/sim/workload.hpp"
+#include "bench/sim/workload/workload.hpp"
 #include "daemon/filter/live_core.hpp"
 #include <map>
 #include "daemon/filter/lbn_model.hpp"

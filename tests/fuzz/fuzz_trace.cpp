@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "bench/sim/trace_reader.hpp"
+#include "bench/sim/trace/trace_reader.hpp"
 
 namespace {
 

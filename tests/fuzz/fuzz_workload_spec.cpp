@@ -14,8 +14,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "bench/sim/trace_reader.hpp"
-#include "bench/sim/workload.hpp"
+#include "bench/sim/trace/trace_reader.hpp"
+#include "bench/sim/workload/workload.hpp"
 
 namespace {
 

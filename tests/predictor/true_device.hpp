@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "bench/sim/workload.hpp"
+#include "bench/sim/workload/workload.hpp"
 #include "predictor/device_model.hpp"
 #include "predictor/spin.hpp"
 

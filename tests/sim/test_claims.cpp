@@ -2,7 +2,7 @@
 // hand-made sweep whose sustained rates and ratios are worked out below.
 #include <catch2/catch.hpp>
 
-#include "bench/sim/claims.hpp"
+#include "bench/sim/repro/claims.hpp"
 
 using namespace disksched;
 

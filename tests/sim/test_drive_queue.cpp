@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/sim/workload.hpp"
+#include "bench/sim/workload/workload.hpp"
 #include "emulator/sim/simulator.hpp"
 #include "emulator/sim/stats.hpp"
 #include "schedulers/registry.hpp"

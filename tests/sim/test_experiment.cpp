@@ -2,8 +2,8 @@
 // count, JW's sustained-rate interpolation, range parsing.
 #include <catch2/catch.hpp>
 
-#include "bench/sim/experiment.hpp"
-#include "bench/sim/sweep.hpp"
+#include "bench/sim/sweep/experiment.hpp"
+#include "bench/sim/sweep/sweep.hpp"
 #include "schedulers/registry.hpp"
 
 using namespace disksched;

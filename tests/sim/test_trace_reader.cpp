@@ -6,9 +6,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "bench/sim/trace_classes.hpp"
-#include "bench/sim/trace_reader.hpp"
-#include "bench/sim/workload.hpp"
+#include "bench/sim/trace/trace_classes.hpp"
+#include "bench/sim/trace/trace_reader.hpp"
+#include "bench/sim/workload/workload.hpp"
 
 using namespace disksched;
 using Catch::Matchers::Contains;

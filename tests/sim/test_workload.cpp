@@ -8,8 +8,8 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
-#include "bench/sim/trace_reader.hpp"
-#include "bench/sim/workload.hpp"
+#include "bench/sim/trace/trace_reader.hpp"
+#include "bench/sim/workload/workload.hpp"
 
 using namespace disksched;
 using Catch::Matchers::Contains;

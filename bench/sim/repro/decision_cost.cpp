@@ -1,4 +1,4 @@
-#include "bench/sim/decision_cost.hpp"
+#include "bench/sim/repro/decision_cost.hpp"
 
 #include <time.h>
 

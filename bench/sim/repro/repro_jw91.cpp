@@ -16,11 +16,11 @@
 
 #include <fmt/format.h>
 
-#include "bench/sim/claims.hpp"
-#include "bench/sim/job_pool.hpp"
-#include "bench/sim/repro.hpp"
-#include "bench/sim/sweep.hpp"
-#include "bench/sim/workload.hpp"
+#include "bench/sim/repro/claims.hpp"
+#include "bench/sim/sweep/job_pool.hpp"
+#include "bench/sim/repro/repro.hpp"
+#include "bench/sim/sweep/sweep.hpp"
+#include "bench/sim/workload/workload.hpp"
 #include "schedulers/request.hpp"
 #include "schedulers/rotational/oat.hpp"
 

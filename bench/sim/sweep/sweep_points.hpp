@@ -16,7 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "bench/sim/sweep.hpp"
+#include "bench/sim/sweep/sweep.hpp"
 
 namespace disksched {
 

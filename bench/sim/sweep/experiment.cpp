@@ -1,4 +1,4 @@
-#include "bench/sim/experiment.hpp"
+#include "bench/sim/sweep/experiment.hpp"
 
 #include <cmath>
 

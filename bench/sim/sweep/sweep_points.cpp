@@ -1,4 +1,4 @@
-#include "bench/sim/sweep_points.hpp"
+#include "bench/sim/sweep/sweep_points.hpp"
 
 #include <unistd.h>
 
@@ -14,8 +14,8 @@
 
 #include <fmt/format.h>
 
-#include "bench/sim/experiment.hpp"
-#include "bench/sim/job_pool.hpp"
+#include "bench/sim/sweep/experiment.hpp"
+#include "bench/sim/sweep/job_pool.hpp"
 
 namespace disksched {
 namespace fs = std::filesystem;

@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "bench/sim/experiment.hpp"
-#include "bench/sim/job_pool.hpp"
-#include "bench/sim/workload.hpp"
+#include "bench/sim/sweep/experiment.hpp"
+#include "bench/sim/sweep/job_pool.hpp"
+#include "bench/sim/workload/workload.hpp"
 
 namespace disksched {
 
@@ -108,7 +108,7 @@ std::string sustained_table(const SweepResult& r, const std::vector<double>& mea
                             const std::vector<double>& p95_targets_ms,
                             const std::string& csv_path = "");
 
-// Where the plotting scripts live: $DISKSCHED_SCRIPTS, else the source tree's bench/sim.
+// Where the plotting scripts live: $DISKSCHED_SCRIPTS, else the source tree's bench/sim/plots.
 std::string script_dir();
 // Runs /usr/bin/python3 SCRIPT ARGS...; returns false (and says why on stderr) when
 // the plot could not be made: a missing plot never fails an experiment.

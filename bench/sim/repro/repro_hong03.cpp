@@ -18,11 +18,11 @@
 
 #include <fmt/format.h>
 
-#include "bench/sim/claims.hpp"
-#include "bench/sim/experiment.hpp"
-#include "bench/sim/job_pool.hpp"
-#include "bench/sim/repro.hpp"
-#include "bench/sim/sweep.hpp"
+#include "bench/sim/repro/claims.hpp"
+#include "bench/sim/sweep/experiment.hpp"
+#include "bench/sim/sweep/job_pool.hpp"
+#include "bench/sim/repro/repro.hpp"
+#include "bench/sim/sweep/sweep.hpp"
 #include "schedulers/queue.hpp"
 #include "schedulers/registry.hpp"
 

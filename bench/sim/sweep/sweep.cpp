@@ -1,4 +1,4 @@
-#include "bench/sim/sweep.hpp"
+#include "bench/sim/sweep/sweep.hpp"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -289,7 +289,7 @@ std::string sustained_table(const SweepResult& r, const std::vector<double>& mea
 
 std::string script_dir() {
   if (const char* env = std::getenv("DISKSCHED_SCRIPTS"); env && *env) return env;
-  return std::string(DISKSCHED_SOURCE_DIR) + "/bench/sim";
+  return std::string(DISKSCHED_SOURCE_DIR) + "/bench/sim/plots";
 }
 
 bool run_python(const std::string& script, const std::vector<std::string>& args) {

@@ -1,4 +1,4 @@
-#include "bench/sim/workload.hpp"
+#include "bench/sim/workload/workload.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "bench/sim/trace_reader.hpp"
+#include "bench/sim/trace/trace_reader.hpp"
 #include "common/spec.hpp"
 #include "common/text.hpp"
 

@@ -10,8 +10,8 @@
 #include <variant>
 #include <vector>
 
-#include "bench/sim/repro.hpp"
-#include "bench/sim/sweep.hpp"
+#include "bench/sim/repro/repro.hpp"
+#include "bench/sim/sweep/sweep.hpp"
 
 namespace disksched {
 

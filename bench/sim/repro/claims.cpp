@@ -1,4 +1,4 @@
-#include "bench/sim/claims.hpp"
+#include "bench/sim/repro/claims.hpp"
 
 #include <algorithm>
 #include <stdexcept>

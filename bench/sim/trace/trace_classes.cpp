@@ -1,4 +1,4 @@
-#include "bench/sim/trace_classes.hpp"
+#include "bench/sim/trace/trace_classes.hpp"
 
 #include <cctype>
 #include <cmath>

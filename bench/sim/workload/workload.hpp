@@ -58,7 +58,7 @@
 #include <string_view>
 #include <vector>
 
-#include "bench/sim/trace_classes.hpp"
+#include "bench/sim/trace/trace_classes.hpp"
 #include "common/spec.hpp"
 #include "emulator/sim/arrivals.hpp"
 #include "predictor/device_model.hpp"

@@ -1,4 +1,4 @@
-#include "bench/sim/job_pool.hpp"
+#include "bench/sim/sweep/job_pool.hpp"
 
 #include <algorithm>
 #include <cstdio>

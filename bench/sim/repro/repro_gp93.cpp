@@ -17,10 +17,10 @@
 
 #include <fmt/format.h>
 
-#include "bench/sim/claims.hpp"
-#include "bench/sim/job_pool.hpp"
-#include "bench/sim/repro.hpp"
-#include "bench/sim/sweep.hpp"
+#include "bench/sim/repro/claims.hpp"
+#include "bench/sim/sweep/job_pool.hpp"
+#include "bench/sim/repro/repro.hpp"
+#include "bench/sim/sweep/sweep.hpp"
 #include "emulator/sim/process_flow/flow_workload.hpp"
 #include "emulator/sim/process_flow/process_flow.hpp"
 #include "emulator/sim/stats.hpp"

@@ -1,4 +1,4 @@
-#include "bench/sim/repro.hpp"
+#include "bench/sim/repro/repro.hpp"
 
 #include <algorithm>
 #include <chrono>

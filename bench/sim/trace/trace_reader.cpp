@@ -1,4 +1,4 @@
-#include "bench/sim/trace_reader.hpp"
+#include "bench/sim/trace/trace_reader.hpp"
 
 #include <algorithm>
 #include <cctype>
