@@ -21,7 +21,7 @@ make_tmpdir() {
 }
 
 # requires_filter_client [CMD...]: nbdkit, the built filter and a Python NBD client
-# (tests/filter/nbdio.py, on libnbd's bindings), plus any other commands; skip if not.
+# (tests/daemon/filter/nbdio.py, on libnbd's bindings), plus any other commands; skip if not.
 requires_filter_client() {
   requires nbdkit /usr/bin/python3 "$@"
   [ -n "${DISKSCHED_FILTER:-}" ] || skip "the disksched filter was not built"

@@ -202,7 +202,7 @@ int disksched_get_ready(int thread_model) {
             name);
   }
   if (config.depth > 1 && geometry_model && geometry_model->rotational())
-    // Measured in virtual time (tests/sim/test_tracker_drive_queue.cpp): 100% within one
+    // Measured in virtual time (tests/daemon/filter/test_tracker_drive_queue.cpp): 100% within one
     // sector over a drive serving in dispatch order, 15-18% over one that reorders.
     fprintf(stderr,
             "nbdkit: disksched: note: sched-depth=%u: the head is predicted as if the device "

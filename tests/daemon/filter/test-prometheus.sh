@@ -11,7 +11,7 @@ requires_filter_client
   skip "python3-prometheus-client is not installed (apt-get install python3-prometheus-client)"
 make_tmpdir
 d=$TMPDIR_TEST
-here="$TESTS_SRCDIR/filter"
+here="$TESTS_SRCDIR/daemon/filter"
 mkdir "$d/textfile"
 
 cat > "$d/client.sh" <<SH

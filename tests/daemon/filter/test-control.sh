@@ -5,7 +5,7 @@
 . "$TESTS_SRCDIR/lib.sh"
 requires_filter_client
 make_tmpdir
-here="$TESTS_SRCDIR/filter"
+here="$TESTS_SRCDIR/daemon/filter"
 ctl="$TMPDIR_TEST/ctl.sock"
 lat="$TMPDIR_TEST/lat.csv"
 

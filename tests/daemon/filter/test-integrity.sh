@@ -7,7 +7,7 @@
 . "$TESTS_SRCDIR/lib.sh"
 requires_filter_client
 make_tmpdir
-here="$TESTS_SRCDIR/filter"
+here="$TESTS_SRCDIR/daemon/filter"
 
 "$DISKSCHED" sched list --json > "$TMPDIR_TEST/algorithms.json"
 /usr/bin/python3 - "$TMPDIR_TEST/algorithms.json" > "$TMPDIR_TEST/list" <<'PY'

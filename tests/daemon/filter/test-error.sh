@@ -6,7 +6,7 @@
 . "$TESTS_SRCDIR/lib.sh"
 requires_filter_client
 make_tmpdir
-here="$TESTS_SRCDIR/filter"
+here="$TESTS_SRCDIR/daemon/filter"
 trigger="$TMPDIR_TEST/inject"
 lat="$TMPDIR_TEST/lat.csv"
 

@@ -7,7 +7,7 @@
 . "$TESTS_SRCDIR/lib.sh"
 requires_filter_client timeout
 make_tmpdir
-here="$TESTS_SRCDIR/filter"
+here="$TESTS_SRCDIR/daemon/filter"
 sock="$TMPDIR_TEST/nbd.sock"
 pidfile="$TMPDIR_TEST/nbdkit.pid"
 disk="$TMPDIR_TEST/disk.img"

@@ -11,7 +11,7 @@
 #include "emulator/sim/simulator.hpp"
 #include "emulator/sim/stats.hpp"
 #include "predictor/device_model.hpp"
-#include "tests/sim/fifo_scheduler.hpp"
+#include "tests/emulator/sim/fifo_scheduler.hpp"
 
 using namespace disksched;
 using disksched::test::FifoScheduler;

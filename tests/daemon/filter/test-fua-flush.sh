@@ -5,7 +5,7 @@
 . "$TESTS_SRCDIR/lib.sh"
 requires_filter_client
 make_tmpdir
-here="$TESTS_SRCDIR/filter"
+here="$TESTS_SRCDIR/daemon/filter"
 log="$TMPDIR_TEST/nbdkit.log"
 
 cat > "$TMPDIR_TEST/fua.py" <<PY

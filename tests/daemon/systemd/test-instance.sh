@@ -24,7 +24,7 @@ set -e
 [ -S "$d/run/sdx/nbd.sock" ]
 /usr/bin/python3 - "nbd+unix:///?socket=$d/run/sdx/nbd.sock" <<'PY'
 import sys
-sys.path.insert(0, "$TESTS_SRCDIR/filter")
+sys.path.insert(0, "$TESTS_SRCDIR/daemon/filter")
 import nbdio
 h = nbdio.connect(sys.argv[1])
 reqs = [nbdio.Request("write", i * 65536, data=b"x" * 4096) for i in range(10)]

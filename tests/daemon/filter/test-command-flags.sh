@@ -6,7 +6,7 @@
 . "$TESTS_SRCDIR/lib.sh"
 requires_filter_client
 make_tmpdir
-here="$TESTS_SRCDIR/filter"
+here="$TESTS_SRCDIR/daemon/filter"
 img="$TMPDIR_TEST/disk.img"
 truncate -s 16M "$img"
 

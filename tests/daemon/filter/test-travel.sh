@@ -5,7 +5,7 @@
 . "$TESTS_SRCDIR/lib.sh"
 requires_filter_client
 make_tmpdir
-here="$TESTS_SRCDIR/filter"
+here="$TESTS_SRCDIR/daemon/filter"
 size=1375617024                 # the HP 97560's capacity (disksched model show hp97560)
 track=$((72 * 512))             # bytes per track (72 sectors on every track)
 
