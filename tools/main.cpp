@@ -13,7 +13,9 @@ int main(int argc, char** argv) {
   disksched::cli::add_model_commands(app);
   disksched::cli::add_sched_commands(app);
   disksched::cli::add_sim_commands(app);
-  disksched::cli::add_live_commands(app);
+  disksched::cli::add_replay_command(app);
+  disksched::cli::add_ctl_command(app);
+  disksched::cli::add_log_commands(app);
   disksched::cli::add_extract_commands(app);
   disksched::cli::add_validate_commands(app);
   try {

@@ -1,6 +1,4 @@
-// `disksched replay`, `disksched ctl`, `disksched log`: the live side of the toolkit.
-//
-// replay is an open-loop load generator over libnbd: it issues a workload spec of the
+// `disksched replay`: an open-loop load generator over libnbd. It issues a workload spec of the
 // simulator (the same spec, device extent and seed give the same arrivals as
 // `disksched sim`) at its exact arrival times, with as many requests in flight as the
 // arrivals make, and reports latencies with the keys of `disksched log summary --json`.
@@ -24,8 +22,6 @@
 #include <cstring>
 #include <ctime>
 #include <deque>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -39,19 +35,14 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/sim/workload/workload.hpp"
-#include "daemon/filter/control.hpp"
-#include "daemon/filter/latency_log.hpp"
-#include "daemon/filter/log_summary.hpp"
 #include "common/clock.hpp"
 #include "common/units.hpp"
+#include "daemon/filter/latency_log.hpp"
+#include "daemon/filter/log_summary.hpp"
 #include "tools/commands.hpp"
-#include "tools/instance.hpp"
 
 namespace disksched::cli {
 namespace {
-
-// ---------------------------------------------------------------------------------
-// replay
 
 struct ReplayOptions {
   std::string uri;
@@ -469,177 +460,9 @@ void run_replay(const ReplayOptions& o) {
   std::cout << fmt::format("issue lateness p99 {:.1f} us (real)\n", r.late_p99_us());
 }
 
-// ---------------------------------------------------------------------------------
-// ctl
-
-void print_reply(const std::string& command, const nlohmann::json& j) {
-  if (command == "metrics") {
-    std::cout << j.value("metrics", std::string());
-    return;
-  }
-  if (command.rfind("switch", 0) == 0) {
-    std::cout << fmt::format("scheduler: {} -> {}\n", j.value("previous", "?"),
-                             j.value("scheduler", "?"));
-    return;
-  }
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    if (it.key() == "ok") continue;
-    std::string v = it.value().is_string() ? it.value().get<std::string>() : it.value().dump();
-    std::cout << fmt::format("{:<26} {}\n", it.key(), v);
-  }
-}
-
-void run_ctl(const std::string& socket, const std::vector<std::string>& words, bool json) {
-  std::string line;
-  for (const auto& w : words) line += (line.empty() ? "" : " ") + w;
-  const std::string reply = control_request(socket, line);
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(reply);
-  } catch (const std::exception&) {
-    throw std::runtime_error(fmt::format("control socket '{}' answered something that is not "
-                                         "JSON: {}",
-                                         socket, reply));
-  }
-  if (!j.value("ok", false))
-    throw std::runtime_error(fmt::format("{}: {}", line, j.value("error", std::string("failed"))));
-  if (json)
-    std::cout << j.dump(2) << "\n";
-  else
-    print_reply(line, j);
-}
-
-// ---------------------------------------------------------------------------------
-// log
-
-struct LogView {
-  // Only requests arriving in [from, to): one value for every log, or one per log.
-  std::vector<std::int64_t> from_ns, to_ns;
-  double timescale = 1.0;                   // report model time: real / timescale
-};
-
-std::int64_t window_value(const std::vector<std::int64_t>& v, std::size_t i, std::size_t logs,
-                          std::int64_t none, const char* option) {
-  if (v.empty()) return none;
-  if (v.size() == 1) return v[0];
-  if (v.size() != logs)
-    throw std::invalid_argument(fmt::format("{} has {} values for {} logs (give one, or one per log)",
-                                            option, v.size(), logs));
-  return v[i];
-}
-
-// Reads log `index` of `logs`, keeps its window and converts to model time.
-std::vector<LogRow> read_view(const std::string& path, const LogView& v, std::size_t index = 0,
-                              std::size_t logs = 1) {
-  if (!(v.timescale > 0)) throw std::invalid_argument("--timescale must be > 0");
-  const std::int64_t from = window_value(v.from_ns, index, logs, INT64_MIN, "--from-ns");
-  const std::int64_t to = window_value(v.to_ns, index, logs, INT64_MAX, "--to-ns");
-  std::vector<LogRow> rows;
-  std::vector<std::string> notes;
-  auto all = read_latency_log(path, &notes);
-  for (const auto& n : notes) std::cerr << "disksched: note: " << n << "\n";
-  for (auto& r : all) {
-    if (r.arrive_ns < from || r.arrive_ns >= to) continue;
-    if (v.timescale != 1.0) {
-      const std::int64_t base = r.arrive_ns;
-      auto scale = [&](std::int64_t t) {
-        return base + static_cast<std::int64_t>(static_cast<double>(t - base) / v.timescale);
-      };
-      r.dispatch_ns = scale(r.dispatch_ns);
-      r.complete_ns = scale(r.complete_ns);
-      // Arrivals themselves spread over model time too (for throughput).
-      const auto shifted = static_cast<std::int64_t>(static_cast<double>(base) / v.timescale);
-      r.dispatch_ns += shifted - base;
-      r.complete_ns += shifted - base;
-      r.arrive_ns = shifted;
-      if (r.predicted_us) *r.predicted_us /= v.timescale;
-      if (r.actual_us) *r.actual_us /= v.timescale;
-      if (r.sector_us) *r.sector_us /= v.timescale;
-    }
-    rows.push_back(std::move(r));
-  }
-  return rows;
-}
-
-void add_view_options(CLI::App* c, LogView& v) {
-  c->add_option("--from-ns", v.from_ns,
-                "only requests arriving at or after this CLOCK_MONOTONIC time (ns); "
-                "comma-separated: one per log")
-      ->delimiter(',');
-  c->add_option("--to-ns", v.to_ns, "only requests arriving before this time (ns)")
-      ->delimiter(',');
-  c->add_option("--timescale", v.timescale,
-                "the emulator's timescale: report model time (real time / timescale)")
-      ->capture_default_str();
-}
-
-void run_log_summary(const std::string& path, const LogView& view, bool json) {
-  const LogSummary s = summarize_log(read_view(path, view));
-  if (json)
-    std::cout << summary_to_json(s).dump(2) << "\n";
-  else
-    std::cout << summary_to_text(s);
-}
-
-// Latency summaries side by side, one column per log.
-void run_log_compare(const std::vector<std::string>& paths, std::vector<std::string> labels,
-                     const LogView& view, bool json) {
-  if (!labels.empty() && labels.size() != paths.size())
-    throw std::invalid_argument(fmt::format("--labels has {} names for {} logs", labels.size(),
-                                            paths.size()));
-  if (labels.empty()) labels = paths;
-  std::vector<LogSummary> s;
-  for (std::size_t i = 0; i < paths.size(); ++i)
-    s.push_back(summarize_log(read_view(paths[i], view, i, paths.size())));
-  if (json) {
-    nlohmann::json j = nlohmann::json::object();
-    for (std::size_t i = 0; i < s.size(); ++i) j[labels[i]] = summary_to_json(s[i]);
-    std::cout << j.dump(2) << "\n";
-    return;
-  }
-  std::string out = fmt::format("{:<28}", "");
-  for (const auto& l : labels) out += fmt::format(" {:>16}", l.substr(0, 16));
-  out += "\n";
-  auto row = [&](const std::string& name, auto get) {
-    out += fmt::format("{:<28}", name);
-    for (const auto& x : s) out += fmt::format(" {:>16}", get(x));
-    out += "\n";
-  };
-  auto f3 = [](double v) { return fmt::format("{:.3f}", v); };
-  row("requests", [](const LogSummary& x) { return std::to_string(x.requests); });
-  row("errors", [](const LogSummary& x) { return std::to_string(x.errors); });
-  row("throughput (req/s)", [](const LogSummary& x) { return fmt::format("{:.1f}", x.throughput_per_s); });
-  row("mean queue length", [](const LogSummary& x) {
-    return x.mean_queue_len ? fmt::format("{:.2f}", *x.mean_queue_len) : std::string("-");
-  });
-  row("mean service (ms)", [&](const LogSummary& x) { return f3(x.mean_service_ms); });
-  row("latency mean (ms)", [&](const LogSummary& x) { return f3(x.latency.mean_ms); });
-  row("latency p50 (ms)", [&](const LogSummary& x) { return f3(x.latency.p50_ms); });
-  row("latency p95 (ms)", [&](const LogSummary& x) { return f3(x.latency.p95_ms); });
-  row("latency p99 (ms)", [&](const LogSummary& x) { return f3(x.latency.p99_ms); });
-  row("latency max (ms)", [&](const LogSummary& x) { return f3(x.latency.max_ms); });
-  std::vector<std::string> ops;
-  for (const auto& x : s)
-    for (const auto& [op, st] : x.by_op)
-      if (std::find(ops.begin(), ops.end(), op) == ops.end()) ops.push_back(op);
-  for (const auto& op : ops) {
-    row(op + " mean / p95 (ms)", [&](const LogSummary& x) {
-      auto it = x.by_op.find(op);
-      return it == x.by_op.end() ? std::string("-")
-                                 : fmt::format("{:.2f} / {:.2f}", it->second.mean_ms, it->second.p95_ms);
-    });
-  }
-  row("predicted within 1 sector", [](const LogSummary& x) {
-    return x.prediction.within_sector ? fmt::format("{:.1f}%", 100 * *x.prediction.within_sector)
-                                      : std::string("-");
-  });
-  std::cout << out;
-}
-
 }  // namespace
 
-void add_live_commands(CLI::App& app) {
-  // replay
+void add_replay_command(CLI::App& app) {
   auto ro = std::make_shared<ReplayOptions>();
   auto* replay = app.add_subcommand(
       "replay", "issue a workload of the simulator against an NBD server at its exact arrival times "
@@ -676,81 +499,6 @@ void add_live_commands(CLI::App& app) {
   replay->add_flag("--json", ro->json, "print the summary as JSON");
   replay->add_flag("--quiet", ro->quiet, "no progress on stderr");
   replay->callback([ro] { run_replay(*ro); });
-
-  // ctl
-  auto socket = std::make_shared<std::string>();
-  auto words = std::make_shared<std::vector<std::string>>();
-  auto ctl_json = std::make_shared<bool>(false);
-  auto* ctl = app.add_subcommand(
-      "ctl", "talk to a running filter's control socket (sched-control=PATH) or instance "
-             "(disksched@NAME): show | stats | metrics | switch SPEC | period refine|fixed | "
-             "tracks refine|fixed | save PROFILE.json | reopen");
-  ctl->add_option("socket", *socket,
-                  "the control socket, or an instance name (NAME: " + instance_run_dir() +
-                      "/NAME/control.sock)")
-      ->required();
-  ctl->add_option("command", *words, "show | stats | metrics | switch SPEC | period refine|fixed | tracks refine|fixed | save PROFILE.json | reopen")
-      ->required()
-      ->expected(1, 2);
-  ctl->add_flag("--json", *ctl_json, "print the daemon's JSON reply");
-  ctl->callback([socket, words, ctl_json] {
-    const std::string& c = words->front();
-    if (c != "show" && c != "stats" && c != "metrics" && c != "switch" && c != "period" &&
-        c != "tracks" && c != "save" && c != "reopen")
-      throw std::invalid_argument(fmt::format(
-          "unknown ctl command '{}'; valid: show, stats, metrics, switch SPEC, period refine|fixed, "
-          "tracks refine|fixed, save PROFILE.json, reopen",
-          c));
-    if (c == "save") {
-      if (words->size() != 2)
-        throw std::invalid_argument(
-            "ctl save needs the file to write, e.g. save refined.json (a name in the "
-            "filter's sched-save-dir)");
-      // A bare name is one in the filter's sched-save-dir; a path is the caller's, and the
-      // daemon resolves paths from its own directory: send an absolute one.
-      if ((*words)[1].find('/') != std::string::npos)
-        (*words)[1] = std::filesystem::absolute((*words)[1]).string();
-    }
-    if (c == "switch" && words->size() != 2)
-      throw std::invalid_argument("ctl switch needs a scheduler spec, e.g. switch asatf:w=30");
-    const bool refine_word = words->size() == 2 && ((*words)[1] == "refine" || (*words)[1] == "fixed");
-    if (c == "period" && !refine_word)
-      throw std::invalid_argument(
-          "ctl period needs 'refine' (estimate the rotation period from completions) or "
-          "'fixed' (keep the geometry's)");
-    if (c == "tracks" && !refine_word)
-      throw std::invalid_argument(
-          "ctl tracks needs 'refine' (correct each track's phase from completions) or "
-          "'fixed' (keep the track angles as they are)");
-    if (c != "switch" && c != "period" && c != "tracks" && c != "save" && words->size() != 1)
-      throw std::invalid_argument(fmt::format("ctl {} takes no argument", c));
-    run_ctl(control_socket_for(*socket), *words, *ctl_json);
-  });
-
-  // log
-  auto* log = app.add_subcommand("log", "latency logs (sched-log=, replay --log)");
-  log->require_subcommand(1);
-  auto file = std::make_shared<std::string>();
-  auto log_json = std::make_shared<bool>(false);
-  auto* summary = log->add_subcommand(
-      "summary", "counts, mean and p50/p95/p99/max latency per op and class, queue length, "
-                 "prediction error");
-  summary->add_option("file", *file, "latency log")->required()->check(CLI::ExistingFile);
-  summary->add_flag("--json", *log_json, "print JSON");
-  auto view = std::make_shared<LogView>();
-  add_view_options(summary, *view);
-  summary->callback([file, log_json, view] { run_log_summary(*file, *view, *log_json); });
-
-  auto files = std::make_shared<std::vector<std::string>>();
-  auto labels = std::make_shared<std::vector<std::string>>();
-  auto cmp_json = std::make_shared<bool>(false);
-  auto* compare = log->add_subcommand("compare", "latency summaries of several logs side by side");
-  compare->add_option("files", *files, "latency logs")->required()->check(CLI::ExistingFile);
-  compare->add_option("--labels", *labels, "column names, one per log")->delimiter(',');
-  compare->add_flag("--json", *cmp_json, "print JSON keyed by label");
-  add_view_options(compare, *view);
-  compare->callback(
-      [files, labels, cmp_json, view] { run_log_compare(*files, *labels, *view, *cmp_json); });
 }
 
 }  // namespace disksched::cli
