@@ -36,6 +36,7 @@
 
 #include "bench/sim/workload/workload.hpp"
 #include "common/clock.hpp"
+#include "common/progress_line.hpp"
 #include "common/units.hpp"
 #include "daemon/filter/latency_log.hpp"
 #include "daemon/filter/log_summary.hpp"
@@ -158,6 +159,7 @@ class Replayer {
   std::uint64_t issued_ = 0, completed_ = 0, failed_ = 0;
   std::uint64_t measured_left_ = 0;  // measured requests issued, not completed
   std::int64_t last_progress_ns_ = 0;
+  ProgressLine progress_line_{o_.quiet ? nullptr : stderr};
   std::vector<double> late_us_;
   std::deque<std::unique_ptr<Pending>> done_;  // completed, not yet collected
   std::vector<char> write_data_;
@@ -251,18 +253,27 @@ void Replayer::wait(std::int64_t until_ns) {
 }
 
 void Replayer::progress(bool force) {
-  if (o_.quiet) return;
+  if (!progress_line_.enabled()) return;
+  // A bar redrawn on a terminal; elsewhere a line every 2 s (and at the end).
   const std::int64_t now = monotonic_ns();
-  if (!force && now - last_progress_ns_ < 2'000'000'000) return;
+  const std::int64_t every_ns = progress_line_.tty() ? 200'000'000 : 2'000'000'000;
+  if (!force && now - last_progress_ns_ < every_ns) return;
   last_progress_ns_ = now;
-  std::cerr << fmt::format("replay: {} of {} issued, {} completed, {} in flight\n", issued_,
-                           o_.warmup + o_.requests, completed_, in_flight_);
+  const std::uint64_t total = o_.warmup + o_.requests;
+  if (progress_line_.tty()) {
+    progress_line_.draw("replay", total ? static_cast<double>(completed_) / static_cast<double>(total) : 1.0,
+                        fmt::format("{} issued, {} in flight", issued_, in_flight_));
+    if (force) progress_line_.finish();
+    return;
+  }
+  progress_line_.print(fmt::format("replay: {} of {} issued, {} completed, {} in flight", issued_,
+                                   total, completed_, in_flight_));
 }
 
 bool Replayer::run(const Workload& w, std::vector<LogRow>& rows,
                    std::vector<LatencyRecord>& records) {
   const DeviceExtent dev{size_, 512};
-  // The seed of `disksched sim` replication `rep` (bench/sim/experiment.cpp).
+  // The seed of `disksched sim` replication `rep` (bench/sim/sweep/experiment.cpp).
   const std::uint64_t seed = Rng::derive(o_.seed, o_.rep);
   const std::uint64_t total = o_.warmup + o_.requests;
   bool saturated = false;

@@ -2,7 +2,9 @@
 // then 64 buckets per power of two, so any reported percentile is within 1.6% (rounded
 // up) of a value that occurred. Fixed size (2.3k buckets), O(1) record.
 // Kept by hand: Debian 12 packages HdrHistogram only for Java (libhdrhistogram-java) and
-// Go (golang-github-codahale-hdrhistogram-dev); there is no C or C++ package.
+// Go (golang-github-codahale-hdrhistogram-dev); there is no C or C++ package. Boost.Histogram
+// (libboost1.74-dev) has the buckets but no percentile query (1.74's algorithms: empty,
+// project, reduce, sum), which is what this class is for.
 #pragma once
 
 #include <array>

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "common/csv.hpp"
+#include "common/text.hpp"
 
 namespace disksched {
 
@@ -160,7 +161,8 @@ SweepResult run_sweep(const SweepSpec& spec, std::size_t threads, bool progress)
 }
 
 std::vector<double> parse_range(const std::string& text, const std::string& what) {
-  auto number = [&](const std::string& s) {
+  auto number = [&](std::string_view field) {
+    const std::string s(field);
     char* end = nullptr;
     const double v = std::strtod(s.c_str(), &end);
     if (s.empty() || *end != '\0' || !std::isfinite(v))
@@ -170,14 +172,7 @@ std::vector<double> parse_range(const std::string& text, const std::string& what
   };
   std::vector<double> out;
   if (text.find(':') != std::string::npos) {
-    std::vector<std::string> parts;
-    std::size_t pos = 0;
-    while (true) {
-      auto c = text.find(':', pos);
-      parts.push_back(text.substr(pos, c == std::string::npos ? std::string::npos : c - pos));
-      if (c == std::string::npos) break;
-      pos = c + 1;
-    }
+    const std::vector<std::string_view> parts = split(text, ':');
     if (parts.size() != 3)
       throw std::invalid_argument(fmt::format("{} '{}': expected LO:HI:STEP", what, text));
     const double lo = number(parts[0]), hi = number(parts[1]), step = number(parts[2]);
@@ -187,13 +182,7 @@ std::vector<double> parse_range(const std::string& text, const std::string& what
     if (n > 100000) throw std::invalid_argument(fmt::format("{} '{}': too many values", what, text));
     for (std::size_t i = 0; i < n; ++i) out.push_back(lo + static_cast<double>(i) * step);
   } else {
-    std::size_t pos = 0;
-    while (pos <= text.size()) {
-      auto c = text.find(',', pos);
-      out.push_back(number(text.substr(pos, c == std::string::npos ? std::string::npos : c - pos)));
-      if (c == std::string::npos) break;
-      pos = c + 1;
-    }
+    for (std::string_view v : split(text, ',')) out.push_back(number(v));
   }
   return out;
 }
