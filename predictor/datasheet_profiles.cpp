@@ -178,151 +178,90 @@ DiskProfile datasheet_profile(const DatasheetSpec& ds) {
 
 namespace {
 
+// The three drives as data: each one's figures, and where each figure came from (the
+// datasheet, or our assumption where it is silent) as the profile's `source`.
 // Seagate-style names would promise more than a datasheet gives: the built-ins are
 // named by class, and `source` says whose figures they are.
-DatasheetSpec sata7200_8tb() {
-  DatasheetSpec d;
-  d.name = "sata7200-8tb";
-  d.capacity_bytes = 8e12;
-  d.rpm = 7200;
-  d.avg_seek_ms = 8.0;
-  d.sustained_outer_mb_s = 205;
-  d.buffer_bytes = 256ull << 20;
-  d.bus_mb_s = 600;
-  d.logical_sector_bytes = 512;
-  d.physical_sector_bytes = 4096;
-  // Assumptions.
-  d.heads = 12;
-  d.zones = 24;
-  d.sustained_inner_mb_s = d.sustained_outer_mb_s / 2;
-  d.single_track_ms = 0.8;
-  d.head_switch_ms = 0.8;
-  d.full_stroke_ms = 16.0;
-  d.overhead_ms = PerOp{0.1, 0.1, 0.05};
-  d.source = {
-      {"class", "8 TB 7200 rpm enterprise SATA drive (512e; -4kn: 4Kn)"},
-      {"datasheet",
-       {{"reference", "figures of one 8 TB 7200 rpm enterprise SATA drive as collected in "
-                      "../shared/reference/real-drives.md, sec. 4"},
-        {"capacity", "8 TB (10^12 bytes)"},
-        {"rpm", "7200 (average latency 4.16 ms = half a revolution)"},
-        {"avg_seek_ms", "8.0 (read)"},
-        {"sustained_outer", "205 MB/s"},
-        {"buffer", "256 MB"},
-        {"formats", "512e and 4Kn"}}},
-      {"assumptions",
-       {{"heads", "12 (6 platters)"},
-        {"zones", "24 equal bands of cylinders"},
-        {"sustained_inner", "half the outer: 'outer tracks carry about twice the sectors of "
-                            "inner ones' (real-drives.md sec. 4)"},
-        {"single_track_ms", "0.8"},
-        {"head_switch_ms", "0.8 (a settle, like a single-track seek)"},
-        {"full_stroke_ms", "16 (about twice the average)"},
-        {"overhead_ms", "0.1 per read or write, 0.05 other"},
-        {"bus", "SATA 6 Gb/s: 600 MB/s"},
-        {"cache", "the buffer in 128 segments of 2 MiB, read-ahead up to 2 MiB beyond a "
-                  "read, write-behind on (the volatile write cache, as drives ship)"}}}};
-  return d;
-}
-
-DatasheetSpec laptop5400_320gb() {
-  DatasheetSpec d;
-  d.name = "laptop5400-320gb";
-  d.capacity_bytes = 320e9;
-  d.rpm = 5400;
-  d.avg_seek_ms = 12.0;
-  d.single_track_ms = 1.0;
-  d.full_stroke_ms = 20.0;
-  d.logical_sector_bytes = 512;
-  d.physical_sector_bytes = 512;
-  // Assumptions.
-  d.heads = 4;
-  d.zones = 16;
-  d.sustained_outer_mb_s = 80;
-  d.sustained_inner_mb_s = 40;
-  d.head_switch_ms = 1.0;
-  d.buffer_bytes = 8ull << 20;
-  d.bus_mb_s = 300;
-  d.overhead_ms = PerOp{0.3, 0.3, 0.1};
-  d.source = {
-      {"class", "320 GB 5400 rpm 2.5-inch SATA drive (512n; -512e, -4kn: those formats)"},
-      {"datasheet",
-       {{"reference", "Hitachi Travelstar 5K320 SATA OEM Specification rev. 1.5 (2010), "
-                      "sec. 4.4.2 (mechanical positioning)"},
-        {"capacity", "320 GB"},
-        {"rpm", "5400 (average latency 5.5 ms, revolution 11.1 ms)"},
-        {"avg_seek_ms", "12 (read, typical; weighted average of all seek lengths)"},
-        {"single_track_ms", "1.0 (read, typical)"},
-        {"full_stroke_ms", "20.0 (read, typical)"},
-        {"formats", "512-byte sectors"}}},
-      {"assumptions",
-       {{"heads", "4 (two 160 GB disks)"},
-        {"zones", "16 equal bands of cylinders"},
-        {"sustained", "80 MB/s outer, 40 MB/s inner (the specification's figure was not at "
-                      "hand; outer about twice inner)"},
-        {"head_switch_ms", "1.0 (as the single-track seek)"},
-        {"buffer", "8 MB"},
-        {"overhead_ms", "0.3 per read or write, 0.1 other"},
-        {"bus", "SATA 3 Gb/s: 300 MB/s"},
-        {"cache", "the buffer in segments of 2 MiB, read-ahead up to 2 MiB beyond a read, "
-                  "write-behind on"}}}};
-  return d;
-}
-
-DatasheetSpec sas15k_600gb() {
-  DatasheetSpec d;
-  d.name = "sas15k-600gb";
-  d.capacity_bytes = 600e9;
-  d.rpm = 15000;
-  d.sustained_outer_mb_s = 204;
-  d.sustained_inner_mb_s = 122;
-  d.logical_sector_bytes = 512;
-  d.physical_sector_bytes = 512;
-  d.avg_seek_ms = 3.4;
-  d.buffer_bytes = 16ull << 20;
-  d.bus_mb_s = 600;
-  // Assumptions.
-  d.heads = 8;
-  d.zones = 20;
-  d.single_track_ms = 0.4;
-  d.head_switch_ms = 0.4;
-  d.full_stroke_ms = 7.5;
-  d.overhead_ms = PerOp{0.1, 0.1, 0.05};
-  d.source = {
-      {"class", "600 GB 15k rpm 3.5-inch SAS drive (512n; -512e, -4kn: those formats)"},
-      {"datasheet",
-       {{"reference", "Seagate Cheetah 15K.7 SAS Product Manual 100516226, sec. 4.2.3 "
-                      "(general performance characteristics)"},
-        {"capacity", "600 GB"},
-        {"rpm", "15000 (average rotational latency 2.0 ms)"},
-        {"sustained", "204 MB/s maximum, 122 MB/s minimum (1 MB/s = 10^6 bytes/s)"},
-        {"formats", "512 (520, 528) byte sectors"},
-        {"bus", "SAS 600 MB/s per port"},
-}},
-      {"assumptions",
-       {{"avg_seek_ms", "3.4 (read), as we recall the same manual's seek table; not "
-                        "re-checked against its text"},
-        {"buffer", "16 MB, as we recall it; not re-checked"},
-        {"heads", "8 (four disks)"},
-        {"zones", "20 equal bands of cylinders"},
-        {"single_track_ms", "0.4"},
-        {"head_switch_ms", "0.4"},
-        {"full_stroke_ms", "7.5"},
-        {"overhead_ms", "0.1 per read or write, 0.05 other"},
-        {"cache", "the buffer in segments of 2 MiB, read-ahead up to 2 MiB beyond a read, "
-                  "write-behind on"}}}};
-  return d;
-}
-
 struct Builtin {
-  const char* name;
-  DatasheetSpec (*spec)();
+  DatasheetSpec figures;
+  const char* source;  // JSON
 };
-constexpr Builtin kBuiltins[] = {
-    {"sata7200-8tb", sata7200_8tb},
-    {"laptop5400-320gb", laptop5400_320gb},
-    {"sas15k-600gb", sas15k_600gb},
-};
+
+const std::vector<Builtin>& builtins() {
+  static const std::vector<Builtin> drives = {
+      {{.name = "sata7200-8tb", .capacity_bytes = 8e12, .rpm = 7200, .heads = 12, .zones = 24,
+        .sustained_outer_mb_s = 205, .sustained_inner_mb_s = 205.0 / 2, .avg_seek_ms = 8.0,
+        .single_track_ms = 0.8, .full_stroke_ms = 16.0, .head_switch_ms = 0.8,
+        .overhead_ms = {0.1, 0.1, 0.05}, .logical_sector_bytes = 512,
+        .physical_sector_bytes = 4096, .buffer_bytes = 256ull << 20, .bus_mb_s = 600},
+       R"json({"class": "8 TB 7200 rpm enterprise SATA drive (512e; -4kn: 4Kn)",
+           "datasheet": {
+             "reference": "figures of one 8 TB 7200 rpm enterprise SATA drive as collected in ../shared/reference/real-drives.md, sec. 4",
+             "capacity": "8 TB (10^12 bytes)",
+             "rpm": "7200 (average latency 4.16 ms = half a revolution)",
+             "avg_seek_ms": "8.0 (read)",
+             "sustained_outer": "205 MB/s",
+             "buffer": "256 MB",
+             "formats": "512e and 4Kn"},
+           "assumptions": {
+             "heads": "12 (6 platters)",
+             "zones": "24 equal bands of cylinders",
+             "sustained_inner": "half the outer: 'outer tracks carry about twice the sectors of inner ones' (real-drives.md sec. 4)",
+             "single_track_ms": "0.8",
+             "head_switch_ms": "0.8 (a settle, like a single-track seek)",
+             "full_stroke_ms": "16 (about twice the average)",
+             "overhead_ms": "0.1 per read or write, 0.05 other",
+             "bus": "SATA 6 Gb/s: 600 MB/s",
+             "cache": "the buffer in 128 segments of 2 MiB, read-ahead up to 2 MiB beyond a read, write-behind on (the volatile write cache, as drives ship)"}})json"},
+      {{.name = "laptop5400-320gb", .capacity_bytes = 320e9, .rpm = 5400, .heads = 4, .zones = 16,
+        .sustained_outer_mb_s = 80, .sustained_inner_mb_s = 40, .avg_seek_ms = 12.0,
+        .single_track_ms = 1.0, .full_stroke_ms = 20.0, .head_switch_ms = 1.0,
+        .overhead_ms = {0.3, 0.3, 0.1}, .logical_sector_bytes = 512,
+        .physical_sector_bytes = 512, .buffer_bytes = 8ull << 20, .bus_mb_s = 300},
+       R"json({"class": "320 GB 5400 rpm 2.5-inch SATA drive (512n; -512e, -4kn: those formats)",
+           "datasheet": {
+             "reference": "Hitachi Travelstar 5K320 SATA OEM Specification rev. 1.5 (2010), sec. 4.4.2 (mechanical positioning)",
+             "capacity": "320 GB",
+             "rpm": "5400 (average latency 5.5 ms, revolution 11.1 ms)",
+             "avg_seek_ms": "12 (read, typical; weighted average of all seek lengths)",
+             "single_track_ms": "1.0 (read, typical)",
+             "full_stroke_ms": "20.0 (read, typical)",
+             "formats": "512-byte sectors"},
+           "assumptions": {
+             "heads": "4 (two 160 GB disks)",
+             "zones": "16 equal bands of cylinders",
+             "sustained": "80 MB/s outer, 40 MB/s inner (the specification's figure was not at hand; outer about twice inner)",
+             "head_switch_ms": "1.0 (as the single-track seek)",
+             "buffer": "8 MB",
+             "overhead_ms": "0.3 per read or write, 0.1 other",
+             "bus": "SATA 3 Gb/s: 300 MB/s",
+             "cache": "the buffer in segments of 2 MiB, read-ahead up to 2 MiB beyond a read, write-behind on"}})json"},
+      {{.name = "sas15k-600gb", .capacity_bytes = 600e9, .rpm = 15000, .heads = 8, .zones = 20,
+        .sustained_outer_mb_s = 204, .sustained_inner_mb_s = 122, .avg_seek_ms = 3.4,
+        .single_track_ms = 0.4, .full_stroke_ms = 7.5, .head_switch_ms = 0.4,
+        .overhead_ms = {0.1, 0.1, 0.05}, .logical_sector_bytes = 512,
+        .physical_sector_bytes = 512, .buffer_bytes = 16ull << 20, .bus_mb_s = 600},
+       R"json({"class": "600 GB 15k rpm 3.5-inch SAS drive (512n; -512e, -4kn: those formats)",
+           "datasheet": {
+             "reference": "Seagate Cheetah 15K.7 SAS Product Manual 100516226, sec. 4.2.3 (general performance characteristics)",
+             "capacity": "600 GB",
+             "rpm": "15000 (average rotational latency 2.0 ms)",
+             "sustained": "204 MB/s maximum, 122 MB/s minimum (1 MB/s = 10^6 bytes/s)",
+             "formats": "512 (520, 528) byte sectors",
+             "bus": "SAS 600 MB/s per port"},
+           "assumptions": {
+             "avg_seek_ms": "3.4 (read), as we recall the same manual's seek table; not re-checked against its text",
+             "buffer": "16 MB, as we recall it; not re-checked",
+             "heads": "8 (four disks)",
+             "zones": "20 equal bands of cylinders",
+             "single_track_ms": "0.4",
+             "head_switch_ms": "0.4",
+             "full_stroke_ms": "7.5",
+             "overhead_ms": "0.1 per read or write, 0.05 other",
+             "cache": "the buffer in segments of 2 MiB, read-ahead up to 2 MiB beyond a read, write-behind on"}})json"},
+  };
+  return drives;
+}
 
 }  // namespace
 
@@ -337,11 +276,12 @@ std::optional<DiskProfile> datasheet_builtin(std::string_view full) {
     std::uint32_t logical, physical;
   };
   constexpr Format kFormats[] = {{"-512n", 512, 512}, {"-512e", 512, 4096}, {"-4kn", 4096, 4096}};
-  for (const Builtin& b : kBuiltins) {
-    const std::string_view base = b.name;
+  for (const Builtin& b : builtins()) {
+    const std::string_view base = b.figures.name;
     if (name.substr(0, base.size()) != base) continue;
     const std::string_view suffix = name.substr(base.size());
-    DatasheetSpec d = b.spec();
+    DatasheetSpec d = b.figures;
+    d.source = json::parse(b.source);
     d.name = std::string(full);
     if (nocache) {
       d.buffer_bytes = 0;
@@ -362,7 +302,7 @@ std::optional<DiskProfile> datasheet_builtin(std::string_view full) {
 
 std::vector<std::string> datasheet_builtin_names() {
   std::vector<std::string> names;
-  for (const Builtin& b : kBuiltins) names.emplace_back(b.name);
+  for (const Builtin& b : builtins()) names.push_back(b.figures.name);
   return names;
 }
 
