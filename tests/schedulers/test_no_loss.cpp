@@ -1,7 +1,7 @@
 // "No algorithm may lose a request" (ARCHITECTURE.md invariants). Every registered
-// scheduler, built with its defaults, is fed thousands of random adds, removes and
-// picks; the multiset of requests it holds must match what was given and not yet
-// taken, at every step and at the end.
+// scheduler, with its defaults and with other parameters, is fed thousands of random
+// adds, removes, drains and picks; the multiset of requests it holds must match what
+// was given and not yet taken, at every step and at the end.
 #include <map>
 #include <random>
 #include <set>
@@ -51,6 +51,15 @@ std::string exercise(Scheduler& s, const DeviceModel& m, std::uint64_t seed, int
       r.limit_ms = r.cls == IoClass::TimeLimited ? 50 : 0;
       s.add(r);
       held[r.id] = 1;
+    } else if (dice < 47) {
+      // Drain part-way and give everything back: the same requests, each once.
+      std::set<std::uint64_t> drained;
+      auto all = s.drain();
+      for (const auto& r : all)
+        if (!drained.insert(r.id).second) return fmt::format("op {}: drained {} twice", op, r.id);
+      if (drained.size() != held.size())
+        return fmt::format("op {}: drained {} requests, {} were held", op, drained.size(), held.size());
+      for (const auto& r : all) s.add(r);
     } else if (dice < 60) {
       // Remove a held request, or try an id that is not held.
       std::uint64_t id = rng() % 4 == 0 ? next_id + 100 : std::next(held.begin(), static_cast<long>(rng() % held.size()))->first;
@@ -114,7 +123,13 @@ TEST_CASE("non-default variants keep every request too", "[no-loss]") {
        {"sstf:by=lbn", "look:by=lbn", "clook:by=lbn", "vr:r=0", "vr:r=1", "sswt:threshold=5",
         "priority:variant=2,timeout=20ms,queues=3,high=satf,low=clook",
         "priority:timeout=5ms,expired=mix", "zsptf:pyramid=on,merge4_below=40,merge16_below=10",
-        "ztsptf:zone=60x600,pyramid=on", "zfcfs:zone=240x2400"}) {
+        "ztsptf:zone=60x600,pyramid=on", "zfcfs:zone=240x2400",
+        // The rotational family beyond its defaults: oracles, forms, forcing, batching.
+        "satf:search=scan", "asatf:w=5,form=hong", "asatf:w=3000", "satfuf:age=20ms",
+        "satfuf:age=20ms,n=4", "satfdf:age=20ms,d=1", "satfdf:age=0ms,n=3,d=0",
+        "satfgdf:age=20ms,d=2", "satfgdf:age=0ms,n=2,d=0", "bsatf:mode=on-starvation,age=30ms",
+        "lbsatf:mode=on-starvation,age=30ms", "oat:batch=4", "oat:batch=5,mode=sliding",
+        "oat:batch=3,mode=greedy", "gstf:group=10", "gstf:group=500,admit=frozen", "wstf:tmax=50ms"}) {
     const AlgorithmInfo* a = Registry::builtin().find(std::string(spec).substr(0, std::string(spec).find(':')));
     REQUIRE(a != nullptr);
     const DeviceModel& m = models.for_algorithm(*a);

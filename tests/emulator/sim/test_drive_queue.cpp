@@ -1,6 +1,7 @@
-// The simulator over a drive with its own command queue: depth 1 is today's device
-// exactly, a FIFO drive queue changes nothing but when requests leave the host, and a
-// reordering drive serves out of the host's order.
+// The simulator over a drive with its own command queue: a FIFO drive queue changes
+// nothing but when requests leave the host, and a reordering drive serves out of the
+// host's order. (Depth 1 being the device without a queue, exactly, is the device's own
+// test: tests/emulator/device/test_drive_queue.cpp.)
 #include <catch2/catch.hpp>
 
 #include <memory>
@@ -40,28 +41,6 @@ Run run(const std::string& sched, unsigned depth, std::optional<DriveQueueOption
 }
 
 }  // namespace
-
-TEST_CASE("a drive queue of depth 1 is the device without one, exactly", "[sim][drive-queue]") {
-  for (const char* sched : {"fcfs", "asatf:w=30", "scan"}) {
-    DYNAMIC_SECTION(sched) {
-      const Run plain = run(sched, 1, std::nullopt, 45);
-      const Run queued = run(sched, 1, DriveQueueOptions{.depth = 1, .policy = "satf"}, 45);
-      REQUIRE(plain.completed.size() == queued.completed.size());
-      for (std::size_t i = 0; i < plain.completed.size(); ++i) {
-        const RequestRecord& a = plain.completed[i];
-        const RequestRecord& b = queued.completed[i];
-        INFO("completion " << i);
-        REQUIRE(a.seq == b.seq);
-        CHECK(a.dispatch_ms == b.dispatch_ms);
-        CHECK(a.start_ms == b.start_ms);
-        CHECK(a.travel_ms == b.travel_ms);
-        CHECK(a.completion_ms == b.completion_ms);
-        CHECK(a.rotation_ms == b.rotation_ms);
-        CHECK(a.prediction.completion_ms() == b.prediction.completion_ms());
-      }
-    }
-  }
-}
 
 TEST_CASE("a FIFO drive queue serves as the device without one", "[sim][drive-queue]") {
   // FCFS at the host with 32 at the drive, FCFS in the drive: the same service, only the

@@ -28,6 +28,19 @@ SimResult run_open(const DeviceModel& m, const std::string& workload, double rat
   return sim.run(*stream);
 }
 
+// Closed-loop clients (a workload spec) on a fixed-time model under FIFO.
+SimResult run_closed(const std::string& model_spec, const std::string& workload,
+                     std::uint64_t warmup, std::uint64_t measured, unsigned depth = 1) {
+  auto model = load_model(model_spec);
+  SimConfig cfg;
+  cfg.depth = depth;
+  cfg.warmup = warmup;
+  cfg.measured = measured;
+  Simulator sim(*model, std::make_unique<FifoScheduler>(), cfg);
+  auto clients = Workload::parse(workload).closed_stream(DeviceExtent::of(*model), 1);
+  return sim.run(*clients);
+}
+
 }  // namespace
 
 TEST_CASE("FCFS with a fixed service time: M/D/1 mean wait (Pollaczek-Khinchine)", "[sim]") {
@@ -110,14 +123,7 @@ TEST_CASE("same seed, same records; another seed, other records", "[sim]") {
 }
 
 TEST_CASE("closed loop: one client cycles through think and service exactly", "[sim]") {
-  auto model = load_model("fixed:ms=10");
-  SimConfig cfg;
-  cfg.warmup = 10;
-  cfg.measured = 100;
-  Simulator sim(*model, std::make_unique<FifoScheduler>(), cfg);
-  auto w = Workload::parse("closed:n=1,think=5ms");
-  auto clients = w.closed_stream(DeviceExtent::of(*model), 1);
-  auto r = sim.run(*clients);
+  const SimResult r = run_closed("fixed:ms=10", "closed:n=1,think=5ms", 10, 100);
   RunSummary s = summarize(r);
   CHECK(s.mean_ms == Approx(10.0));
   CHECK(s.max_ms == Approx(10.0));
@@ -127,13 +133,7 @@ TEST_CASE("closed loop: one client cycles through think and service exactly", "[
 }
 
 TEST_CASE("closed loop: N clients without think time see N service times", "[sim]") {
-  auto model = load_model("fixed:ms=2");
-  SimConfig cfg;
-  cfg.warmup = 100;
-  cfg.measured = 1000;
-  Simulator sim(*model, std::make_unique<FifoScheduler>(), cfg);
-  auto clients = Workload::parse("closed:n=16").closed_stream(DeviceExtent::of(*model), 1);
-  auto r = sim.run(*clients);
+  const SimResult r = run_closed("fixed:ms=2", "closed:n=16", 100, 1000);
   RunSummary s = summarize(r);
   CHECK(s.mean_ms == Approx(32.0));
   CHECK(s.utilization == Approx(1.0));
@@ -144,14 +144,7 @@ TEST_CASE("closed loop: N clients without think time see N service times", "[sim
 }
 
 TEST_CASE("depth N keeps N requests at the device", "[sim]") {
-  auto model = load_model("fixed:ms=2");
-  SimConfig cfg;
-  cfg.depth = 4;
-  cfg.warmup = 10;
-  cfg.measured = 200;
-  Simulator sim(*model, std::make_unique<FifoScheduler>(), cfg);
-  auto clients = Workload::parse("closed:n=8").closed_stream(DeviceExtent::of(*model), 1);
-  auto r = sim.run(*clients);
+  const SimResult r = run_closed("fixed:ms=2", "closed:n=8", 10, 200, 4);
   // 8 clients: 4 at the device, so a request is dispatched ~4 services before it starts.
   double lead = 0;
   for (const auto& x : r.measured) lead += x.start_ms - x.dispatch_ms;

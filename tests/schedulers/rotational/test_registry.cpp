@@ -1,9 +1,7 @@
 // The rotational algorithms in the registry: names, aliases, parameters declared once
-// (with units and ranges), canonical specs, clear errors, and that none loses or
-// duplicates a request under any of its parameter variants.
+// (with units and ranges), canonical specs and clear errors. That none loses or
+// duplicates a request, with any of its parameters, is tests/schedulers/test_no_loss.cpp.
 #include <map>
-#include <random>
-#include <set>
 
 #include <catch2/catch.hpp>
 
@@ -84,53 +82,4 @@ TEST_CASE("bad specs are refused with what was wrong and what is valid", "[rotat
   auto fixed = load_model("fixed:ms=5");
   for (const auto& name : kRotational)
     CHECK_THROWS_WITH(make_scheduler(name, *fixed), Catch::Contains("rotational"));
-}
-
-TEST_CASE("no rotational scheduler loses or duplicates a request, whatever its parameters",
-          "[rotational][registry]") {
-  // Random adds, removes, picks and a drain part-way; the multiset held must match.
-  auto m = load_model("hp97560");
-  const std::vector<std::string> specs = {
-      "satf", "satf:search=scan", "asatf:w=30", "asatf:w=5,form=hong", "asatf:w=3000",
-      "satfuf:age=20ms", "satfuf:age=20ms,n=4", "satfdf:age=20ms,d=1", "satfdf:age=0ms,n=3,d=0",
-      "satfgdf:age=20ms,d=2", "satfgdf:age=0ms,n=2,d=0", "bsatf", "bsatf:mode=on-starvation,age=30ms",
-      "lbsatf", "lbsatf:mode=on-starvation,age=30ms", "oat:batch=4", "oat:batch=5,mode=sliding",
-      "oat:batch=3,mode=greedy", "gstf:group=10", "gstf:group=500,admit=frozen", "wstf:tmax=50ms"};
-  for (const auto& spec : specs) {
-    INFO(spec);
-    auto s = make_scheduler(spec, *m);
-    std::mt19937_64 rng(std::hash<std::string>{}(spec));
-    std::set<std::uint64_t> held;
-    std::uint64_t next = 1;
-    HeadState head = m->initial_state();
-    Millis now = 0;
-    for (int op = 0; op < 3000; ++op) {
-      now += 2.0;
-      const auto dice = rng() % 100;
-      if (dice < 50 || held.empty()) {
-        s->add(make_request(*m, next, rng() % 2600000, now, 1 + rng() % 32,
-                            rng() % 4 == 0 ? Op::Write : Op::Read));
-        held.insert(next++);
-      } else if (dice < 62) {
-        const std::uint64_t id = rng() % 3 == 0 ? next + 7 : *std::next(held.begin(), static_cast<long>(rng() % held.size()));
-        REQUIRE(s->remove(id) == (held.erase(id) == 1));
-      } else if (dice < 63) {
-        auto all = s->drain();
-        std::multiset<std::uint64_t> got;
-        for (const auto& r : all) got.insert(r.id);
-        REQUIRE(std::set<std::uint64_t>(got.begin(), got.end()) == held);
-        REQUIRE(got.size() == held.size());
-        for (const auto& r : all) s->add(r);
-      } else {
-        auto r = s->pick(now, head);
-        REQUIRE(r.has_value());
-        REQUIRE(held.erase(r->id) == 1);
-        head = m->service(head, r->op, r->offset, r->length).end;
-        now = std::max(now, head.time_ms);
-      }
-      REQUIRE(s->size() == held.size());
-    }
-    while (auto r = s->pick(now, head)) REQUIRE(held.erase(r->id) == 1);
-    CHECK(held.empty());
-  }
 }
