@@ -11,6 +11,7 @@
 
 #include "common/nbdkit_callback.hpp"
 #include "common/nbdkit_key_parsers.hpp"
+#include "common/nbdkit_plugin_table.hpp"
 #include "daemon/uring/backing_file.hpp"
 #include "daemon/uring/bounce_pool.hpp"
 #include "daemon/uring/file_server.hpp"
@@ -217,31 +218,8 @@ nbdkit_plugin make_plugin() {
   p.longname = "nbdkit io_uring file plugin (disksched)";
   p.version = "0.1.0";
   p.description = "A regular file or block device, served through io_uring";
-  p.unload = uring_unload;
-  p.config = uring_config;
-  p.config_complete = uring_config_complete;
-  p.config_help = uring_config_help;
   p.magic_config_key = "file";
-  p.get_ready = uring_get_ready;
-  p.after_fork = uring_after_fork;
-  p.cleanup = uring_cleanup;
-  p.dump_plugin = uring_dump_plugin;
-  p.open = uring_open;
-  p.get_size = uring_get_size;
-  p.block_size = uring_block_size;
-  p.is_rotational = uring_is_rotational;
-  p.can_write = uring_can_write;
-  p.can_flush = uring_can_flush;
-  p.can_trim = uring_can_trim;
-  p.can_zero = uring_can_zero;
-  p.can_fast_zero = uring_can_fast_zero;
-  p.can_fua = uring_can_fua;
-  p.can_multi_conn = uring_can_multi_conn;
-  p.pread = uring_pread;
-  p.pwrite = uring_pwrite;
-  p.flush = uring_flush;
-  p.trim = uring_trim;
-  p.zero = uring_zero;
+  DISKSCHED_PLUGIN_CALLBACKS(p, uring);
   return p;
 }
 

@@ -19,6 +19,7 @@
 
 #include "common/nbdkit_callback.hpp"
 #include "common/nbdkit_key_parsers.hpp"
+#include "common/nbdkit_plugin_table.hpp"
 #include "common/units.hpp"
 #include "emulator/diskemu/clock.hpp"
 #include "emulator/diskemu/config.hpp"
@@ -491,33 +492,8 @@ nbdkit_plugin make_plugin() {
   p.longname = "nbdkit emulated disk plugin (disksched)";
   p.version = "0.1.0";
   p.description = "An HP 97560 disk, a MEMS device or a fixed-time device, in real time";
-  p.load = nullptr;
-  p.unload = diskemu_unload;
-  p.config = diskemu_config;
-  p.config_complete = diskemu_config_complete;
-  p.config_help = diskemu_config_help;
   p.magic_config_key = "model";
-  p.get_ready = diskemu_get_ready;
-  p.after_fork = diskemu_after_fork;
-  p.cleanup = diskemu_cleanup;
-  p.dump_plugin = diskemu_dump_plugin;
-  p.open = diskemu_open;
-  p.get_size = diskemu_get_size;
-  p.block_size = diskemu_block_size;
-  p.is_rotational = diskemu_is_rotational;
-  p.can_write = diskemu_can_write;
-  p.can_flush = diskemu_can_flush;
-  p.can_trim = diskemu_can_trim;
-  p.can_zero = diskemu_can_zero;
-  p.can_fua = diskemu_can_fua;
-  p.can_fast_zero = diskemu_can_fast_zero;
-  p.can_multi_conn = diskemu_can_multi_conn;
-  p.pread = diskemu_pread;
-  p.pwrite = diskemu_pwrite;
-  p.flush = diskemu_flush;
-  p.trim = diskemu_trim;
-  p.zero = diskemu_zero;
-  p.errno_is_preserved = 0;
+  DISKSCHED_PLUGIN_CALLBACKS(p, diskemu);
   return p;
 }
 
