@@ -7,6 +7,23 @@
 #error include <nbdkit-plugin.h> before common/nbdkit_plugin_table.hpp
 #endif
 
+namespace disksched {
+
+// A plugin table with its names filled in (the version is the project's), callbacks to
+// follow. The strings must outlive the plugin (literals).
+inline nbdkit_plugin nbdkit_plugin_named(const char* name, const char* longname,
+                                         const char* description, const char* magic_config_key) {
+  nbdkit_plugin p = nbdkit_plugin();
+  p.name = name;
+  p.longname = longname;
+  p.version = "0.1.0";
+  p.description = description;
+  p.magic_config_key = magic_config_key;
+  return p;
+}
+
+}  // namespace disksched
+
 // Token pasting is why this is a macro: the names differ only by their prefix.
 #define DISKSCHED_PLUGIN_CALLBACKS(p, prefix)       \
   do {                                              \

@@ -213,12 +213,9 @@ int uring_zero(void*, uint32_t count, uint64_t offset, uint32_t flags) {
   "                    worker thread would (default true)."
 
 nbdkit_plugin make_plugin() {
-  nbdkit_plugin p = nbdkit_plugin();
-  p.name = "uring";
-  p.longname = "nbdkit io_uring file plugin (disksched)";
-  p.version = "0.1.0";
-  p.description = "A regular file or block device, served through io_uring";
-  p.magic_config_key = "file";
+  nbdkit_plugin p = disksched::nbdkit_plugin_named(
+      "uring", "nbdkit io_uring file plugin (disksched)",
+      "A regular file or block device, served through io_uring", "file");
   DISKSCHED_PLUGIN_CALLBACKS(p, uring);
   return p;
 }

@@ -487,12 +487,9 @@ int diskemu_zero(void*, uint32_t count, uint64_t offset, uint32_t flags) {
   "                         at any time): unwritten cache contents are lost."
 
 nbdkit_plugin make_plugin() {
-  nbdkit_plugin p = nbdkit_plugin();
-  p.name = "diskemu";
-  p.longname = "nbdkit emulated disk plugin (disksched)";
-  p.version = "0.1.0";
-  p.description = "An HP 97560 disk, a MEMS device or a fixed-time device, in real time";
-  p.magic_config_key = "model";
+  nbdkit_plugin p = disksched::nbdkit_plugin_named(
+      "diskemu", "nbdkit emulated disk plugin (disksched)",
+      "An HP 97560 disk, a MEMS device or a fixed-time device, in real time", "model");
   DISKSCHED_PLUGIN_CALLBACKS(p, diskemu);
   return p;
 }
