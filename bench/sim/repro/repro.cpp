@@ -96,27 +96,31 @@ void report_claims(const std::string& title, const std::vector<Claim>& claims,
 
 int run_repro(const std::string& paper, const ReproOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
-  std::vector<Claim> claims;
-  std::string title;
-  if (paper == "jw91") {
-    claims = repro_jw91(o);
-    title = "Jacobson & Wilkes 1991 (HPL-CSP-91-7rev1), HP 97560, our simulator";
-  } else if (paper == "hong03") {
-    claims = repro_hong03(o);
-    title = "Hong et al. 2003 (MASCOTS), CMU G2 MEMS device, synthetic stand-ins for the HP traces";
-  } else if (paper == "dn13") {
-    claims = repro_dn13(o);
-    title = "Deodhar & Naik 2013 (SSWT), synthetic boot-like bursts on the HP 97560";
-  } else if (paper == "gp93") {
-    claims = repro_gp93(o);
-    title = "Ganger & Patt 1993 (system-level), the process-flow simulator, GP's workload rebuilt on GP's disk";
-  } else if (paper == "dn13-flow") {
-    claims = repro_dn13_flow(o);
-    title = "Deodhar & Naik 2013 (SSWT) in the process-flow model, decision cost charged on the CPU";
-  } else {
-    throw std::invalid_argument(
-        fmt::format("unknown paper '{}'; valid: jw91, hong03, dn13, gp93, dn13-flow", paper));
+  struct Paper {
+    const char* name;
+    std::vector<Claim> (*run)(const ReproOptions&);
+    const char* title;
+  };
+  static const Paper kPapers[] = {
+      {"jw91", repro_jw91, "Jacobson & Wilkes 1991 (HPL-CSP-91-7rev1), HP 97560, our simulator"},
+      {"hong03", repro_hong03,
+       "Hong et al. 2003 (MASCOTS), CMU G2 MEMS device, synthetic stand-ins for the HP traces"},
+      {"dn13", repro_dn13, "Deodhar & Naik 2013 (SSWT), synthetic boot-like bursts on the HP 97560"},
+      {"gp93", repro_gp93,
+       "Ganger & Patt 1993 (system-level), the process-flow simulator, GP's workload rebuilt on GP's disk"},
+      {"dn13-flow", repro_dn13_flow,
+       "Deodhar & Naik 2013 (SSWT) in the process-flow model, decision cost charged on the CPU"},
+  };
+  const Paper* chosen = nullptr;
+  std::string valid;
+  for (const Paper& x : kPapers) {
+    if (paper == x.name) chosen = &x;
+    valid += (valid.empty() ? "" : ", ") + std::string(x.name);
   }
+  if (chosen == nullptr)
+    throw std::invalid_argument(fmt::format("unknown paper '{}'; valid: {}", paper, valid));
+  const std::vector<Claim> claims = chosen->run(o);
+  const std::string title = chosen->title;
   report_claims(title, claims, o.out_dir);
   const double secs =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
