@@ -5,10 +5,7 @@ import argparse
 import csv
 import sys
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+from figure import plt, save, style
 
 
 def main():
@@ -35,13 +32,8 @@ def main():
         ax.errorbar(xs, ys, yerr=es, marker="o", capsize=2, label="SSWT")
         if sstf:
             ax.axhline(float(sstf[key]), color="gray", linestyle="--", label="SSTF (by LBN)")
-        ax.set_xlabel("SSWT threshold (dispatches)")
-        ax.set_ylabel(label)
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=8)
-    fig.suptitle("SSWT threshold sweep on a synthetic boot-like workload (HP 97560)")
-    fig.tight_layout()
-    fig.savefig(args.out, dpi=110)
+        style(ax, "SSWT threshold (dispatches)", label)
+    save(fig, args.out, "SSWT threshold sweep on a synthetic boot-like workload (HP 97560)")
     return 0
 
 

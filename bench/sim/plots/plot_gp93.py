@@ -7,10 +7,7 @@ import argparse
 import csv
 import sys
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+from figure import plt, save, style
 
 
 def read(path):
@@ -27,22 +24,18 @@ def figure1(rows, table, out):
     for s in series:
         pts = sorted((float(r["timeout_ms"]), float(r["execution_ms"]) / 1000) for r in rows if r["series"] == s)
         ax.plot([p[0] / 1000 for p in pts], [p[1] for p in pts], marker="o", label=s)
-    for label, style in (("Priority #1", ":"), ("Priority #1, no preempt", "--")):
+    for label, dash in (("Priority #1", ":"), ("Priority #1, no preempt", "--")):
         for r in table:
             if r["config"] == label:
-                ax.axhline(float(r["execution_ms"]) / 1000, color="gray", linestyle=style,
+                ax.axhline(float(r["execution_ms"]) / 1000, color="gray", linestyle=dash,
                            label=f"{label}, no timeout")
             if r["config"] == "Elevator":
                 elev = float(r["execution_ms"]) / 1000
     ax.axhline(elev, color="black", linewidth=1, label="Elevator")
     ax.set_xscale("log")
-    ax.set_xlabel("timeout (s)")
-    ax.set_ylabel("execution time (s)")
     ax.set_title("GP Fig. 1: system performance using timeouts (ours)")
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(out, dpi=110)
+    style(ax, "timeout (s)", "execution time (s)")
+    save(fig, out)
 
 
 def lesson(table, out):
@@ -61,9 +54,7 @@ def lesson(table, out):
         ax.invert_yaxis()
         ax.set_title(title)
         ax.grid(True, axis="x", alpha=0.3)
-    fig.suptitle("The system's metric and the I/O subsystem's rank the schedulers differently (best in green)")
-    fig.tight_layout()
-    fig.savefig(out, dpi=110)
+    save(fig, out, "The system's metric and the I/O subsystem's rank the schedulers differently (best in green)")
 
 
 def dn_flow(rows, out):
@@ -79,13 +70,8 @@ def dn_flow(rows, out):
                 if r["decisions"] == how and r["threshold"] == "":
                     ax.axhline(float(r[key]), color=color, linestyle="--", alpha=0.6,
                                label=f"SSTF (by LBN), decisions {how}")
-        ax.set_xlabel("SSWT threshold (dispatches)")
-        ax.set_ylabel(label)
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=8)
-    fig.suptitle("DN's threshold sweep in the process-flow model (HP 97560, 32 boot-like processes)")
-    fig.tight_layout()
-    fig.savefig(out, dpi=110)
+        style(ax, "SSWT threshold (dispatches)", label)
+    save(fig, out, "DN's threshold sweep in the process-flow model (HP 97560, 32 boot-like processes)")
 
 
 def main():

@@ -6,10 +6,7 @@ import csv
 import math
 import sys
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+from figure import plt, save, style
 
 
 def load(path, base_rate):
@@ -47,11 +44,9 @@ def main():
         axes[0][col].set_ylim(0, args.ymax)
         axes[1][col].set_title(f"squared coefficient of variation, {name}")
         for ax in (axes[0][col], axes[1][col]):
-            ax.set_xlabel("trace scaling factor")
-            ax.grid(True, alpha=0.3)
+            style(ax, "trace scaling factor", legend=False)
     axes[0][0].legend(fontsize=7, ncol=2)
-    fig.tight_layout()
-    fig.savefig(args.out, dpi=110)
+    save(fig, args.out)
     return 0
 
 

@@ -12,10 +12,7 @@ import csv
 import math
 import sys
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+from figure import plt, save, style
 
 
 def number(s):
@@ -51,12 +48,11 @@ def plot_rate(series, args):
             ax.errorbar(xs, ys, yerr=es, marker="o", markersize=3, capsize=2, label=name)
         ax.set_ylabel(label)
         ax.set_ylim(0, cap / 1000)
-        ax.grid(True, alpha=0.3)
+        style(ax, legend=False)
     axes[1].set_xlabel("arrival rate (requests/s)")
     axes[0].legend(fontsize=8, ncol=2)
     axes[0].set_title(args.title)
-    fig.tight_layout()
-    fig.savefig(args.out, dpi=110)
+    save(fig, args.out)
 
 
 def plot_param(series, args):
@@ -71,12 +67,8 @@ def plot_param(series, args):
                     label=label)
         rate = rows[0]["rate"] if rows else "?"
         ax.set_title(f"{args.title}: {name} at {rate} requests/s")
-        ax.set_xlabel(args.param)
-        ax.set_ylabel("response time (s)")
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(args.out, dpi=110)
+        style(ax, args.param, "response time (s)")
+    save(fig, args.out)
 
 
 def main():
