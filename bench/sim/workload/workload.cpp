@@ -556,6 +556,16 @@ TraceClass class_of(const TraceClassMap& m, const TraceRecord& r) {
   return m.of(r.origin).value_or(TraceClass{});
 }
 
+// A trace record's op and extent as a request's (an Arrival or a ClosedStep), folded
+// onto the device as the record at `index`.
+template <class Req>
+void take_extent(Req& q, const TraceRecord& r, const Folder& folder, std::size_t index) {
+  q.op = r.op;
+  q.offset = r.offset;
+  q.length = r.length;
+  folder.apply(q.offset, q.length, index);
+}
+
 class TraceStream final : public ArrivalStream {
  public:
   TraceStream(std::shared_ptr<const TraceData> t, Folder folder, double time_factor,
@@ -568,13 +578,10 @@ class TraceStream final : public ArrivalStream {
       if (r.length == 0) continue;  // flushes carry no extent; the simulator has no cache
       Arrival a;
       a.time_ms = r.time_ms / factor_;
-      a.op = r.op;
-      a.offset = r.offset;
-      a.length = r.length;
+      take_extent(a, r, folder_, i_ - 1);
       const TraceClass c = class_of(classes_, r);
       a.cls = c.cls;
       a.limit_ms = c.limit_ms;
-      folder_.apply(a.offset, a.length, i_ - 1);
       return a;
     }
     return std::nullopt;
@@ -603,10 +610,7 @@ class TraceClosed final : public ClosedStream {
       if (r.length == 0) continue;
       ClosedStep s;
       s.think_ms = think;
-      s.op = r.op;
-      s.offset = r.offset;
-      s.length = r.length;
-      folder_.apply(s.offset, s.length, i_ - 1);
+      take_extent(s, r, folder_, i_ - 1);
       return s;
     }
     return std::nullopt;
