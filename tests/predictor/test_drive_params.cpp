@@ -5,29 +5,11 @@
 #include <catch2/catch.hpp>
 
 #include "predictor/profile.hpp"
+#include "tests/predictor/profile_json.hpp"
 
 using namespace disksched;
 using nlohmann::json;
-
-namespace {
-
-json minimal() {
-  return json::parse(R"({"version": 1, "heads": 2, "rpm": 7200,
-    "zones": [{"first_cylinder": 0, "last_cylinder": 9, "sectors_per_track": 50}],
-    "seek": {"form": "two-piece", "short": {"a": 1, "b": 0.1}, "boundary": 5,
-             "long": {"a": 1.5, "b": 0.01}}})");
-}
-
-std::string error_of(const json& j) {
-  try {
-    profile_from_json(j, "t.json");
-  } catch (const ModelError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-}  // namespace
+using namespace disksched::testing;
 
 TEST_CASE("a profile without drive blocks is the platter alone, and stays so", "[drive]") {
   const DiskProfile p = profile_from_json(minimal(), "t.json");
