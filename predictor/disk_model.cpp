@@ -262,8 +262,8 @@ Cost DiskModel::service(const HeadState& from, Op op, std::uint64_t offset, std:
   Chs pos = start;
   for (;;) {
     const Zone& z = zone_of_cylinder(pos.cylinder);
-    const std::uint64_t e = layout_.run_end(first, last);
-    const Chs end = e == first ? pos : layout_.to_chs(e);
+    Chs end;
+    const std::uint64_t e = layout_.run_end(first, last, pos, end);
     t += static_cast<double>(end.sector - pos.sector + 1) * spin.period_ms / z.spt;
     if (e == last) break;
     first = e + 1;
