@@ -33,7 +33,7 @@ const Prediction& SimulatedDrive::dispatched(std::uint64_t id, Millis now, Op op
   InService s;
   s.id = id;
   s.prediction.dispatch_ms = now;
-  s.prediction.idle_start = held_.empty();
+  s.prediction.idle_start = held() == 0;
   s.start_ms = predict(now).time_ms;
   // The scheduler's stops first: each a one-sector read, as the daemon issues them.
   const std::uint32_t sb = device_.model().sector_bytes();
@@ -45,7 +45,14 @@ const Prediction& SimulatedDrive::dispatched(std::uint64_t id, Millis now, Op op
   if (!(s.service.completion_ms >= s.start_ms))
     throw std::logic_error("model '" + device_.model().name() +
                            "' returned a completion before the start");
-  held_.push_back(s);
+  if (first_ == held_.size()) {
+    held_.clear();
+    first_ = 0;
+  } else if (first_ >= 32 && 2 * first_ >= held_.size()) {
+    held_.erase(held_.begin(), held_.begin() + static_cast<std::ptrdiff_t>(first_));
+    first_ = 0;
+  }
+  held_.push_back(std::move(s));
   return held_.back().prediction;
 }
 
@@ -81,12 +88,10 @@ Prediction SimulatedDrive::completed(std::uint64_t id, Millis /*now*/, bool /*ok
     predicted_.erase(id);
     return p;
   }
-  if (held_.empty() || held_.front().id != id)
+  if (held() == 0 || held_[first_].id != id)
     throw std::invalid_argument("simulated drive: request " + std::to_string(id) +
                                 " is not the next to complete");
-  const Prediction p = held_.front().prediction;
-  held_.pop_front();
-  return p;
+  return held_[first_++].prediction;
 }
 
 }  // namespace disksched
