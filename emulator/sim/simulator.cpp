@@ -75,10 +75,13 @@ struct Simulator::Impl {
   void begin() {
     if (used) throw std::logic_error("simulator: run() may be called once per Simulator");
     used = true;
-    // A known number of measured requests: each record goes straight to its place.
+    // A known number of measured requests: each record goes straight to its place
+    // (what a reused buffer held before is overwritten, or cut off in finish()).
     if (cfg.keep_records && cfg.measured > 0) {
       result.measured.resize(cfg.measured);
       placed.assign(cfg.measured, 0);
+    } else {
+      result.measured.clear();
     }
   }
 
@@ -180,6 +183,10 @@ Simulator::~Simulator() = default;
 
 void Simulator::on_complete(std::function<void(const RequestRecord&)> f) {
   impl_->observer = std::move(f);
+}
+
+void Simulator::reuse(std::vector<RequestRecord>&& measured) {
+  impl_->result.measured = std::move(measured);
 }
 
 SimResult Simulator::run(ArrivalStream& arrivals) {
