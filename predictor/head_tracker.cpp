@@ -38,17 +38,33 @@ double circular_distance(double a, double b) {
   return std::min(d, 1.0 - d);
 }
 
-// The element with the least total circular distance to the others.
+// The element with the least total circular distance to the others (the first of
+// equals). Each pair's distance is found once and added to both ends' sums, which
+// still add their terms in index order: the same sums as a row-by-row loop, in half
+// the distances.
 double circular_median(const std::vector<double>& v) {
-  double best = v.front(), best_cost = INFINITY;
-  for (double a : v) {
-    double cost = 0;
-    for (double b : v) cost += circular_distance(a, b);
-    if (cost < best_cost) {
-      best_cost = cost;
-      best = a;
-    }
+  const std::size_t n = v.size();
+  double small[16];
+  std::vector<double> large;
+  double* cost = small;
+  if (n > 16) {
+    large.assign(n, 0.0);
+    cost = large.data();
+  } else {
+    std::fill(small, small + n, 0.0);
   }
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = i + 1; j < n; ++j) {
+      const double d = circular_distance(v[i], v[j]);
+      cost[i] += d;
+      cost[j] += d;
+    }
+  double best = v.front(), best_cost = INFINITY;
+  for (std::size_t i = 0; i < n; ++i)
+    if (cost[i] < best_cost) {
+      best_cost = cost[i];
+      best = v[i];
+    }
   return best;
 }
 
