@@ -88,13 +88,17 @@ struct Simulator::Impl {
   // A request enters the queue at `now`.
   void arrive(Millis now, Op op, std::uint64_t offset, std::uint32_t length, std::size_t client,
               IoClass cls, Millis limit_ms) {
-    Request r;
-    r.op = op;
-    r.offset = offset;
-    r.length = length;
-    r.cls = cls;
-    r.limit_ms = limit_ms;
-    const std::uint64_t seq = core.admit(r, now);
+    // Built where admit() takes it (a returned prvalue argument is not copied).
+    auto request = [&] {
+      Request r;
+      r.op = op;
+      r.offset = offset;
+      r.length = length;
+      r.cls = cls;
+      r.limit_ms = limit_ms;
+      return r;
+    };
+    const std::uint64_t seq = core.admit(request(), now);
     RequestRecord& rec = core.record(seq);
     rec.phase = phase_of(seq);
     rec.client = static_cast<std::uint32_t>(client);
