@@ -299,7 +299,12 @@ std::optional<std::uint64_t> DiskLayout::to_lba(const Chs& chs) const {
 }
 
 std::uint64_t DiskLayout::run_end(std::uint64_t lba, std::uint64_t last) const {
-  const Chs c0 = to_chs(lba);
+  Chs end;
+  return run_end(lba, last, to_chs(lba), end);
+}
+
+std::uint64_t DiskLayout::run_end(std::uint64_t lba, std::uint64_t last, const Chs& c0,
+                                  Chs& end) const {
   const std::uint32_t spt = zones_[zone_of_cylinder(c0.cylinder)].spt;
   std::uint64_t e = std::min<std::uint64_t>(last, lba + (spt - c0.sector) - 1);
   if (!remapped_.empty()) {
@@ -315,15 +320,26 @@ std::uint64_t DiskLayout::run_end(std::uint64_t lba, std::uint64_t last) const {
       e = to_lba(it->first) - 1;
     }
   }
-  const auto same = [&](std::uint64_t l) {
-    const Chs c = to_chs(l);
+  if (e == lba) {
+    end = c0;
+    return e;
+  }
+  const auto same = [&](const Chs& c) {
     return c.cylinder == c0.cylinder && c.head == c0.head && c.sector >= c0.sector;
   };
-  if (same(e)) return e;
+  end = to_chs(e);
+  if (same(end)) return e;
   std::uint64_t lo = lba, hi = e;  // same(lo), !same(hi)
+  end = c0;
   while (hi - lo > 1) {
     const std::uint64_t mid = lo + (hi - lo) / 2;
-    (same(mid) ? lo : hi) = mid;
+    const Chs c = to_chs(mid);
+    if (same(c)) {
+      lo = mid;
+      end = c;
+    } else {
+      hi = mid;
+    }
   }
   return lo;
 }

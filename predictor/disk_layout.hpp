@@ -52,6 +52,9 @@ class DiskLayout {
   std::optional<std::uint64_t> to_lba(const Chs& chs) const;
   // The largest e in [lba, last] such that lba..e lie on lba's track in rising sectors.
   std::uint64_t run_end(std::uint64_t lba, std::uint64_t last) const;
+  // The same for a caller that has lba's CHS (`start` == to_chs(lba)) and wants the
+  // run end's (`end`): a request's service then finds each CHS once.
+  std::uint64_t run_end(std::uint64_t lba, std::uint64_t last, const Chs& start, Chs& end) const;
 
  private:
   struct Zone {

@@ -34,12 +34,15 @@ DiskModel::DiskModel(DiskProfile profile) : profile_(std::move(profile)) {
     const ZoneSpec& zs = profile_.zones[i];
     Zone z{zs.first_cylinder, zs.last_cylinder, zs.sectors_per_track, 0.0,
            zs.track_skew_sectors.value_or(profile_.track_skew_sectors),
-           zs.cylinder_skew_sectors.value_or(profile_.cylinder_skew_sectors)};
+           zs.cylinder_skew_sectors.value_or(profile_.cylinder_skew_sectors), 0.0, {}};
     if (zs.first_block_sectors)  // the zone's own origin (DiskSim): skews count from here
       angle = frac(*zs.first_block_sectors / z.spt);
     else if (i > 0)
       angle = frac(angle + z.cylinder_skew / z.spt);  // crossing into this zone
     z.base_angle = angle;
+    z.per_cyl = ((profile_.heads - 1) * z.track_skew + z.cylinder_skew) / z.spt;
+    for (std::int32_t t = 0; t < profile_.heads; ++t)
+      z.head_skew.push_back(static_cast<double>(t) * z.track_skew / z.spt);
     const auto ncyl = static_cast<std::uint64_t>(z.last_cylinder - z.first_cylinder + 1);
     // Angle of the last track of this zone, from which the next zone's first track is skewed.
     const double per_cyl = ((heads - 1) * z.track_skew + z.cylinder_skew) / z.spt;
@@ -95,9 +98,8 @@ double DiskModel::track_angle(std::int64_t c, std::int32_t h, const TrackAngles*
     if (it != track_phase_.end()) return it->second;
   }
   const Zone& z = zone_of_cylinder(c);
-  const double per_cyl = ((profile_.heads - 1) * z.track_skew + z.cylinder_skew) / z.spt;
-  return frac(z.base_angle + static_cast<double>(c - z.first_cylinder) * per_cyl +
-              static_cast<double>(layout_.track_index(c, h)) * z.track_skew / z.spt);
+  return frac(z.base_angle + static_cast<double>(c - z.first_cylinder) * z.per_cyl +
+              z.head_skew[static_cast<std::size_t>(layout_.track_index(c, h))]);
 }
 
 double DiskModel::sector_angle(const Chs& chs, const TrackAngles* learnt) const {
@@ -262,8 +264,8 @@ Cost DiskModel::service(const HeadState& from, Op op, std::uint64_t offset, std:
   Chs pos = start;
   for (;;) {
     const Zone& z = zone_of_cylinder(pos.cylinder);
-    const std::uint64_t e = layout_.run_end(first, last);
-    const Chs end = e == first ? pos : layout_.to_chs(e);
+    Chs end;
+    const std::uint64_t e = layout_.run_end(first, last, pos, end);
     t += static_cast<double>(end.sector - pos.sector + 1) * spin.period_ms / z.spt;
     if (e == last) break;
     first = e + 1;

@@ -83,6 +83,10 @@ class DiskModel final : public DeviceModel {
     std::uint32_t spt;
     double base_angle;         // angle of sector 0 of the zone's first track
     double track_skew, cylinder_skew;  // sectors
+    // track_angle's terms, found once (the same expressions, so the same doubles):
+    // rotations per cylinder, and the skew of each track index on a cylinder.
+    double per_cyl = 0.0;
+    std::vector<double> head_skew;
   };
   const Zone& zone_of_cylinder(std::int64_t c) const { return zones_[layout_.zone_of_cylinder(c)]; }
   Millis settle_of(Op op) const {

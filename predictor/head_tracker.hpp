@@ -97,27 +97,43 @@ class TrackPhaseRefiner {
   // Returns the rotation to add to the track's angle, or nothing.
   std::optional<double> observe(std::int64_t cylinder, std::int32_t head, double residual);
 
-  std::size_t tracks_kept() const { return records_.size(); }
+  std::size_t tracks_kept() const { return live_; }
   // Tracks corrected at least once, and corrections in all.
   std::size_t tracks_adjusted() const { return adjusted_.size(); }
   std::uint64_t adjustments() const { return adjustments_; }
 
  private:
   using Key = std::uint64_t;
+  static constexpr std::uint32_t kNone = UINT32_MAX;
+  // Flat: records in one vector, linked in recency order by index, found through an
+  // open-addressed table of indices. Every completion observes, most of them on a track
+  // seen for the first time: no node to allocate, no pointer to chase but the record.
   struct Record {
     std::array<double, kMaxAgree> residual{};
-    std::size_t count = 0;  // residuals held (at most history)
-    std::size_t next = 0;   // where the next one goes
-    std::list<Key>::iterator lru;
+    Key key = 0;
+    std::uint32_t newer = kNone, older = kNone;  // recency links
+    std::uint32_t count = 0;  // residuals held (at most history)
+    std::uint32_t next = 0;   // where the next one goes
   };
   static Key key_of(std::int64_t cylinder, std::int32_t head) {
     return (static_cast<Key>(cylinder) << 32) | static_cast<std::uint32_t>(head);
   }
+  std::size_t home_of(Key k) const {
+    return static_cast<std::size_t>((k * 0x9E3779B97F4A7C15ull) >> 32) & (table_.size() - 1);
+  }
+  std::uint32_t find(Key k) const;
+  void insert(std::uint32_t i);  // records_[i].key into the table
+  void erase(Key k);             // ... out of it
+  void link_newest(std::uint32_t i);
+  void unlink(std::uint32_t i);
 
   Options options_;
   double spread_, min_offset_;  // rotations
-  std::unordered_map<Key, Record> records_;
-  std::list<Key> lru_;  // most recently observed first
+  std::vector<Record> records_;
+  std::vector<std::uint32_t> free_;   // records_ indices not in use
+  std::vector<std::uint32_t> table_;  // record index + 1, 0: empty; a power of two
+  std::size_t live_ = 0;
+  std::uint32_t newest_ = kNone, oldest_ = kNone;
   std::unordered_set<Key> adjusted_;
   std::uint64_t adjustments_ = 0;
 };
@@ -241,7 +257,11 @@ class HeadTracker final : public HeadSource {
   HeadState position_;            // after the last completion (time not used)
   RotationState state_;
   std::vector<Track> turned_;
-  std::map<std::uint64_t, InFlight> flight_;
+  // In flight, by id: a few (the filter's depth), so a flat vector searched from the
+  // back (the newest) allocates nothing per request, as a map's nodes did.
+  std::vector<std::pair<std::uint64_t, InFlight>> flight_;
+  // Where `id` is in flight_, or flight_.size().
+  std::size_t flight_index(std::uint64_t id) const;
   std::uint64_t next_order_ = 0;
   // The most recently dispatched request still in flight (predict() chains after it).
   std::uint64_t last_id_ = 0;

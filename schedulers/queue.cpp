@@ -71,6 +71,8 @@ void RequestQueue::for_each_near(std::uint64_t offset, std::uint64_t length, F&&
 
 void RequestQueue::index(const Unfinished& u) {
   if (!indexed(u.req)) return;
+  if (modifies(u.req.op)) ++modifying_;
+  if (!by_offset_live_) return;
   const std::pair<std::uint64_t, std::uint64_t> key{u.req.offset, u.req.id};
   by_offset_.insert(std::upper_bound(by_offset_.begin(), by_offset_.end(), key), key);
   auto l = std::lower_bound(lengths_.begin(), lengths_.end(),
@@ -79,17 +81,46 @@ void RequestQueue::index(const Unfinished& u) {
     ++l->second;
   else
     lengths_.insert(l, {u.req.length, 1});
-  if (modifies(u.req.op)) ++modifying_;
 }
 
 void RequestQueue::unindex(const Unfinished& u) {
   if (!indexed(u.req)) return;
+  if (modifies(u.req.op)) --modifying_;
+  if (!by_offset_live_) return;
   const std::pair<std::uint64_t, std::uint64_t> key{u.req.offset, u.req.id};
   by_offset_.erase(std::lower_bound(by_offset_.begin(), by_offset_.end(), key));
   auto l = std::lower_bound(lengths_.begin(), lengths_.end(),
                             std::pair<std::uint32_t, std::uint32_t>{u.req.length, 0});
   if (--l->second == 0) lengths_.erase(l);
-  if (modifies(u.req.op)) --modifying_;
+}
+
+void RequestQueue::build_overlap_index() {
+  if (by_offset_live_) return;
+  by_offset_.clear();
+  lengths_.clear();
+  for (std::uint64_t id = oldest_; any_ && id < end_; ++id) {
+    const Unfinished& u = ring_[id & (ring_.size() - 1)];
+    if (!u.live || !indexed(u.req)) continue;
+    by_offset_.emplace_back(u.req.offset, id);
+    lengths_.emplace_back(u.req.length, 1);
+  }
+  std::sort(by_offset_.begin(), by_offset_.end());
+  std::sort(lengths_.begin(), lengths_.end());
+  std::size_t n = 0;  // merge equal lengths into counts
+  for (std::size_t i = 0; i < lengths_.size(); ++i)
+    if (n > 0 && lengths_[n - 1].first == lengths_[i].first)
+      ++lengths_[n - 1].second;
+    else
+      lengths_[n++] = lengths_[i];
+  lengths_.resize(n);
+  by_offset_live_ = true;
+}
+
+void RequestQueue::drop_overlap_index() {
+  if (modifying_ > 0 || blocked_count_ > 0) return;
+  by_offset_live_ = false;
+  by_offset_.clear();
+  lengths_.clear();
 }
 
 bool RequestQueue::conflicts_before(const Request& r, std::uint64_t id_limit) const {
@@ -122,6 +153,7 @@ void RequestQueue::push(Request r, const TrackAngles* learnt) {
   const std::uint64_t cap = model_.capacity_bytes();
   if (located_ || (has_extent(r.op) && (r.length > cap || r.offset > cap - r.length)))
     r.loc = locate(r, learnt);  // (beyond the device: locate() refuses it in the model's words)
+  if (has_extent(r.op) && modifies(r.op)) build_overlap_index();
   const bool blocked = conflicts_before(r, r.id);
   Unfinished& u = add(r.id);
   u.req = std::move(r);
@@ -197,6 +229,7 @@ void RequestQueue::complete(std::uint64_t id, Millis now) {
   remove(id);
   --in_flight_;
   release_after(gone);
+  drop_overlap_index();
 }
 
 bool RequestQueue::cancel(std::uint64_t id) {
@@ -212,6 +245,7 @@ bool RequestQueue::cancel(std::uint64_t id) {
   remove(id);
   // A cancelled request may have been what blocked others.
   release_after(gone);
+  drop_overlap_index();
   return true;
 }
 

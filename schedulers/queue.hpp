@@ -87,6 +87,11 @@ class RequestQueue {
   void for_each_near(std::uint64_t offset, std::uint64_t length, F&& f) const;
   void index(const Unfinished& u);
   void unindex(const Unfinished& u);
+  // The overlap window is kept only while something modifies (or waits blocked): two
+  // reads never conflict, so a read-only queue pays nothing for it. Built from the
+  // unfinished requests when a write (trim, zero) arrives, dropped when none is left.
+  void build_overlap_index();
+  void drop_overlap_index();
   // After `gone` (completed or cancelled) left: hand the scheduler, in arrival order,
   // the blocked requests it may have been holding back that nothing else blocks.
   void release_after(const Request& gone);
@@ -106,6 +111,7 @@ class RequestQueue {
   // their lengths as (length, count) (few distinct values): the overlap window.
   std::vector<std::pair<std::uint64_t, std::uint64_t>> by_offset_;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> lengths_;
+  bool by_offset_live_ = false;  // by_offset_ and lengths_ hold every unfinished extent
   std::size_t modifying_ = 0;  // unfinished writes, trims and zeroes: reads only conflict with these
   std::size_t blocked_count_ = 0;
   std::size_t in_flight_ = 0;

@@ -30,23 +30,34 @@ const Prediction& SimulatedDrive::dispatched(std::uint64_t id, Millis now, Op op
     scratch_ = predicted_[id] = p;
     return scratch_;
   }
-  InService s;
-  s.id = id;
-  s.prediction.dispatch_ms = now;
-  s.prediction.idle_start = held_.empty();
-  s.start_ms = predict(now).time_ms;
+  const bool idle = held() == 0;
+  const Millis start = predict(now).time_ms;
   // The scheduler's stops first: each a one-sector read, as the daemon issues them.
   const std::uint32_t sb = device_.model().sector_bytes();
   for (const std::uint64_t lba : stops) device_.serve(now, Op::Read, lba * sb, sb);
-  s.prediction.from = predict(now);
-  s.travel_ms = s.prediction.from.time_ms - s.start_ms;
-  s.service = device_.serve(now, op, offset, length);
-  s.prediction.cost = s.service.cost;
-  if (!(s.service.completion_ms >= s.start_ms))
+  const HeadState from = predict(now);
+  Service service = device_.serve(now, op, offset, length);
+  if (!(service.completion_ms >= start))
     throw std::logic_error("model '" + device_.model().name() +
                            "' returned a completion before the start");
-  held_.push_back(s);
-  return held_.back().prediction;
+  if (first_ == held_.size()) {
+    held_.clear();
+    first_ = 0;
+  } else if (first_ >= 32 && 2 * first_ >= held_.size()) {
+    held_.erase(held_.begin(), held_.begin() + static_cast<std::ptrdiff_t>(first_));
+    first_ = 0;
+  }
+  // Filled in place: InService is large, and a copy into the FIFO cost as much as the rest.
+  InService& s = held_.emplace_back();
+  s.id = id;
+  s.start_ms = start;
+  s.travel_ms = from.time_ms - start;
+  s.prediction.dispatch_ms = now;
+  s.prediction.idle_start = idle;
+  s.prediction.from = from;
+  s.prediction.cost = service.cost;
+  s.service = std::move(service);
+  return s.prediction;
 }
 
 void SimulatedDrive::settle(Millis now) {
@@ -81,12 +92,10 @@ Prediction SimulatedDrive::completed(std::uint64_t id, Millis /*now*/, bool /*ok
     predicted_.erase(id);
     return p;
   }
-  if (held_.empty() || held_.front().id != id)
+  if (held() == 0 || held_[first_].id != id)
     throw std::invalid_argument("simulated drive: request " + std::to_string(id) +
                                 " is not the next to complete");
-  const Prediction p = held_.front().prediction;
-  held_.pop_front();
-  return p;
+  return held_[first_++].prediction;
 }
 
 }  // namespace disksched

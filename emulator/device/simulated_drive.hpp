@@ -13,10 +13,10 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <limits>
 #include <optional>
 #include <unordered_map>
+#include <vector>
 
 #include "emulator/device/drive_queue.hpp"
 #include "emulator/device/virtual_device.hpp"
@@ -51,18 +51,23 @@ class SimulatedDrive final : public HeadSource {
   // every event of the instant). Without one, nothing to do.
   void settle(Millis now);
 
-  bool busy() const { return queue_ ? !queue_->idle() : !held_.empty(); }
+  bool busy() const { return queue_ ? !queue_->idle() : held() > 0; }
   // The request that completes next, and when (infinity when idle).
-  const InService& next() const { return queue_ ? *serving_ : held_.front(); }
+  const InService& next() const { return queue_ ? *serving_ : held_[first_]; }
   Millis next_completion_ms() const {
     if (queue_) return queue_->next_completion_ms();
-    return held_.empty() ? std::numeric_limits<Millis>::infinity()
-                         : held_.front().service.completion_ms;
+    return held() == 0 ? std::numeric_limits<Millis>::infinity()
+                       : held_[first_].service.completion_ms;
   }
 
  private:
+  std::size_t held() const { return held_.size() - first_; }
+
   VirtualDevice& device_;
-  std::deque<InService> held_;  // in service order
+  // In service order from held_[first_]: a FIFO that reuses its storage (no allocation
+  // per request once it has grown to the device's depth).
+  std::vector<InService> held_;
+  std::size_t first_ = 0;
   // With a drive queue: the command being served, and the predictions of those held.
   DriveQueue* queue_ = nullptr;
   std::optional<InService> serving_;

@@ -126,10 +126,12 @@ Service VirtualDevice::serve(Millis arrival_ms, Op op, std::uint64_t offset, std
   const std::uint64_t sb = model_->sector_bytes();
   std::uint64_t begin = offset, len = length;
   if (length > 0) {
-    begin = offset / sb * sb;
-    len = (offset + length + sb - 1) / sb * sb - begin;
+    begin = offset - offset % sb;
+    const std::uint64_t end = offset + length, tail = end % sb;
+    len = (tail == 0 ? end : end + (sb - tail)) - begin;
   }
-  const Extent ext{begin / sb, len / sb};
+  // In sectors: only the write cache asks (a division each, on every request else).
+  const Extent ext = wcache_ ? Extent{begin / sb, len / sb} : Extent{};
 
   if (wcache_) {
     destage_idle(s.destaged, arrival_ms);

@@ -75,23 +75,30 @@ struct Simulator::Impl {
   void begin() {
     if (used) throw std::logic_error("simulator: run() may be called once per Simulator");
     used = true;
-    // A known number of measured requests: each record goes straight to its place.
+    // A known number of measured requests: each record goes straight to its place
+    // (what a reused buffer held before is overwritten, or cut off in finish()).
     if (cfg.keep_records && cfg.measured > 0) {
       result.measured.resize(cfg.measured);
       placed.assign(cfg.measured, 0);
+    } else {
+      result.measured.clear();
     }
   }
 
   // A request enters the queue at `now`.
   void arrive(Millis now, Op op, std::uint64_t offset, std::uint32_t length, std::size_t client,
               IoClass cls, Millis limit_ms) {
-    Request r;
-    r.op = op;
-    r.offset = offset;
-    r.length = length;
-    r.cls = cls;
-    r.limit_ms = limit_ms;
-    const std::uint64_t seq = core.admit(r, now);
+    // Built where admit() takes it (a returned prvalue argument is not copied).
+    auto request = [&] {
+      Request r;
+      r.op = op;
+      r.offset = offset;
+      r.length = length;
+      r.cls = cls;
+      r.limit_ms = limit_ms;
+      return r;
+    };
+    const std::uint64_t seq = core.admit(request(), now);
     RequestRecord& rec = core.record(seq);
     rec.phase = phase_of(seq);
     rec.client = static_cast<std::uint32_t>(client);
@@ -180,6 +187,10 @@ Simulator::~Simulator() = default;
 
 void Simulator::on_complete(std::function<void(const RequestRecord&)> f) {
   impl_->observer = std::move(f);
+}
+
+void Simulator::reuse(std::vector<RequestRecord>&& measured) {
+  impl_->result.measured = std::move(measured);
 }
 
 SimResult Simulator::run(ArrivalStream& arrivals) {

@@ -92,6 +92,10 @@ class Simulator {
   // Called once for every request that completes, in completion order (all phases).
   void on_complete(std::function<void(const RequestRecord&)> f);
 
+  // Storage for the measured records: a previous run's SimResult::measured, reused so
+  // that a run of many replications neither allocates nor clears it for each one.
+  void reuse(std::vector<RequestRecord>&& measured);
+
   // Runs an open workload (one run per Simulator).
   SimResult run(ArrivalStream& arrivals);
   // Runs a closed workload.

@@ -41,6 +41,13 @@ std::optional<Request> DispatchCore::take_hit(Millis now) {
   return std::nullopt;
 }
 
+std::optional<Request> DispatchCore::choose(Millis now) {
+  // Returned straight into the caller's optional: no empty one to clear and refill.
+  if (rank_hits_)
+    if (auto hit = take_hit(now)) return hit;
+  return queue_.pick(now, head_.predict(now));
+}
+
 std::uint64_t DispatchCore::admit(Request r, Millis now) {
   const std::uint64_t id = records_.end();
   r.id = id;
@@ -72,12 +79,10 @@ void DispatchCore::pump(Millis now, std::vector<std::uint64_t>& dispatched) {
   while (queue_.in_flight() < depth_) {
     const std::size_t choices = queue_.eligible();
     if (choices == 0) return;
-    std::optional<Request> r;
-    if (rank_hits_) r = take_hit(now);
-    if (!r) r = queue_.pick(now, head_.predict(now));
+    std::optional<Request> r = choose(now);
     if (!r) return;
     RequestRecord& rec = records_.at(r->id);
-    waiting_reads_.erase(r->id);
+    if (rank_hits_) waiting_reads_.erase(r->id);
     rec.dispatch_ms = now;
     rec.queue_len = static_cast<std::uint32_t>(choices);
     rec.travel = r->travel;

@@ -118,6 +118,8 @@ class DispatchCore {
   std::unordered_set<std::uint64_t> waiting_reads_;  // of those, not yet dispatched
   void update_rank_hits();
   std::optional<Request> take_hit(Millis now);
+  // What goes to the device next: a whole hit (rank_hits_), else the scheduler's pick.
+  std::optional<Request> choose(Millis now);
 };
 
 }  // namespace disksched

@@ -5,8 +5,10 @@
 // and calibrate_delta must find delta from the completions alone.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
+#include <list>
 #include <memory>
 #include <optional>
 #include <set>
@@ -399,6 +401,40 @@ TEST_CASE("track phase refiner: agreeing residuals turn a track, scattered ones 
   CHECK_THROWS_AS(TrackPhaseRefiner(sector, {1, 6, 0.5, 0.25, 10}), std::invalid_argument);
   CHECK_THROWS_AS(TrackPhaseRefiner(sector, {4, 3, 0.5, 0.25, 10}), std::invalid_argument);
   CHECK_THROWS_AS(TrackPhaseRefiner(sector, {4, 9, 0.5, 0.25, 10}), std::invalid_argument);
+}
+
+TEST_CASE("track phase refiner: over many evictions it keeps what a plain LRU list keeps",
+          "[filter][head_tracker][track_phase]") {
+  // Every residual 2 sectors off, two to agree: a track turns on its second observation
+  // unless it was dropped in between. A list in recency order says which.
+  const double sector = 1.0 / 72;
+  constexpr std::size_t kKept = 8;
+  TrackPhaseRefiner r(sector, {2, 2, 0.5, 0.25, kKept});
+  std::list<std::pair<std::int64_t, int>> lru;  // most recent first: (key, residuals held)
+  std::uint64_t x = 12345;
+  std::size_t turned = 0;
+  for (int i = 0; i < 20000; ++i) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    const auto cylinder = static_cast<std::int64_t>((x >> 33) % 30);
+    const auto head = static_cast<std::int32_t>((x >> 20) % 3);
+    const std::int64_t key = cylinder * 3 + head;
+    auto it = std::find_if(lru.begin(), lru.end(), [&](const auto& e) { return e.first == key; });
+    int held = 1;
+    if (it != lru.end()) {
+      held = it->second + 1;
+      lru.erase(it);
+    } else if (lru.size() == kKept) {
+      lru.pop_back();
+    }
+    const bool turns = held == 2;
+    if (!turns) lru.emplace_front(key, held);
+    INFO("observation " << i << ", track " << cylinder << ":" << head);
+    REQUIRE(r.observe(cylinder, head, 2 * sector).has_value() == turns);
+    REQUIRE(r.tracks_kept() == lru.size());
+    turned += turns;
+  }
+  CHECK(turned > 1000);  // both paths taken often
+  CHECK(r.adjustments() == turned);
 }
 
 namespace {

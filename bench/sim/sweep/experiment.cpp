@@ -11,6 +11,7 @@ std::uint64_t replication_seed(std::uint64_t seed, std::size_t rep) { return Rng
 RunSummary run_once(const DeviceModel& model, const Workload& workload, const std::string& sched,
                     double rate, std::uint64_t seed, const SimConfig& cfg, SimResult* out) {
   Simulator sim(model, make_scheduler(sched, model), cfg);
+  if (out) sim.reuse(std::move(out->measured));
   SimResult r;
   if (workload.is_closed()) {
     auto clients = workload.closed_stream(DeviceExtent::of(model), seed);
@@ -28,9 +29,10 @@ PointResult run_point(const DeviceModel& model, const Workload& workload, const 
   PointResult p;
   p.sched = make_scheduler(spec.sched, model)->spec();
   p.rate = spec.rate;
+  SimResult last;  // its storage serves the next replication
   for (std::size_t rep = 0; rep < spec.reps; ++rep)
     p.runs.push_back(run_once(model, workload, spec.sched, spec.rate,
-                              replication_seed(spec.seed, rep), spec.cfg));
+                              replication_seed(spec.seed, rep), spec.cfg, &last));
   p.stats = replicate(p.runs);
   return p;
 }

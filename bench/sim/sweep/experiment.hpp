@@ -37,7 +37,8 @@ struct PointResult {
 // The seed of replication `rep`.
 std::uint64_t replication_seed(std::uint64_t seed, std::size_t rep);
 
-// One run. Keeps the full result in `out` when given.
+// One run. Keeps the full result in `out` when given (and reuses the storage of the
+// measured records `out` held).
 RunSummary run_once(const DeviceModel& model, const Workload& workload, const std::string& sched,
                     double rate, std::uint64_t seed, const SimConfig& cfg, SimResult* out = nullptr);
 
