@@ -134,13 +134,58 @@ bool DriveCache::holds(Millis t, std::uint64_t lba, std::uint32_t sectors) const
   return false;
 }
 
-std::uint64_t DriveCache::read_ahead_limit(std::uint64_t lba, std::uint64_t end) const {
+std::pair<std::uint64_t, std::uint64_t> DriveCache::track_of(std::uint64_t lba) const {
+  const Location at = model_.locate(lba, 1, Op::Read);
+  auto same = [&](std::uint64_t x) {
+    const Location l = model_.locate(x, 1, Op::Read);
+    return l.cylinder == at.cylinder && l.head == at.head;
+  };
+  // A track's sectors are consecutive: search both ways within a zone's longest track.
+  const std::uint64_t reach = 1u << 16;
+  std::uint64_t lo = lba > reach ? lba - reach : 0, hi = lba;  // the first on the track
+  while (lo < hi) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    if (same(mid))
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  const std::uint64_t first = lo;
+  lo = lba;
+  hi = std::min(lbas_ - 1, lba + reach);
+  while (lo < hi) {  // the last on the track
+    const std::uint64_t mid = lo + (hi - lo + 1) / 2;
+    if (same(mid))
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return {first, lo};
+}
+
+std::uint64_t DriveCache::read_ahead_limit(std::uint64_t lba, std::uint64_t end,
+                                           std::uint64_t seg_first) const {
   const CacheParams& c = params_.cache;
   if (!c.enabled()) return end;
   std::uint64_t limit = end + c.min_read_ahead;
   const std::uint64_t most = c.read_ahead_over_requested ? end + c.max_read_ahead
                                                          : std::max(end, lba + c.max_read_ahead);
-  if (c.continuous_read >= 3) {
+  if (c.continuous_read == 4) {
+    // DiskSim's "DEC prefetch scheme": to the end of the track that holds the sector after
+    // the request, and one track further when the segment began on an earlier track (a
+    // sequential reader); the maximum read-ahead plays no part.
+    if (end < lbas_) {
+      const auto [first, last] = track_of(end);
+      std::uint64_t to = last + 1;
+      if (seg_first < first) {
+        const auto* disk = dynamic_cast<const DiskModel*>(&model_);
+        const Location at = model_.locate(lba, 1, Op::Read);
+        to += disk != nullptr ? disk->sectors_per_track(at.cylinder)
+                              : track_of(lba).second - track_of(lba).first + 1;
+      }
+      limit = std::max(limit, to);
+    }
+  } else if (c.continuous_read == 3) {
     limit = std::max(limit, most);
   } else if (c.continuous_read >= 1) {
     // To the end of the track (1) or cylinder (2) the request ends on.
@@ -244,7 +289,7 @@ DriveResult DriveCache::serve(Millis start, Op op, std::uint64_t lba, std::uint3
       out.sectors_from_buffer =
           lba < done_end ? static_cast<std::uint32_t>(std::min<std::uint64_t>(sectors, done_end - lba)) : 0;
       rebase(r, std::min(lba, done_end));
-      r.end = std::max(r.end, read_ahead_limit(lba, end));
+      r.end = std::max(r.end, read_ahead_limit(lba, end, segments_[stream_.segment].first));
       media_run(r, Op::Read, nullptr, nullptr);
       for (std::uint32_t i = 0; i < sectors; ++i)
         if (lba + i >= r.base) avail[i] = sector_end(r, lba + i - r.base + 1);
@@ -273,6 +318,7 @@ DriveResult DriveCache::serve(Millis start, Op op, std::uint64_t lba, std::uint3
                              !segments_[seg].writes)) {
         // The rest (or, after an idle hit, the read-ahead) from the media.
         const std::uint64_t base = out.hit ? segments_[seg].end : lba;
+        const std::uint64_t seg_first = out.hit ? segments_[seg].first : lba;
         if (seg == segments_.size() || segments_[seg].writes) {
           seg = victim();
           if (seg < segments_.size()) segments_[seg] = Segment{lba, lba, 0, false};
@@ -280,7 +326,7 @@ DriveResult DriveCache::serve(Millis start, Op op, std::uint64_t lba, std::uint3
         Run r;
         r.from = from_at(mech_start);
         r.base = base;
-        r.end = std::max<std::uint64_t>(read_ahead_limit(lba, end), std::max(base, end));
+        r.end = std::max<std::uint64_t>(read_ahead_limit(lba, end, seg_first), std::max(base, end));
         if (seg == segments_.size()) r.end = std::max(base, end);  // no cache: no read-ahead
         media_start = media_run(r, Op::Read, nullptr, nullptr);
         for (std::uint32_t i = 0; i < sectors; ++i)

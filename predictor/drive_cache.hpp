@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <utility>
 #include <vector>
 
 #include "predictor/device_model.hpp"
@@ -93,7 +94,12 @@ class DriveCache {
   std::uint64_t stream_done(Millis t) const;
   // Brings the stream to `t`: stop it there (`stop`) or only note its progress.
   void settle(Millis t, bool stop);
-  std::uint64_t read_ahead_limit(std::uint64_t lba, std::uint64_t end) const;
+  // Where read-ahead after a read of [lba, end) stops; `seg_first`: the first sector the
+  // segment it fills holds (lba for a miss).
+  std::uint64_t read_ahead_limit(std::uint64_t lba, std::uint64_t end,
+                                 std::uint64_t seg_first) const;
+  // The sectors [first, last] on the track that holds `lba`.
+  std::pair<std::uint64_t, std::uint64_t> track_of(std::uint64_t lba) const;
   std::size_t victim();
   void forget(std::uint64_t lba, std::uint64_t end);
   HeadState position_of(std::uint64_t lba, Op op, Millis t) const;

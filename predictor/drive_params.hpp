@@ -65,7 +65,9 @@ struct CacheParams {
   unsigned write_segments = 0;      // at most this many segments hold unwritten data
   bool separate_write_segment = false;  // one segment only for writes, beside `segments`
   // Read-ahead after a read: 0 none, 1 to the end of the track, 2 of the cylinder,
-  // 3 and 4 until the segment is full (DiskSim's "Buffer continuous read").
+  // 3 until the segment is full, 4 DiskSim's DEC prefetch scheme (to the end of the
+  // track after the request, a track more for a sequential reader) (DiskSim's "Buffer
+  // continuous read").
   unsigned continuous_read = 0;
   unsigned min_read_ahead = 0;      // sectors read ahead even when a request arrives
   unsigned max_read_ahead = 0;      // sectors beyond the request at most

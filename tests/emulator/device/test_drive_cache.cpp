@@ -311,3 +311,35 @@ TEST_CASE("with extra write disconnects a write's media waits for its first ten 
     CHECK_THAT(w.completion_ms, WithinAbs(extra ? 12.5 : 2.5, kEps));
   }
 }
+
+TEST_CASE("continuous read 4 reads ahead to the end of the track after the request, and a "
+          "track more for a sequential reader (DiskSim's DEC prefetch scheme)",
+          "[drive]") {
+  DriveParams d = read_ahead_drive();
+  d.cache.continuous_read = 4;  // max_read_ahead (50) plays no part
+  {
+    VirtualDevice dev(disk_with(d));
+    // [10, 20) from 1.0 to 2.0 ms; read-ahead to the end of track 0 (sector 100) at 10.0.
+    dev.serve(0.0, Op::Read, 10 * kSector, 10 * kSector);
+    CHECK_FALSE(dev.drive()->holds(9.95, 99, 1));
+    CHECK(dev.drive()->holds(10.0, 20, 80));
+    CHECK_FALSE(dev.drive()->holds(50.0, 100, 1));
+    const Service miss = dev.serve(50.0, Op::Read, 100 * kSector, 1 * kSector);
+    CHECK_FALSE(miss.hit);
+  }
+  {
+    VirtualDevice dev(disk_with(d));
+    dev.serve(0.0, Op::Read, 10 * kSector, 10 * kSector);
+    // A hit on [95, 100) while the read-ahead runs: the sector after it is on track 1,
+    // which the segment (from 10) did not begin on: to the end of track 1 and one track
+    // (100 sectors) more, 300. Track 1 is read by 20.0 ms; track 2 is on cylinder 1 (a
+    // 1 ms seek, then its sector 0 comes round at 30.0): read by 40.0.
+    const Service hit = dev.serve(3.0, Op::Read, 95 * kSector, 5 * kSector);
+    CHECK(hit.hit);
+    CHECK_THAT(hit.completion_ms, WithinAbs(10.0, kEps));
+    CHECK(dev.drive()->holds(20.0, 100, 100));
+    CHECK_FALSE(dev.drive()->holds(39.95, 299, 1));
+    CHECK(dev.drive()->holds(40.0, 100, 200));
+    CHECK_FALSE(dev.drive()->holds(60.0, 300, 1));
+  }
+}
