@@ -393,47 +393,30 @@ int scheduled(nbdkit_next* next, void* handle, Op op, std::uint32_t count, std::
   const auto* h = static_cast<const Handle*>(handle);
   const std::uint32_t core_flags = to_core_flags(flags);
   const ClassAssignment cls = h->connection_class.value_or(config.classes.for_request(op, core_flags));
-  Dispatcher::Ticket t;
+  LiveRecord rec = LiveRecord::arriving(op, offset, count, core_flags, cls);
   try {
-    t = d->enter(op, offset, count, core_flags, cls);
+    d->enter(rec);
   } catch (const std::exception& e) {
     nbdkit_error("disksched: %s request at %llu+%u: %s", std::string(op_name(op)).c_str(),
                  static_cast<unsigned long long>(offset), count, e.what());
     *err = EINVAL;
     return -1;
   }
-  travel(next, *d, t.travel);
-  const std::int64_t issue_ns = d->now_ns();
+  travel(next, *d, rec.core.travel);
+  rec.issue_ns = d->now_ns();
   const int r = io();
-  const std::int64_t complete_ns = d->leave(t, r == 0);
+  d->leave(rec, r == 0);
+  rec.error = r == 0 ? 0 : (*err != 0 ? *err : EIO);
   if (metrics)
-    metrics->observe({op, cls.cls, r == 0, (complete_ns - t.arrive_ns) / 1e9,
-                      (complete_ns - t.dispatch_ns) / 1e9, t.queue_len,
-                      d->real_us(t.prediction.observed_service_ms()) / 1e6});
+    metrics->observe({op, cls.cls, r == 0, (rec.complete_ns - rec.arrive_ns) / 1e9,
+                      (rec.complete_ns - rec.dispatch_ns) / 1e9, rec.core.queue_len,
+                      rec.predicted_us() / 1e6});
   if (disksched_debug_dispatch)
-    nbdkit_debug("disksched: %s %llu+%u queue=%zu predicted=%.1fus actual=%.1fus r=%d",
+    nbdkit_debug("disksched: %s %llu+%u queue=%u predicted=%.1fus actual=%.1fus r=%d",
                  std::string(op_name(op)).c_str(), static_cast<unsigned long long>(offset), count,
-                 t.queue_len, d->real_us(t.prediction.observed_service_ms()),
-                 (complete_ns - t.dispatch_ns) / 1e3, r);
-  if (latency_log) {
-    LatencyRecord rec;
-    rec.id = t.id;
-    rec.op = op;
-    rec.offset = offset;
-    rec.length = count;
-    rec.flags = core_flags;
-    rec.cls = cls;
-    rec.arrive_ns = t.arrive_ns;
-    rec.dispatch_ns = t.dispatch_ns;
-    rec.issue_ns = issue_ns;
-    rec.complete_ns = complete_ns;
-    rec.predicted_us = d->real_us(t.prediction.observed_service_ms());
-    rec.sector_us = d->sector_us();
-    rec.queue_len = static_cast<std::uint32_t>(t.queue_len);
-    rec.scheduler = t.scheduler;
-    rec.error = r == 0 ? 0 : (*err != 0 ? *err : EIO);
-    latency_log->push(std::move(rec));
-  }
+                 rec.core.queue_len, rec.predicted_us(),
+                 (rec.complete_ns - rec.dispatch_ns) / 1e3, r);
+  if (latency_log) latency_log->push(std::move(rec));
   return r;
 }
 
