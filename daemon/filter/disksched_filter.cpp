@@ -407,10 +407,7 @@ int scheduled(nbdkit_next* next, void* handle, Op op, std::uint32_t count, std::
   const int r = io();
   d->leave(rec, r == 0);
   rec.error = r == 0 ? 0 : (*err != 0 ? *err : EIO);
-  if (metrics)
-    metrics->observe({op, cls.cls, r == 0, (rec.complete_ns - rec.arrive_ns) / 1e9,
-                      (rec.complete_ns - rec.dispatch_ns) / 1e9, rec.core.queue_len,
-                      rec.predicted_us() / 1e6});
+  if (metrics) metrics->observe(rec);
   if (disksched_debug_dispatch)
     nbdkit_debug("disksched: %s %llu+%u queue=%u predicted=%.1fus actual=%.1fus r=%d",
                  std::string(op_name(op)).c_str(), static_cast<unsigned long long>(offset), count,
