@@ -87,21 +87,9 @@ Dispatcher* create_device(std::unique_ptr<DeviceModel> model) {
   if (Dispatcher* first = device.load(); first != nullptr)
     pending_scheduler = first->snapshot().scheduler;
   auto scheduler = make_scheduler(pending_scheduler, *model);
-  Dispatcher::Options o;
-  o.core.depth = config.depth;
-  if (config.delta_ms) o.core.fixed_delta = *config.delta_ms / config.timescale;
-  o.core.refine_period = config.refine;
-  o.core.refine_track_phase = config.refine;
-  o.timescale = config.timescale;
+  Dispatcher::Options o = config.dispatcher_options(model->capacity_bytes());
   o.warn = [](const std::string& m) {
     fprintf(stderr, "nbdkit: disksched: warning: %s\n", m.c_str());
-  };
-  const std::string geometry = config.geometry;
-  const std::uint64_t capacity = model->capacity_bytes();
-  o.scratch_model = [geometry, capacity]() -> std::unique_ptr<DeviceModel> {
-    FilterConfig c;
-    c.geometry = geometry;
-    return c.model_for_export(geometry.empty() ? capacity : 0);
   };
   auto* d = new Dispatcher(std::move(model), std::move(scheduler), std::move(o), monotonic_ns);
   devices.push_back(d);

@@ -192,4 +192,19 @@ std::unique_ptr<DeviceModel> FilterConfig::model_for_export(std::uint64_t export
   return m;
 }
 
+Dispatcher::Options FilterConfig::dispatcher_options(std::uint64_t capacity_bytes) const {
+  Dispatcher::Options o;
+  o.core.depth = depth;
+  if (delta_ms) o.core.fixed_delta = *delta_ms / timescale;
+  o.core.refine_period = refine;
+  o.core.refine_track_phase = refine;
+  o.timescale = timescale;
+  o.scratch_model = [geometry = geometry, capacity_bytes]() -> std::unique_ptr<DeviceModel> {
+    FilterConfig c;
+    c.geometry = geometry;
+    return c.model_for_export(geometry.empty() ? capacity_bytes : 0);
+  };
+  return o;
+}
+
 }  // namespace disksched
