@@ -455,7 +455,7 @@ nbdkit_filter make_filter() {
   f.unload = disksched_unload;
   f.config = disksched_config;
   f.config_complete = disksched_config_complete;
-  f.config_help = kFilterConfigHelp;
+  f.config_help = filter_config_help();
   f.get_ready = disksched_get_ready;
   f.after_fork = disksched_after_fork;
   f.cleanup = disksched_cleanup;

@@ -58,7 +58,7 @@ struct FilterConfig {
   Dispatcher::Options dispatcher_options(std::uint64_t capacity_bytes) const;
 };
 
-// The text of .config_help.
-extern const char* const kFilterConfigHelp;
+// The text of .config_help (built once: it lists the built-in models).
+const char* filter_config_help();
 
 }  // namespace disksched
