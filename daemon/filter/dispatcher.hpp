@@ -2,9 +2,10 @@
 // enter() with its request's record (live_record.hpp), which queues the request and
 // blocks until the scheduler sends it to the device; the worker then does the I/O itself
 // (nbdkit's per-thread context must make the call) and calls leave(). The record is
-// filled in along the way and ends as the request's log line. Decisions are made inline by whichever thread frees the
-// device or finds it free, so the device never waits for a dispatcher thread to wake;
-// the chosen worker is woken through its own futex after the lock is released.
+// filled in along the way and ends as the request's log line. Decisions are made inline
+// by whichever thread frees the device or finds it free, so the device never waits for a
+// dispatcher thread to wake; the chosen worker is woken through its own futex after the
+// lock is released.
 //
 // Times: the clock is injected (CLOCK_MONOTONIC ns in the filter); the core runs in
 // model time = real time / timescale (sched-timescale=, matching the emulator's).
