@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "predictor/rotation_state.hpp"
 #include "predictor/spin.hpp"
@@ -157,9 +158,13 @@ class DeviceModel {
                           std::int32_t /*head*/, double /*delta_rotations*/) const {}
 };
 
-// Builds a model from a built-in name (`hp97560`, `hp97560-full`, `mems`,
-// `fixed:ms=X`) or a path to a JSON geometry profile. Throws ModelError naming what
-// was wrong.
+// Builds a model from a built-in name (builtin_model_names()), `fixed:ms=X`, or a path to
+// a JSON geometry profile. Throws ModelError naming what was wrong.
 std::unique_ptr<DeviceModel> load_model(std::string_view name_or_path);
+
+// The built-in models' names, and the same as a help text's list ("hp97560, ...,
+// sas15k-600gb (the last 3 also -512n, -512e, -4kn, then -nocache)").
+std::vector<std::string> builtin_model_names();
+std::string builtin_models_text();
 
 }  // namespace disksched

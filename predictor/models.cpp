@@ -1,6 +1,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -43,15 +44,43 @@ DiskProfile gp93_profile() {
   return p;
 }
 
+template <DiskProfile (*profile)()>
+std::unique_ptr<DeviceModel> disk() {
+  return std::make_unique<DiskModel>(profile());
+}
+std::unique_ptr<DeviceModel> mems_g2() { return make_mems_model(); }
+std::unique_ptr<DeviceModel> mems_table1() { return make_mems_model(MemsParams::table1()); }
+
+// The built-in models by name, besides the datasheet drives (datasheet_profiles.hpp):
+// the one list that load_model and every help text read.
+struct Builtin {
+  const char* name;
+  std::unique_ptr<DeviceModel> (*make)();
+};
+const Builtin kBuiltins[] = {
+    {"hp97560", disk<hp97560_profile>}, {"hp97560-full", disk<hp97560_full_profile>},
+    {"gp93", disk<gp93_profile>},       {"mems", mems_g2},
+    {"mems-table1", mems_table1},
+};
+
 }  // namespace
+
+std::vector<std::string> builtin_model_names() {
+  std::vector<std::string> names;
+  for (const Builtin& b : kBuiltins) names.emplace_back(b.name);
+  for (std::string& n : datasheet_builtin_names()) names.push_back(std::move(n));
+  return names;
+}
+
+std::string builtin_models_text() {
+  return fmt::format("{} (the last {} also -512n, -512e, -4kn, then -nocache)",
+                     fmt::join(builtin_model_names(), ", "), datasheet_builtin_names().size());
+}
 
 std::unique_ptr<DeviceModel> load_model(std::string_view spec) {
   std::string s(spec);
-  if (s == "hp97560") return std::make_unique<DiskModel>(hp97560_profile());
-  if (s == "hp97560-full") return std::make_unique<DiskModel>(hp97560_full_profile());
-  if (s == "gp93") return std::make_unique<DiskModel>(gp93_profile());
-  if (s == "mems") return make_mems_model();
-  if (s == "mems-table1") return make_mems_model(MemsParams::table1());
+  for (const Builtin& b : kBuiltins)
+    if (s == b.name) return b.make();
   if (auto p = datasheet_builtin(s)) return std::make_unique<DiskModel>(std::move(*p));
   if (s.size() > 5 && s.substr(s.size() - 5) == ".json") return std::make_unique<DiskModel>(load_profile(s));
   // A path is a profile whatever it ends with: "no such file" says more than "unknown model".
@@ -89,10 +118,8 @@ std::unique_ptr<DeviceModel> load_model(std::string_view spec) {
     if (ms < 0) throw ModelError(fmt::format("model '{}': needs ms=X (e.g. fixed:ms=10)", s));
     return std::make_unique<FixedModel>(ms, capacity);
   }
-  throw ModelError(fmt::format(
-      "unknown model '{}'; valid: hp97560, hp97560-full, gp93, mems, mems-table1, {} (each also "
-      "-512n, -512e, -4kn, then -nocache), fixed:ms=X, or a .json profile",
-      s, fmt::join(datasheet_builtin_names(), ", ")));
+  throw ModelError(fmt::format("unknown model '{}'; valid: {}, fixed:ms=X, or a .json profile", s,
+                               builtin_models_text()));
 }
 
 }  // namespace disksched

@@ -159,7 +159,8 @@ void add_model_commands(CLI::App& app) {
     auto* show = model->add_subcommand("show", "Geometry and timing parameters of a model");
     auto name = std::make_shared<std::string>();
     auto as_json = std::make_shared<bool>(false);
-    show->add_option("MODEL", *name, "hp97560, hp97560-full, mems, fixed:ms=X or PROFILE.json")->required();
+    show->add_option("MODEL", *name, builtin_models_text() + ", fixed:ms=X or PROFILE.json")
+        ->required();
     show->add_flag("--json", *as_json, "Print JSON");
     show->callback([=] {
       auto m = load_model(*name);

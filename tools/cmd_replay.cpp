@@ -102,7 +102,7 @@ class Replayer {
 
   // Runs the workload; fills rows (one per request, warm-up excluded) and returns
   // whether it ended saturated (more than max_queue outstanding).
-  bool run(const Workload& w, std::vector<LogRow>& rows, std::vector<LatencyRecord>& records);
+  bool run(const Workload& w, std::vector<LogRow>& rows, std::vector<LiveRecord>& records);
 
   double late_p99_us() const {
     if (late_us_.empty()) return 0.0;
@@ -271,7 +271,7 @@ void Replayer::progress(bool force) {
 }
 
 bool Replayer::run(const Workload& w, std::vector<LogRow>& rows,
-                   std::vector<LatencyRecord>& records) {
+                   std::vector<LiveRecord>& records) {
   const DeviceExtent dev{size_, 512};
   // The seed of `disksched sim` replication `rep` (bench/sim/sweep/experiment.cpp).
   const std::uint64_t seed = Rng::derive(o_.seed, o_.rep);
@@ -293,16 +293,13 @@ bool Replayer::run(const Workload& w, std::vector<LogRow>& rows,
       const int error = p->error;
       if (p->index >= o_.warmup && p->index < total) {
         if (measured_left_ > 0) --measured_left_;
-        LatencyRecord r;
-        r.id = p->index + 1;
-        r.op = p->op;
-        r.offset = p->offset;
-        r.length = p->length;
+        LiveRecord r = LiveRecord::arriving(p->op, p->offset, p->length, 0, {});
+        r.core.seq = p->index + 1;
+        r.core.queue_len = static_cast<std::uint32_t>(p->in_flight_at_issue);
         r.arrive_ns = p->arrive_ns;
         r.dispatch_ns = p->issue_ns;
         r.issue_ns = p->issue_ns;
         r.complete_ns = complete_ns;
-        r.queue_len = static_cast<std::uint32_t>(p->in_flight_at_issue);
         r.error = error;
         records.push_back(r);
         LogRow row;
@@ -432,7 +429,7 @@ void run_replay(const ReplayOptions& o) {
   sigaction(SIGTERM, &sa, nullptr);
   Replayer r(o);
   std::vector<LogRow> rows;
-  std::vector<LatencyRecord> records;
+  std::vector<LiveRecord> records;
   const bool saturated = r.run(w, rows, records);
   if (!o.log.empty()) {
     LatencyLogWriter::Options lo;

@@ -52,7 +52,8 @@ struct SimOptions {
 
 
 void add_run_options(CLI::App* c, SimOptions& o) {
-  c->add_option("--model", o.model, "device model: hp97560, hp97560-full, mems, fixed:ms=X, or a .json profile")
+  c->add_option("--model", o.model,
+                "device model: " + builtin_models_text() + ", fixed:ms=X, or a .json profile")
       ->capture_default_str();
   c->add_option("--workload", o.workload,
                 "uniform[:size=8k,reads=1.0] | seq[:p=0.829] | burst[:len=32,span=4m] | "

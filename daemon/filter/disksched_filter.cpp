@@ -87,21 +87,9 @@ Dispatcher* create_device(std::unique_ptr<DeviceModel> model) {
   if (Dispatcher* first = device.load(); first != nullptr)
     pending_scheduler = first->snapshot().scheduler;
   auto scheduler = make_scheduler(pending_scheduler, *model);
-  Dispatcher::Options o;
-  o.core.depth = config.depth;
-  if (config.delta_ms) o.core.fixed_delta = *config.delta_ms / config.timescale;
-  o.core.refine_period = config.refine;
-  o.core.refine_track_phase = config.refine;
-  o.timescale = config.timescale;
+  Dispatcher::Options o = config.dispatcher_options(model->capacity_bytes());
   o.warn = [](const std::string& m) {
     fprintf(stderr, "nbdkit: disksched: warning: %s\n", m.c_str());
-  };
-  const std::string geometry = config.geometry;
-  const std::uint64_t capacity = model->capacity_bytes();
-  o.scratch_model = [geometry, capacity]() -> std::unique_ptr<DeviceModel> {
-    FilterConfig c;
-    c.geometry = geometry;
-    return c.model_for_export(geometry.empty() ? capacity : 0);
   };
   auto* d = new Dispatcher(std::move(model), std::move(scheduler), std::move(o), monotonic_ns);
   devices.push_back(d);
@@ -393,47 +381,27 @@ int scheduled(nbdkit_next* next, void* handle, Op op, std::uint32_t count, std::
   const auto* h = static_cast<const Handle*>(handle);
   const std::uint32_t core_flags = to_core_flags(flags);
   const ClassAssignment cls = h->connection_class.value_or(config.classes.for_request(op, core_flags));
-  Dispatcher::Ticket t;
+  LiveRecord rec = LiveRecord::arriving(op, offset, count, core_flags, cls);
   try {
-    t = d->enter(op, offset, count, core_flags, cls);
+    d->enter(rec);
   } catch (const std::exception& e) {
     nbdkit_error("disksched: %s request at %llu+%u: %s", std::string(op_name(op)).c_str(),
                  static_cast<unsigned long long>(offset), count, e.what());
     *err = EINVAL;
     return -1;
   }
-  travel(next, *d, t.travel);
-  const std::int64_t issue_ns = d->now_ns();
+  travel(next, *d, rec.core.travel);
+  rec.issue_ns = d->now_ns();
   const int r = io();
-  const std::int64_t complete_ns = d->leave(t, r == 0);
-  if (metrics)
-    metrics->observe({op, cls.cls, r == 0, (complete_ns - t.arrive_ns) / 1e9,
-                      (complete_ns - t.dispatch_ns) / 1e9, t.queue_len,
-                      d->real_us(t.prediction.observed_service_ms()) / 1e6});
+  d->leave(rec, r == 0);
+  rec.error = r == 0 ? 0 : (*err != 0 ? *err : EIO);
+  if (metrics) metrics->observe(rec);
   if (disksched_debug_dispatch)
-    nbdkit_debug("disksched: %s %llu+%u queue=%zu predicted=%.1fus actual=%.1fus r=%d",
+    nbdkit_debug("disksched: %s %llu+%u queue=%u predicted=%.1fus actual=%.1fus r=%d",
                  std::string(op_name(op)).c_str(), static_cast<unsigned long long>(offset), count,
-                 t.queue_len, d->real_us(t.prediction.observed_service_ms()),
-                 (complete_ns - t.dispatch_ns) / 1e3, r);
-  if (latency_log) {
-    LatencyRecord rec;
-    rec.id = t.id;
-    rec.op = op;
-    rec.offset = offset;
-    rec.length = count;
-    rec.flags = core_flags;
-    rec.cls = cls;
-    rec.arrive_ns = t.arrive_ns;
-    rec.dispatch_ns = t.dispatch_ns;
-    rec.issue_ns = issue_ns;
-    rec.complete_ns = complete_ns;
-    rec.predicted_us = d->real_us(t.prediction.observed_service_ms());
-    rec.sector_us = d->sector_us();
-    rec.queue_len = static_cast<std::uint32_t>(t.queue_len);
-    rec.scheduler = t.scheduler;
-    rec.error = r == 0 ? 0 : (*err != 0 ? *err : EIO);
-    latency_log->push(std::move(rec));
-  }
+                 rec.core.queue_len, rec.predicted_us(),
+                 (rec.complete_ns - rec.dispatch_ns) / 1e3, r);
+  if (latency_log) latency_log->push(std::move(rec));
   return r;
 }
 
@@ -487,7 +455,7 @@ nbdkit_filter make_filter() {
   f.unload = disksched_unload;
   f.config = disksched_config;
   f.config_complete = disksched_config_complete;
-  f.config_help = kFilterConfigHelp;
+  f.config_help = filter_config_help();
   f.get_ready = disksched_get_ready;
   f.after_fork = disksched_after_fork;
   f.cleanup = disksched_cleanup;

@@ -8,9 +8,6 @@
 #include "common/futex.hpp"
 
 namespace disksched {
-namespace {
-
-}  // namespace
 
 Dispatcher::Dispatcher(std::unique_ptr<DeviceModel> model, std::unique_ptr<Scheduler> scheduler,
                        Options options, Clock clock)
@@ -41,21 +38,23 @@ void Dispatcher::stop() {
 }
 
 void Dispatcher::wake(std::vector<std::uint64_t>& dispatched, std::vector<Waiter*>& woken) {
-  // Called with mu_ held: hands each grant to its waiter (which stops being findable);
-  // release() signals them once the lock is dropped. The dispatch time is taken after
-  // the scheduler decided, so the log's completion -> dispatch gap includes the decision.
+  // Called with mu_ held: fills in each dispatched request's record from the core's and
+  // hands it to its waiter (which stops being findable); release() signals them once the
+  // lock is dropped. The dispatch time is taken after the scheduler decided, so the log's
+  // completion -> dispatch gap includes the decision.
   if (dispatched.empty()) return;
   const std::int64_t now_ns = clock_();
   for (const std::uint64_t id : dispatched) {
     auto it = waiters_.find(id);
     Waiter* w = it->second;
     waiters_.erase(it);
-    const RequestRecord& rec = core_.record(id);
-    w->queue_len = rec.queue_len;
-    w->travel = rec.travel;
-    w->prediction = rec.prediction;
-    w->dispatch_ns = now_ns;
-    w->scheduler = spec_;
+    LiveRecord& rec = *w->record;
+    rec.core = core_.record(id);
+    rec.dispatch_ns = now_ns;
+    rec.predicted = true;
+    rec.timescale = options_.timescale;
+    rec.sector_us = sector_us_;
+    rec.scheduler = spec_;
     woken.push_back(w);
   }
   dispatched.clear();
@@ -66,60 +65,51 @@ void Dispatcher::release(std::vector<Waiter*>& woken, const Waiter* self) {
   // Waiter belongs to its worker thread (thread_local), so it outlives this call even
   // when the worker returns before futex_wake does.
   for (Waiter* w : woken) {
-    w->state.store(1, std::memory_order_release);
-    if (w != self) futex_wake(w->state);  // the arriving worker need not wake itself
+    w->granted.store(1, std::memory_order_release);
+    if (w != self) futex_wake(w->granted);  // the arriving worker need not wake itself
   }
   woken.clear();
 }
 
-Dispatcher::Ticket Dispatcher::enter(Op op, std::uint64_t offset, std::uint32_t length,
-                                     std::uint32_t flags, ClassAssignment cls) {
+void Dispatcher::enter(LiveRecord& rec) {
   static thread_local Waiter me;
-  me.state.store(0, std::memory_order_relaxed);
+  queue(rec, me);
+  while (me.granted.load(std::memory_order_acquire) != 1) futex_wait(me.granted, 0);
+}
+
+void Dispatcher::queue(LiveRecord& rec, Waiter& w) {
+  w.granted.store(0, std::memory_order_relaxed);
+  w.record = &rec;
   std::vector<std::uint64_t> grants;
   std::vector<Waiter*> woken;
-  Ticket t;
   {
     std::lock_guard lock(mu_);
-    t.arrive_ns = clock_();
+    rec.arrive_ns = clock_();
     Request r;
-    r.op = op;
-    r.offset = offset;
-    r.length = length;
-    r.flags = flags;
-    r.cls = cls.cls;
-    r.limit_ms = cls.limit_ms / options_.timescale;
-    t.id = core_.arrive(r, model_ms(t.arrive_ns), grants);  // throws: nothing queued
-    waiters_[t.id] = &me;
+    r.op = rec.core.op;
+    r.offset = rec.core.offset;
+    r.length = rec.core.length;
+    r.flags = rec.core.flags;
+    r.cls = rec.core.cls;
+    r.limit_ms = rec.limit_ms / options_.timescale;
+    rec.core.seq = core_.arrive(r, model_ms(rec.arrive_ns), grants);  // throws: nothing queued
+    waiters_[rec.core.seq] = &w;
     wake(grants, woken);
   }
-  release(woken, &me);
-  wait_for_grant(me);
-  t.dispatch_ns = me.dispatch_ns;
-  t.queue_len = me.queue_len;
-  t.travel = me.travel;
-  t.prediction = me.prediction;
-  t.scheduler = std::move(me.scheduler);
-  return t;
+  release(woken, &w);
 }
 
-void Dispatcher::wait_for_grant(Waiter& me) {
-  while (me.state.load(std::memory_order_acquire) != 1) futex_wait(me.state, 0);
-}
-
-std::int64_t Dispatcher::leave(const Ticket& t, bool ok) {
+void Dispatcher::leave(LiveRecord& rec, bool ok) {
   std::vector<std::uint64_t> grants;
   std::vector<Waiter*> woken;
-  std::int64_t now;
   {
     std::lock_guard lock(mu_);
-    now = clock_();
-    core_.complete(t.id, model_ms(now), ok, grants);
+    rec.complete_ns = clock_();
+    rec.core = core_.complete(rec.id(), model_ms(rec.complete_ns), ok, grants);
     wake(grants, woken);
     maybe_calibrate();
   }
   release(woken, nullptr);
-  return now;
 }
 
 void Dispatcher::maybe_calibrate() {

@@ -1,9 +1,11 @@
 // The thread-safe face of LiveCore for nbdkit's worker threads. A worker calls
-// enter(), which queues its request and blocks until the scheduler sends it to the
-// device; the worker then does the I/O itself (nbdkit's per-thread context must make
-// the call) and calls leave(). Decisions are made inline by whichever thread frees the
-// device or finds it free, so the device never waits for a dispatcher thread to wake;
-// the chosen worker is woken through its own futex after the lock is released.
+// enter() with its request's record (live_record.hpp), which queues the request and
+// blocks until the scheduler sends it to the device; the worker then does the I/O itself
+// (nbdkit's per-thread context must make the call) and calls leave(). The record is
+// filled in along the way and ends as the request's log line. Decisions are made inline
+// by whichever thread frees the device or finds it free, so the device never waits for a
+// dispatcher thread to wake; the chosen worker is woken through its own futex after the
+// lock is released.
 //
 // Times: the clock is injected (CLOCK_MONOTONIC ns in the filter); the core runs in
 // model time = real time / timescale (sched-timescale=, matching the emulator's).
@@ -24,6 +26,7 @@
 
 #include "daemon/filter/class_map.hpp"
 #include "daemon/filter/live_core.hpp"
+#include "daemon/filter/live_record.hpp"
 
 namespace disksched {
 
@@ -41,15 +44,11 @@ class Dispatcher {
     std::function<void(const std::string&)> warn;
   };
 
-  // What a worker holds while its request is at the device.
-  struct Ticket {
-    std::uint64_t id = 0;
-    std::int64_t arrive_ns = 0;
-    std::int64_t dispatch_ns = 0;
-    std::size_t queue_len = 0;
-    Travel travel;                // read these blocks (one sector each) before the request
-    Prediction prediction;        // model time
-    std::shared_ptr<const std::string> scheduler;  // spec at dispatch
+  // Where a worker waits for its request's turn: the dispatcher fills in the record it
+  // points at, then sets `granted` and wakes it.
+  struct Waiter {
+    std::atomic<std::uint32_t> granted{0};
+    LiveRecord* record = nullptr;
   };
 
   // A copy of the state for the control socket.
@@ -86,12 +85,16 @@ class Dispatcher {
   void start();
   void stop();
 
-  // Queues a request and blocks until it is dispatched. Throws ModelError when it lies
-  // beyond the device.
-  Ticket enter(Op op, std::uint64_t offset, std::uint32_t length, std::uint32_t flags,
-               ClassAssignment cls);
-  // The request's I/O finished; returns the completion time (ns).
-  std::int64_t leave(const Ticket& t, bool ok);
+  // Queues the request `rec` describes (LiveRecord::arriving) and blocks until it is
+  // dispatched; the record then has its id, arrival and dispatch. Throws ModelError when
+  // it lies beyond the device (then nothing is queued).
+  void enter(LiveRecord& rec);
+  // enter() without the wait, for one thread that plays every worker in virtual time (the
+  // tests): `w` is granted, and `rec` filled in, when the request is dispatched, now or
+  // by a later leave(). Both must outlive that.
+  void queue(LiveRecord& rec, Waiter& w);
+  // The request's I/O finished (`ok` false: it failed): completes its record.
+  void leave(LiveRecord& rec, bool ok);
 
   // Throws SpecError; returns the new canonical spec.
   std::string switch_scheduler(const std::string& spec);
@@ -114,16 +117,6 @@ class Dispatcher {
   std::uint32_t sector_bytes() const { return sector_bytes_; }
 
  private:
-  struct Waiter {
-    // 0 waiting, 1 granted. One per worker thread (thread_local).
-    std::atomic<std::uint32_t> state{0};
-    std::size_t queue_len = 0;
-    Travel travel;
-    Prediction prediction;
-    std::int64_t dispatch_ns = 0;
-    std::shared_ptr<const std::string> scheduler;
-  };
-
   Millis model_ms(std::int64_t ns) const {
     return static_cast<double>(ns - t0_ns_) / 1e6 / options_.timescale;
   }
@@ -131,7 +124,6 @@ class Dispatcher {
   static void release(std::vector<Waiter*>& woken, const Waiter* self);
   void maybe_calibrate();
   void calibration_loop();
-  static void wait_for_grant(Waiter& me);
 
   Options options_;
   Clock clock_;

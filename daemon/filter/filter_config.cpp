@@ -15,11 +15,12 @@
 
 namespace disksched {
 
-const char* const kFilterConfigHelp =
+const char* filter_config_help() {
+  static const std::string text = fmt::format(
     "sched=SPEC                  Scheduling algorithm (default fcfs), e.g. sstf,\n"
     "                            look, asatf:w=30. `disksched sched list` lists all.\n"
-    "sched-geometry=MODEL        Device geometry for head tracking: hp97560,\n"
-    "                            hp97560-full, mems or PROFILE.json. Without it only\n"
+    "sched-geometry=MODEL        Device geometry for head tracking: a built-in\n"
+    "                            model (below) or PROFILE.json. Without it only\n"
     "                            LBN distances are known (rotation-aware schedulers\n"
     "                            refuse to start).\n"
     "sched-depth=N               Requests at the device at once (default 1).\n"
@@ -45,7 +46,11 @@ const char* const kFilterConfigHelp =
     "                            socket's `metrics` command gives the same text.\n"
     "sched-metrics-interval=TIME How often sched-metrics= is rewritten (default 10s).\n"
     "sched-disk=NAME             The metrics' disk label (default: the metrics\n"
-    "                            file's name without .prom).";
+    "                            file's name without .prom).\n"
+    "Built-in models: {}.",
+      builtin_models_text());
+  return text.c_str();
+}
 
 namespace {
 
@@ -73,7 +78,7 @@ bool FilterConfig::set(std::string_view key, std::string_view value, const KeyPa
   if (key.substr(0, 6) != "sched-") return false;
   if (key == "sched-geometry") {
     if (value.empty())
-      throw bad(key, value, "needs a model: hp97560, hp97560-full, mems or PROFILE.json");
+      throw bad(key, value, fmt::format("needs a model: {}, or PROFILE.json", builtin_models_text()));
     geometry = value;
   } else if (key == "sched-depth") {
     std::uint64_t n = 0;
@@ -190,6 +195,21 @@ std::unique_ptr<DeviceModel> FilterConfig::model_for_export(std::uint64_t export
                           "must cover the whole export",
                           m->capacity_bytes(), export_bytes));
   return m;
+}
+
+Dispatcher::Options FilterConfig::dispatcher_options(std::uint64_t capacity_bytes) const {
+  Dispatcher::Options o;
+  o.core.depth = depth;
+  if (delta_ms) o.core.fixed_delta = *delta_ms / timescale;
+  o.core.refine_period = refine;
+  o.core.refine_track_phase = refine;
+  o.timescale = timescale;
+  o.scratch_model = [geometry = geometry, capacity_bytes]() -> std::unique_ptr<DeviceModel> {
+    FilterConfig c;
+    c.geometry = geometry;
+    return c.model_for_export(geometry.empty() ? capacity_bytes : 0);
+  };
+  return o;
 }
 
 }  // namespace disksched

@@ -9,6 +9,7 @@
 
 #include "common/key_parsers.hpp"
 #include "daemon/filter/class_map.hpp"
+#include "daemon/filter/dispatcher.hpp"
 #include "predictor/device_model.hpp"
 
 namespace disksched {
@@ -50,9 +51,14 @@ struct FilterConfig {
   // geometry was given). Throws std::invalid_argument when the geometry is smaller
   // than the export.
   std::unique_ptr<DeviceModel> model_for_export(std::uint64_t export_bytes) const;
+
+  // What the keys ask of a device's dispatcher: depth, timescale, delta, refinement, and
+  // a scratch model for calibration like the device's (`capacity_bytes`: its size).
+  // Only `warn` is left to the caller.
+  Dispatcher::Options dispatcher_options(std::uint64_t capacity_bytes) const;
 };
 
-// The text of .config_help.
-extern const char* const kFilterConfigHelp;
+// The text of .config_help (built once: it lists the built-in models).
+const char* filter_config_help();
 
 }  // namespace disksched

@@ -48,13 +48,13 @@ std::string format_flags(std::uint32_t flags) {
   return s;
 }
 
-std::string format_latency_record(const LatencyRecord& r) {
+std::string format_latency_record(const LiveRecord& r) {
   const double actual_us = static_cast<double>(r.complete_ns - r.dispatch_ns) / 1e3;
-  return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.3f},{:.3f},{},{},{}", r.id,
-                     op_name(r.op), r.offset, r.length, format_flags(r.flags),
-                     format_class(r.cls), r.arrive_ns, r.dispatch_ns, r.issue_ns, r.complete_ns,
-                     r.predicted_us < 0 ? std::string() : fmt::format("{:.3f}", r.predicted_us),
-                     actual_us, r.sector_us, r.queue_len,
+  return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.3f},{:.3f},{},{},{}", r.id(),
+                     op_name(r.core.op), r.core.offset, r.core.length, format_flags(r.core.flags),
+                     format_class(r.cls()), r.arrive_ns, r.dispatch_ns, r.issue_ns, r.complete_ns,
+                     r.predicted ? fmt::format("{:.3f}", r.predicted_us()) : std::string(),
+                     actual_us, r.sector_us, r.core.queue_len,
                      r.scheduler ? csv_field(*r.scheduler) : std::string(),
                      r.error != 0 ? errno_name(r.error) : "");
 }
@@ -179,11 +179,11 @@ void LatencyLogWriter::report_once(bool& reported, const std::string& message) {
   options_.report(message);
 }
 
-void LatencyLogWriter::push(LatencyRecord r) {
+void LatencyLogWriter::push(LiveRecord r) {
   std::unique_lock lock(mu_);
   if (buffer_.size() >= options_.capacity) {
     if (!options_.drop_when_full) {
-      std::vector<LatencyRecord> batch;
+      std::vector<LiveRecord> batch;
       batch.swap(buffer_);
       lock.unlock();
       write_batch(batch);
@@ -203,7 +203,7 @@ void LatencyLogWriter::push(LatencyRecord r) {
   if (buffer_.size() == 512) cv_.notify_one();
 }
 
-void LatencyLogWriter::write_batch(std::vector<LatencyRecord>& batch) {
+void LatencyLogWriter::write_batch(std::vector<LiveRecord>& batch) {
   if (batch.empty()) return;
   std::string text;
   text.reserve(batch.size() * 128);
@@ -249,7 +249,7 @@ void LatencyLogWriter::write_batch(std::vector<LatencyRecord>& batch) {
 }
 
 void LatencyLogWriter::loop() {
-  std::vector<LatencyRecord> batch;
+  std::vector<LiveRecord> batch;
   batch.reserve(1024);
   std::unique_lock lock(mu_);
   for (;;) {
@@ -278,7 +278,7 @@ void LatencyLogWriter::stop() {
 }
 
 void LatencyLogWriter::flush() {
-  std::vector<LatencyRecord> rest;
+  std::vector<LiveRecord> rest;
   {
     std::lock_guard lock(mu_);
     rest.swap(buffer_);

@@ -22,29 +22,14 @@
 #include <thread>
 #include <vector>
 
-#include "daemon/filter/class_map.hpp"
-#include "predictor/device_model.hpp"
+#include "daemon/filter/live_record.hpp"
 
 namespace disksched {
 
-struct LatencyRecord {
-  std::uint64_t id = 0;
-  Op op = Op::Read;
-  std::uint64_t offset = 0;
-  std::uint32_t length = 0;
-  std::uint32_t flags = 0;
-  ClassAssignment cls;
-  std::int64_t arrive_ns = 0, dispatch_ns = 0, issue_ns = 0, complete_ns = 0;
-  double predicted_us = -1.0;   // < 0: no prediction
-  double sector_us = 0.0;
-  std::uint32_t queue_len = 0;
-  std::shared_ptr<const std::string> scheduler;
-  int error = 0;                // errno, 0 on success
-};
-
-// The header line (without newline) and one record formatted as a CSV line.
+// The header line (without newline) and one request's line (without newline), formatted
+// from its record.
 const char* latency_log_header();
-std::string format_latency_record(const LatencyRecord& r);
+std::string format_latency_record(const LiveRecord& r);
 std::string format_flags(std::uint32_t flags);
 
 // Writes the log from a background thread. The buffer between the request path and the
@@ -88,7 +73,7 @@ class LatencyLogWriter {
 
   void start();                  // the writer thread (nbdkit: .after_fork)
   // Cheap: appends to the buffer; see drop_when_full for a full one.
-  void push(LatencyRecord r);
+  void push(LiveRecord r);
   void flush();                  // writes what is buffered now, from the caller's thread
   void stop();                   // writes everything buffered, joins, closes
   // Opens the path again (logrotate moved the file away: the next lines go to a new
@@ -101,14 +86,14 @@ class LatencyLogWriter {
 
  private:
   void loop();
-  void write_batch(std::vector<LatencyRecord>& batch);
+  void write_batch(std::vector<LiveRecord>& batch);
   void report_once(bool& reported, const std::string& message);
 
   std::string path_;
   Options options_;
   mutable std::mutex mu_;        // the buffer, the flags, the counters
   std::condition_variable cv_;
-  std::vector<LatencyRecord> buffer_;
+  std::vector<LiveRecord> buffer_;
   bool stopping_ = false;
   std::thread thread_;
   std::uint64_t written_ = 0, dropped_ = 0, write_errors_ = 0;

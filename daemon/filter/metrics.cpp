@@ -88,16 +88,19 @@ void Metrics::Histogram::add(double v, const double* bounds, std::size_t n) {
 
 Metrics::Metrics(std::string disk) : disk_(std::move(disk)) {}
 
-void Metrics::observe(const Completion& c) {
+void Metrics::observe(const LiveRecord& r) {
+  const double response_s = static_cast<double>(r.complete_ns - r.arrive_ns) / 1e9;
+  const double service_s = static_cast<double>(r.complete_ns - r.dispatch_ns) / 1e9;
   std::lock_guard lock(mu_);
-  PerOpClass& p = by_[op_index(c.op)][static_cast<std::size_t>(c.cls)];
+  PerOpClass& p = by_[op_index(r.core.op)][static_cast<std::size_t>(r.core.cls)];
   ++p.requests;
-  if (!c.ok) ++p.errors;
-  p.response.add(c.response_s, kBuckets.data(), kBuckets.size());
-  p.service.add(c.service_s, kBuckets.data(), kBuckets.size());
-  queue_len_.add(static_cast<double>(c.queue_len), kQueueBuckets.data(), kQueueBuckets.size());
-  if (c.ok && c.predicted_s)
-    prediction_error_.add(std::fabs(c.service_s - *c.predicted_s), kBuckets.data(), kBuckets.size());
+  if (!r.core.ok) ++p.errors;
+  p.response.add(response_s, kBuckets.data(), kBuckets.size());
+  p.service.add(service_s, kBuckets.data(), kBuckets.size());
+  queue_len_.add(static_cast<double>(r.core.queue_len), kQueueBuckets.data(), kQueueBuckets.size());
+  if (r.core.ok && r.predicted)
+    prediction_error_.add(std::fabs(service_s - r.predicted_us() / 1e6), kBuckets.data(),
+                          kBuckets.size());
 }
 
 std::string Metrics::render(const Dispatcher::Snapshot* snap,

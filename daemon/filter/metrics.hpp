@@ -28,18 +28,10 @@ class Metrics {
 
   explicit Metrics(std::string disk);
 
-  // One completed request. Times in seconds; `predicted_s` is the predicted service
-  // time (nullopt when there was no prediction).
-  struct Completion {
-    Op op = Op::Read;
-    IoClass cls = IoClass::TimeNoncritical;
-    bool ok = true;
-    double response_s = 0.0;  // arrival -> completion
-    double service_s = 0.0;   // dispatch -> completion
-    std::size_t queue_len = 0;
-    std::optional<double> predicted_s;
-  };
-  void observe(const Completion& c);
+  // One completed request: its operation, class, result, response (arrival ->
+  // completion) and service (dispatch -> completion) times, queue length at dispatch, and
+  // the prediction's error when it has one.
+  void observe(const LiveRecord& r);
 
   // Everything, as exposition text. `snap` is null before a client opened the device;
   // `log`: the latency log's counts (null without a log).

@@ -59,6 +59,10 @@ BackingFile::BackingFile(const std::string& path, bool direct) : path_(path), di
       fail(fmt::format("BLKGETSIZE64: {}", std::strerror(errno)));
     int lbs = 512;
     if (ioctl(fd_, BLKSSZGET, &lbs) < 0) fail(fmt::format("BLKSSZGET: {}", std::strerror(errno)));
+    unsigned int pbs = 0;
+    if (ioctl(fd_, BLKPBSZGET, &pbs) < 0) fail(fmt::format("BLKPBSZGET: {}", std::strerror(errno)));
+    logical_block_ = static_cast<std::uint32_t>(lbs);
+    physical_block_ = std::max(logical_block_, static_cast<std::uint32_t>(pbs));
     discard_align_ = static_cast<std::uint32_t>(lbs);
     if (direct) direct_align_ = static_cast<std::uint32_t>(lbs);
     rotational_ = sysfs_rotational(st.st_rdev);
@@ -87,6 +91,16 @@ BackingFile::BackingFile(const std::string& path, bool direct) : path_(path), di
 
 BackingFile::~BackingFile() {
   if (fd_ >= 0) ::close(fd_);
+}
+
+BlockSizes advertised_block_sizes(std::uint32_t logical, std::uint32_t physical, bool direct,
+                                  std::uint32_t direct_align) {
+  if (logical == 0 && !direct) return {};
+  BlockSizes b;
+  b.minimum = std::max(logical, direct ? direct_align : 1u);
+  b.preferred = std::max({b.minimum, physical, 4096u});
+  b.maximum = 64u << 20;
+  return b;
 }
 
 }  // namespace disksched::uring

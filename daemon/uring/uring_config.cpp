@@ -6,7 +6,8 @@ namespace disksched::uring {
 
 namespace {
 constexpr std::string_view known_keys =
-    "file, direct, fallback, entries, buffers, buffer-size, poll-us, nowait-reads, nowait-writes";
+    "file, direct, fallback, entries, buffers, buffer-size, poll-us, nowait-reads, nowait-writes, "
+    "block-size";
 }
 
 void UringConfig::set(std::string_view key, std::string_view value, const KeyParsers& p) {
@@ -43,6 +44,12 @@ void UringConfig::set(std::string_view key, std::string_view value, const KeyPar
     if (!p.parse_bool(value, nowait_reads)) throw bad(fmt::format("expected {}", kBooleanHelp));
   } else if (key == "nowait-writes") {
     if (!p.parse_bool(value, nowait_writes)) throw bad(fmt::format("expected {}", kBooleanHelp));
+  } else if (key == "block-size") {
+    std::uint64_t v;
+    if (!p.parse_size(value, v) || v < 512 || v > 65536 || (v & (v - 1)) != 0)
+      throw bad("expected the file's logical block size, a power of two from 512 to 64K "
+                "(a 4Kn disk's image: block-size=4096)");
+    block_size = static_cast<std::uint32_t>(v);
   } else if (key == "poll-us") {
     std::uint64_t v;
     if (!p.parse_uint64(value, v) || v > 1000) throw bad("expected microseconds from 0 to 1000");
@@ -54,6 +61,18 @@ void UringConfig::set(std::string_view key, std::string_view value, const KeyPar
 
 void UringConfig::check() const {
   if (file.empty()) throw ConfigError("the file= parameter is required (a regular file or block device)");
+}
+
+std::pair<std::uint32_t, std::uint32_t> UringConfig::block_sizes(bool block_device,
+                                                                 std::uint32_t logical,
+                                                                 std::uint32_t physical) const {
+  if (!block_device) return {block_size, block_size};
+  if (block_size != 0 && block_size != logical)
+    throw ConfigError(fmt::format(
+        "block-size={}: {} is a block device with {}-byte logical blocks, which it reports "
+        "itself; leave block-size= out (it is for a regular file)",
+        block_size, file, logical));
+  return {logical, physical};
 }
 
 }  // namespace disksched::uring

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "common/key_parsers.hpp"
 
@@ -27,12 +28,18 @@ struct UringConfig {
   std::uint32_t poll_us = 20;              // poll-us=: ring thread polls before sleeping
   bool nowait_reads = true;                // nowait-reads=: page-cache hits in the worker
   bool nowait_writes = true;               // nowait-writes=: likewise for writes
+  std::uint32_t block_size = 0;            // block-size=: a file's logical block (0: none)
 
   // Booleans, sizes and counts read by `p`: nbdkit's parsers in the plugin (so the
   // syntax is nbdkit's own), portable_key_parsers() in tests. Throws ConfigError naming
   // key and value.
   void set(std::string_view key, std::string_view value, const KeyParsers& p);
   void check() const;
+  // The logical and physical block sizes to advertise for `file`: a block device's own
+  // (block-size= must then be absent or agree), block-size= for a file. Throws
+  // ConfigError when block-size= contradicts the device.
+  std::pair<std::uint32_t, std::uint32_t> block_sizes(bool block_device, std::uint32_t logical,
+                                                      std::uint32_t physical) const;
 };
 
 }  // namespace disksched::uring

@@ -33,6 +33,7 @@ int uring_probe = 0;   // 0, or why io_uring cannot be used (-errno)
 std::unique_ptr<BouncePool> pool;
 std::unique_ptr<IoEngine> engine;
 std::unique_ptr<FileServer> server;
+BlockSizes block_sizes;  // .block_size's answer, known once the file is open
 
 int uring_config(const char* key, const char* value) {
   return disksched::nbdkit_guard("uring", [&] {
@@ -59,6 +60,14 @@ int uring_config_complete() {
 int uring_get_ready() {
   try {
     file = std::make_unique<BackingFile>(config.file, config.direct);
+  } catch (const std::exception& e) {
+    nbdkit_error("uring: %s", e.what());
+    return -1;
+  }
+  try {
+    const auto [logical, physical] =
+        config.block_sizes(file->block_device(), file->logical_block(), file->physical_block());
+    block_sizes = advertised_block_sizes(logical, physical, config.direct, file->direct_align());
   } catch (const std::exception& e) {
     nbdkit_error("uring: %s", e.what());
     return -1;
@@ -138,13 +147,9 @@ void* uring_open(int /*readonly*/) { return NBDKIT_HANDLE_NOT_NEEDED; }
 int64_t uring_get_size(void*) { return static_cast<int64_t>(server->size()); }
 
 int uring_block_size(void*, uint32_t* minimum, uint32_t* preferred, uint32_t* maximum) {
-  if (!config.direct) {
-    *minimum = *preferred = *maximum = 0;   // no constraints
-    return 0;
-  }
-  *minimum = server->align();
-  *preferred = server->align() > 4096 ? server->align() : 4096;
-  *maximum = 64 * 1024 * 1024;
+  *minimum = block_sizes.minimum;
+  *preferred = block_sizes.preferred;
+  *maximum = block_sizes.maximum;
   return 0;
 }
 
@@ -210,7 +215,9 @@ int uring_zero(void*, uint32_t count, uint64_t offset, uint32_t flags) {
   "                    the ring thread (default true).\n" \
   "nowait-writes=BOOL  Buffered writes likewise with pwritev2(RWF_NOWAIT); where the file\n" \
   "                    system cannot (ext4), synchronously in the worker, as io_uring's own\n" \
-  "                    worker thread would (default true)."
+  "                    worker thread would (default true).\n" \
+  "block-size=SIZE     A regular file's logical block size, advertised to clients (a 4Kn\n" \
+  "                    disk's image: 4096); a block device advertises its own."
 
 nbdkit_plugin make_plugin() {
   nbdkit_plugin p = disksched::nbdkit_plugin_named(

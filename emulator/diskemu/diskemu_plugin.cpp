@@ -300,8 +300,9 @@ void diskemu_unload() {
 }
 
 void diskemu_dump_plugin() {
-  std::printf("diskemu_models=hp97560,hp97560-full,mems,sata7200-8tb,laptop5400-320gb,"
-              "sas15k-600gb[-512n|-512e|-4kn],fixed:ms=X,PROFILE.json\n");
+  std::string models;
+  for (const std::string& m : builtin_model_names()) models += m + ",";
+  std::printf("diskemu_models=%sfixed:ms=X,PROFILE.json\n", models.c_str());
 }
 
 // ---- per connection ----
@@ -457,8 +458,8 @@ int diskemu_zero(void*, uint32_t count, uint64_t offset, uint32_t flags) {
       [&] { return (flags & NBDKIT_FLAG_FUA) && sync_store(); });
 }
 
-#define diskemu_config_help \
-  "model=NAME|PROFILE.json  (required) hp97560, hp97560-full, mems, fixed:ms=X[,capacity=B],\n" \
+#define diskemu_config_help_keys \
+  "model=NAME|PROFILE.json  (required) a built-in model (below), fixed:ms=X[,capacity=B],\n" \
   "                         or a JSON geometry profile.\n" \
   "file=PATH                Keep the data in PATH (created and extended sparsely to\n" \
   "                         the device size); default: sparse memory.\n" \
@@ -485,6 +486,14 @@ int diskemu_zero(void*, uint32_t count, uint64_t offset, uint32_t flags) {
   "write-cache-high-water=F Above this fraction full, destaging goes first (default 0.75).\n" \
   "power-cut-after=N        Cut the power once, after the Nth write (SIGUSR2 cuts it\n" \
   "                         at any time): unwritten cache contents are lost."
+
+// Built at load time: it lists the built-in models.
+const char* config_help_text() {
+  static const std::string text =
+      std::string(diskemu_config_help_keys) + "\nBuilt-in models: " + builtin_models_text() + ".";
+  return text.c_str();
+}
+const char* const diskemu_config_help = config_help_text();
 
 nbdkit_plugin make_plugin() {
   nbdkit_plugin p = disksched::nbdkit_plugin_named(

@@ -39,4 +39,7 @@ for key in model= file= timescale= jitter= jitter-seed= rpm-error= stats= spin= 
            rt-priority= drive-queue= drive-policy= drive-age-limit=; do
   grep -qF -- "$key" <<<"$help" || fail "--help does not document $key"
 done
+for model in gp93 mems-table1 sata7200-8tb laptop5400-320gb sas15k-600gb; do
+  grep -q "Built-in models: .*\b$model\b" <<<"$help" || fail "--help does not name $model"
+done
 echo PASS

@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "daemon/uring/backing_file.hpp"
 #include "daemon/uring/uring_config.hpp"
 
 using namespace disksched::uring;
@@ -49,4 +50,30 @@ TEST_CASE("bad uring keys and values name themselves", "[uring][config]") {
   CHECK_THROWS_WITH(c.set("poll-us", "5000", parsers), Contains("poll-us=5000"));
   CHECK_THROWS_WITH(c.set("nowait-reads", "x", parsers), Contains("nowait-reads=x"));
   CHECK_THROWS_WITH(c.set("o_direct", "1", parsers), Contains("unknown parameter 'o_direct'") && Contains("direct"));
+}
+
+TEST_CASE("uring block sizes: a block device's own, block-size= for a file", "[uring][config]") {
+  UringConfig c;
+  c.set("file", "/dev/sdb", parsers);
+  // A file says nothing unless told; a 4Kn disk's image is told with block-size=.
+  CHECK(advertised_block_sizes(0, 0, false, 1) == BlockSizes{});
+  CHECK(c.block_sizes(false, 0, 0) == std::pair<std::uint32_t, std::uint32_t>{0, 0});
+  c.set("block-size", "4k", parsers);
+  const auto [fl, fp] = c.block_sizes(false, 0, 0);
+  CHECK(advertised_block_sizes(fl, fp, false, 1) == BlockSizes{4096, 4096, 64u << 20});
+  // A 4Kn device reports itself; a 512e one prefers its physical 4K; O_DIRECT's alignment
+  // raises the minimum.
+  c.block_size = 0;
+  const auto [l4, p4] = c.block_sizes(true, 4096, 4096);
+  CHECK(advertised_block_sizes(l4, p4, false, 1) == BlockSizes{4096, 4096, 64u << 20});
+  const auto [le, pe] = c.block_sizes(true, 512, 4096);
+  CHECK(advertised_block_sizes(le, pe, false, 1) == BlockSizes{512, 4096, 64u << 20});
+  CHECK(advertised_block_sizes(0, 0, true, 512) == BlockSizes{512, 4096, 64u << 20});
+  CHECK(advertised_block_sizes(512, 512, true, 4096) == BlockSizes{4096, 4096, 64u << 20});
+  // block-size= cannot overrule a device, and is a power of two.
+  c.set("block-size", "512", parsers);
+  CHECK_THROWS_WITH(c.block_sizes(true, 4096, 4096),
+                    Contains("block-size=512") && Contains("4096-byte logical blocks"));
+  CHECK_THROWS_WITH(c.set("block-size", "1000", parsers),
+                    Contains("block-size=1000") && Contains("power of two"));
 }

@@ -86,6 +86,13 @@ TEST_CASE("load_model knows the built-ins and reads profile files", "[profile]")
   CHECK(m->name() == "zoned-test");
   CHECK(m->cylinders() == 100);
   std::remove(path.c_str());
+  // Every name the help texts list loads, and the refusal lists them all.
+  for (const std::string& name : builtin_model_names()) {
+    INFO(name);
+    CHECK(load_model(name)->name().rfind(name, 0) == 0);
+    CHECK_THROWS_WITH(load_model("hp9756"), Catch::Contains(name));
+  }
+  CHECK(builtin_model_names().size() == 8);
   CHECK_THROWS_WITH(load_model("hp9756"), Catch::Contains("unknown model 'hp9756'"));
   CHECK_THROWS_WITH(load_model("nonexistent.json"), Catch::Contains("cannot open"));
   CHECK_THROWS_WITH(load_model("fixed:ms=-1"), Catch::Contains("ms='-1'"));

@@ -104,4 +104,9 @@ for key in sched= sched-geometry= sched-depth= sched-log= sched-timescale= sched
            sched-control= sched-save-dir= sched-delta= sched-refine=; do
   echo "$help" | grep -q "^$key" || fail "--help does not document $key"
 done
+# ... and names every built-in model (GP's disk and the datasheet drives were missing).
+for model in hp97560 hp97560-full gp93 mems mems-table1 sata7200-8tb laptop5400-320gb \
+             sas15k-600gb; do
+  echo "$help" | grep -q "Built-in models: .*\b$model\b" || fail "--help does not name $model"
+done
 echo ok

@@ -49,3 +49,27 @@ last = [r["scheduler"].split(":")[0] for r in rows[-3:]]
 assert last == ["look"] * 3, last
 print("ok: the switch reached all three devices")
 PY
+
+# Block sizes pass through the filter: the uring plugin's for a 4Kn disk's image
+# (block-size=4096), and a 4Kn block device's own (a loop device, where one can be made).
+if [ -n "${URING_PLUGIN:-}" ] && command -v nbdinfo >/dev/null; then
+  block_sizes() {
+    nbdkit -U - --filter="$DISKSCHED_FILTER" "$URING_PLUGIN" "$@" sched=sstf \
+      --run 'nbdinfo --json "$uri"' |
+      /usr/bin/python3 -c 'import json, sys; j = json.load(sys.stdin)["exports"][0]
+print(j.get("block_size_minimum", 0), j.get("block_size_preferred", 0))'
+  }
+  truncate -s 8M "$TMPDIR_TEST/4kn.img"
+  got=$(block_sizes file="$TMPDIR_TEST/4kn.img")
+  [ "$got" = "0 0" ] || fail "a file without block-size= advertised '$got'"
+  got=$(block_sizes file="$TMPDIR_TEST/4kn.img" block-size=4096)
+  [ "$got" = "4096 4096" ] || fail "block-size=4096 reached the client as '$got'"
+  if [ "$(id -u)" -eq 0 ] && loop=$(losetup -f --show --sector-size 4096 "$TMPDIR_TEST/4kn.img" 2>/dev/null); then
+    got=$(block_sizes file="$loop") || true
+    losetup -d "$loop"
+    [ "$got" = "4096 4096" ] || fail "a 4Kn block device reached the client as '$got'"
+    echo "ok: block sizes of a 4Kn image (block-size=4096) and a 4Kn loop device pass through"
+  else
+    echo "ok: block sizes of a 4Kn image (block-size=4096) pass through (no loop device for the rest)"
+  fi
+fi

@@ -50,8 +50,9 @@ TEST_CASE("control socket: show, switch, stats", "[filter][control]") {
   REQUIRE(show["scheduler"] == "fcfs");
   REQUIRE(show["depth"] == 1);
 
-  auto t = d.enter(Op::Read, 0, 4096, 0, {});
-  d.leave(t, true);
+  auto rec = LiveRecord::arriving(Op::Read, 0, 4096, 0, {});
+  d.enter(rec);
+  d.leave(rec, true);
 
   auto sw = nlohmann::json::parse(control_request(path, "switch sstf"));
   REQUIRE(sw["ok"] == true);

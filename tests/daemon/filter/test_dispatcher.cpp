@@ -51,18 +51,19 @@ TEST_CASE("dispatcher: many threads, depth respected, overlap order kept",
       for (int i = 0; i < kPerThread; ++i) {
         const std::uint64_t block = static_cast<std::uint64_t>((t * 7 + i * 3) % kBlocks);
         const Op op = (i % 3 == 0) ? Op::Read : Op::Write;
-        auto ticket = d->enter(op, block * 4096, 4096, 0, {});
+        auto rec = LiveRecord::arriving(op, block * 4096, 4096, 0, {});
+        d->enter(rec);
         const int now = ++at_device;
         int seen = max_at_device.load();
         while (now > seen && !max_at_device.compare_exchange_weak(seen, now)) {
         }
         if (op == Op::Write) {
           std::lock_guard lock(mu);
-          ran[block].push_back(ticket.id);
+          ran[block].push_back(rec.id());
         }
         std::this_thread::yield();
         --at_device;
-        d->leave(ticket, true);
+        d->leave(rec, true);
         ++served;
       }
     });
@@ -102,8 +103,9 @@ TEST_CASE("dispatcher: switching schedulers under load loses and fails nothing",
     threads.emplace_back([&, t] {
       for (int i = 0; i < kPerThread; ++i) {
         const std::uint64_t off = static_cast<std::uint64_t>((t * 131 + i * 17) % 4096) * 4096;
-        auto ticket = d->enter(Op::Read, off, 4096, 0, {});
-        d->leave(ticket, true);
+        auto rec = LiveRecord::arriving(Op::Read, off, 4096, 0, {});
+        d->enter(rec);
+        d->leave(rec, true);
         ++served;
       }
     });
@@ -122,9 +124,11 @@ TEST_CASE("dispatcher: switching schedulers under load loses and fails nothing",
 TEST_CASE("dispatcher: a request beyond the device throws and leaves nothing behind",
           "[filter][dispatcher]") {
   auto d = make_dispatcher("fcfs", 1);
-  REQUIRE_THROWS_AS(d->enter(Op::Read, 64ull << 20, 4096, 0, {}), ModelError);
-  auto t = d->enter(Op::Read, 0, 4096, 0, {});
-  d->leave(t, false);
+  auto beyond = LiveRecord::arriving(Op::Read, 64ull << 20, 4096, 0, {});
+  REQUIRE_THROWS_AS(d->enter(beyond), ModelError);
+  auto rec = LiveRecord::arriving(Op::Read, 0, 4096, 0, {});
+  d->enter(rec);
+  d->leave(rec, false);
   const auto snap = d->snapshot();
   REQUIRE(snap.stats.arrived == 1);
   REQUIRE(snap.stats.failed == 1);

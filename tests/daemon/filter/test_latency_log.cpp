@@ -23,6 +23,12 @@ std::string temp_path(const char* name) {
   return std::string("/tmp/disksched-test-") + std::to_string(getpid()) + "-" + name;
 }
 
+// A prediction of `us` real microseconds (at timescale 1), dispatched at 0.
+void predict(LiveRecord& r, double us) {
+  r.predicted = true;
+  r.core.prediction.cost.transfer_ms = us / 1e3;
+}
+
 }  // namespace
 
 TEST_CASE("latency log: written by its thread, read back field by field", "[filter][log]") {
@@ -34,41 +40,34 @@ TEST_CASE("latency log: written by its thread, read back field by field", "[filt
     // 100 reads with latency 1..100 ms (arrival at 0), predicted 10 us off, queue 1..100;
     // 10 writes with latency 200 ms; 1 failed read.
     for (int i = 1; i <= 100; ++i) {
-      LatencyRecord r;
-      r.id = i;
-      r.op = Op::Read;
-      r.offset = i * 4096;
-      r.length = 4096;
-      r.cls = {IoClass::TimeCritical, 0};
+      LiveRecord r = LiveRecord::arriving(Op::Read, i * 4096, 4096, 0, {IoClass::TimeCritical, 0});
+      r.core.seq = i;
       r.arrive_ns = 1'000'000'000;
       r.dispatch_ns = r.arrive_ns;
       r.issue_ns = r.arrive_ns + 1000;
       r.complete_ns = r.arrive_ns + i * 1'000'000;
-      r.predicted_us = i * 1000.0 + (i <= 90 ? 10.0 : 500.0);
+      predict(r, i * 1000.0 + (i <= 90 ? 10.0 : 500.0));
       r.sector_us = 208.0;
-      r.queue_len = i;
+      r.core.queue_len = i;
       r.scheduler = sched;
       w.push(r);
     }
     for (int i = 0; i < 10; ++i) {
-      LatencyRecord r;
-      r.id = 200 + i;
-      r.op = Op::Write;
-      r.flags = kFlagFua;
-      r.cls = {IoClass::TimeLimited, 250};
+      LiveRecord r = LiveRecord::arriving(Op::Write, 0, 0, kFlagFua, {IoClass::TimeLimited, 250});
+      r.core.seq = 200 + i;
       r.arrive_ns = 2'000'000'000;
       r.dispatch_ns = r.arrive_ns + 150'000'000;
       r.complete_ns = r.arrive_ns + 200'000'000;
-      r.queue_len = 1;
+      r.core.queue_len = 1;
       r.scheduler = sched;
       w.push(r);
     }
-    LatencyRecord bad;
-    bad.id = 999;
+    LiveRecord bad;
+    bad.core.seq = 999;
     bad.arrive_ns = bad.dispatch_ns = 3'000'000'000;
     bad.complete_ns = 3'000'500'000;
     bad.error = EIO;
-    bad.queue_len = 1;
+    bad.core.queue_len = 1;
     w.push(bad);
     w.stop();
     REQUIRE(w.written() == 111);
@@ -155,9 +154,9 @@ TEST_CASE("summary of a log without predictions or sector times", "[filter][log]
 
 namespace {
 
-LatencyRecord record(std::uint64_t id) {
-  LatencyRecord r;
-  r.id = id;
+LiveRecord record(std::uint64_t id) {
+  LiveRecord r;
+  r.core.seq = id;
   r.arrive_ns = r.dispatch_ns = 1'000'000'000;
   r.complete_ns = r.arrive_ns + 1'000'000;
   return r;

@@ -4,6 +4,8 @@
 
 #include <unistd.h>
 
+#include <cmath>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -27,13 +29,26 @@ bool has_line(const std::string& text, const std::string& line) {
   return false;
 }
 
+// A completed request's record: arrived at 0, times in seconds, `predicted_s` < 0: none.
+LiveRecord completed(Op op, IoClass cls, bool ok, double response_s, double service_s,
+                     std::uint32_t queue_len, double predicted_s) {
+  LiveRecord r = LiveRecord::arriving(op, 0, 4096, 0, {cls, 0});
+  r.core.ok = ok;
+  r.core.queue_len = queue_len;
+  r.complete_ns = std::llround(response_s * 1e9);
+  r.dispatch_ns = r.complete_ns - std::llround(service_s * 1e9);
+  r.predicted = predicted_s >= 0;
+  r.core.prediction.cost.transfer_ms = predicted_s * 1e3;
+  return r;
+}
+
 }  // namespace
 
 TEST_CASE("metrics: counters and cumulative histogram buckets per op and class", "[filter][metrics]") {
   Metrics m("sdb");
-  m.observe({Op::Read, IoClass::TimeNoncritical, true, 0.003, 0.002, 4, 0.0015});
-  m.observe({Op::Read, IoClass::TimeNoncritical, false, 0.2, 0.1, 0, std::nullopt});
-  m.observe({Op::Write, IoClass::TimeCritical, true, 0.0004, 0.0003, 1, 0.0003});
+  m.observe(completed(Op::Read, IoClass::TimeNoncritical, true, 0.003, 0.002, 4, 0.0015));
+  m.observe(completed(Op::Read, IoClass::TimeNoncritical, false, 0.2, 0.1, 0, -1));
+  m.observe(completed(Op::Write, IoClass::TimeCritical, true, 0.0004, 0.0003, 1, 0.0003));
   const std::string t = m.render(nullptr, nullptr);
 
   CHECK(has_line(t, "# TYPE disksched_requests_total counter"));
@@ -78,7 +93,7 @@ TEST_CASE("metrics: label values are escaped", "[filter][metrics]") {
 
 TEST_CASE("metrics: the control command and the file", "[filter][metrics]") {
   Metrics m("sdc");
-  m.observe({Op::Read, IoClass::TimeNoncritical, true, 0.01, 0.01, 0, std::nullopt});
+  m.observe(completed(Op::Read, IoClass::TimeNoncritical, true, 0.01, 0.01, 0, -1));
   std::string sched = "fcfs";
   ControlTarget target{nullptr, &sched, "", "", nullptr,
                        [&] { return m.render(nullptr, nullptr); }};

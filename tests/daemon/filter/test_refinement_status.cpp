@@ -50,10 +50,11 @@ TEST_CASE("the filter's status shows the refined period in real milliseconds and
     for (int i = 0; i < n; ++i) {
       clock_ns = static_cast<std::int64_t>(now * timescale * 1e6);
       const Req q = random_request(rng, *dev.model);
-      const auto ticket = d.enter(q.op, q.offset, q.length, 0, {});
+      auto rec = LiveRecord::arriving(q.op, q.offset, q.length, 0, {});
+      d.enter(rec);
       const Millis done = dev.serve(now, q.op, q.offset, q.length);
       clock_ns = static_cast<std::int64_t>(done * timescale * 1e6);
-      d.leave(ticket, true);
+      d.leave(rec, true);
       now = done + 40.0 * rng.uniform();
     }
   };

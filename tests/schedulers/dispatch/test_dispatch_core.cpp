@@ -24,22 +24,15 @@ namespace {
 
 constexpr std::uint64_t kMiB = 1 << 20;
 
-// What the core dispatched, under the tests' names for the requests.
-struct Granted {
-  std::uint64_t id = 0;
-  std::size_t queue_len = 0;
-  Millis dispatch_ms = 0.0;
-  Prediction prediction;
-};
-
 // The core names requests itself (arrival order from 0); the tests name them by r.id,
-// and check that the core's names follow arrival order.
+// and check that the core's names follow arrival order. What it dispatched comes out as
+// its records, with the tests' name in `seq`.
 struct Core : LiveCore {
   using LiveCore::LiveCore;
   std::map<std::uint64_t, std::uint64_t> test_id, core_id;
   std::uint64_t next = 0;
 
-  void arrive(Request r, Millis t, std::vector<Granted>& out) {
+  void arrive(Request r, Millis t, std::vector<RequestRecord>& out) {
     std::vector<std::uint64_t> d;
     const std::uint64_t id = LiveCore::arrive(r, t, d);
     REQUIRE(id == next++);
@@ -47,7 +40,7 @@ struct Core : LiveCore {
     core_id[r.id] = id;
     emit(d, out);
   }
-  Prediction complete(std::uint64_t id, Millis t, bool ok, std::vector<Granted>& out) {
+  Prediction complete(std::uint64_t id, Millis t, bool ok, std::vector<RequestRecord>& out) {
     std::vector<std::uint64_t> d;
     const RequestRecord& rec = LiveCore::complete(core_id.at(id), t, ok, d);
     REQUIRE(rec.completion_ms == t);
@@ -56,10 +49,10 @@ struct Core : LiveCore {
     emit(d, out);
     return p;
   }
-  void emit(const std::vector<std::uint64_t>& d, std::vector<Granted>& out) {
+  void emit(const std::vector<std::uint64_t>& d, std::vector<RequestRecord>& out) {
     for (const std::uint64_t id : d) {
-      const RequestRecord& rec = record(id);
-      out.push_back({test_id.at(id), rec.queue_len, rec.dispatch_ms, rec.prediction});
+      out.push_back(record(id));
+      out.back().seq = test_id.at(id);
     }
   }
 };
@@ -82,9 +75,9 @@ Request req(std::uint64_t id, Op op, std::uint64_t offset, std::uint32_t length 
   return r;
 }
 
-std::vector<std::uint64_t> ids(const std::vector<Granted>& g) {
+std::vector<std::uint64_t> ids(const std::vector<RequestRecord>& g) {
   std::vector<std::uint64_t> v;
-  for (const auto& x : g) v.push_back(x.id);
+  for (const auto& x : g) v.push_back(x.seq);
   return v;
 }
 
@@ -92,7 +85,7 @@ std::vector<std::uint64_t> ids(const std::vector<Granted>& g) {
 
 TEST_CASE("depth 1: one request at the device, the next on completion", "[filter][dispatch]") {
   auto core = make_core("fcfs", std::make_unique<LbnModel>(64 * kMiB));
-  std::vector<Granted> out;
+  std::vector<RequestRecord> out;
   core.arrive(req(1, Op::Read, 0), 0.0, out);
   REQUIRE(ids(out) == std::vector<std::uint64_t>{1});
   REQUIRE(out[0].queue_len == 1);
@@ -123,7 +116,7 @@ TEST_CASE("depth 1: one request at the device, the next on completion", "[filter
 
 TEST_CASE("depth N keeps N at the device", "[filter][dispatch]") {
   auto core = make_core("fcfs", std::make_unique<LbnModel>(64 * kMiB), 3);
-  std::vector<Granted> out;
+  std::vector<RequestRecord> out;
   for (std::uint64_t i = 1; i <= 5; ++i) core.arrive(req(i, Op::Read, i * kMiB), 0.0, out);
   REQUIRE(ids(out) == std::vector<std::uint64_t>{1, 2, 3});
   out.clear();
@@ -135,7 +128,7 @@ TEST_CASE("depth N keeps N at the device", "[filter][dispatch]") {
 TEST_CASE("the scheduler picks from the tracked head position (SSTF by LBN)",
           "[filter][dispatch]") {
   auto core = make_core("sstf", std::make_unique<LbnModel>(64 * kMiB));
-  std::vector<Granted> out;
+  std::vector<RequestRecord> out;
   core.arrive(req(1, Op::Read, 32 * kMiB), 0.0, out);  // at the device
   core.arrive(req(2, Op::Read, 1 * kMiB), 0.1, out);
   core.arrive(req(3, Op::Read, 60 * kMiB), 0.2, out);
@@ -148,7 +141,7 @@ TEST_CASE("the scheduler picks from the tracked head position (SSTF by LBN)",
   while (true) {
     core.complete(next, t, true, out);
     if (out.empty()) break;
-    next = out.back().id;
+    next = out.back().seq;
     order.push_back(next);
     out.clear();
     t += 1.0;
@@ -161,7 +154,7 @@ TEST_CASE("the scheduler picks from the tracked head position (SSTF by LBN)",
 TEST_CASE("a request overlapping an unfinished write waits for it, even with room",
           "[filter][dispatch]") {
   auto core = make_core("sstf", std::make_unique<LbnModel>(64 * kMiB), 4);
-  std::vector<Granted> out;
+  std::vector<RequestRecord> out;
   core.arrive(req(1, Op::Write, 10 * kMiB, 8192), 0.0, out);
   core.arrive(req(2, Op::Read, 10 * kMiB + 4096, 4096), 0.1, out);   // overlaps 1
   core.arrive(req(3, Op::Read, 40 * kMiB), 0.2, out);                 // independent
@@ -176,7 +169,7 @@ TEST_CASE("a request overlapping an unfinished write waits for it, even with roo
 
 TEST_CASE("a failed request frees the device and fails alone", "[filter][dispatch]") {
   auto core = make_core("fcfs", std::make_unique<LbnModel>(64 * kMiB));
-  std::vector<Granted> out;
+  std::vector<RequestRecord> out;
   core.arrive(req(1, Op::Write, 0), 0.0, out);
   core.arrive(req(2, Op::Read, 0), 0.1, out);      // overlaps the failing write
   core.arrive(req(3, Op::Read, kMiB), 0.2, out);
@@ -193,7 +186,7 @@ TEST_CASE("a failed request frees the device and fails alone", "[filter][dispatc
 TEST_CASE("a request beyond the device is refused and nothing is queued",
           "[filter][dispatch]") {
   auto core = make_core("fcfs", std::make_unique<LbnModel>(kMiB));
-  std::vector<Granted> out;
+  std::vector<RequestRecord> out;
   REQUIRE_THROWS_AS(core.arrive(req(1, Op::Read, kMiB - 2048, 4096), 0.0, out), ModelError);
   REQUIRE(core.queued() == 0);
   REQUIRE(core.in_flight() == 0);
@@ -203,13 +196,13 @@ TEST_CASE("a request beyond the device is refused and nothing is queued",
 
 TEST_CASE("switching schedulers keeps every queued request", "[filter][dispatch]") {
   auto core = make_core("fcfs", load_model("hp97560"));
-  std::vector<Granted> out;
+  std::vector<RequestRecord> out;
   const std::uint64_t n = 40;
   for (std::uint64_t i = 1; i <= n; ++i)
     core.arrive(req(i, Op::Read, (i * 7919 % 2000) * kMiB / 2, 8192), 0.0, out);
   REQUIRE(out.size() == 1);
-  std::set<std::uint64_t> granted{out[0].id};
-  std::uint64_t at_device = out[0].id;
+  std::set<std::uint64_t> granted{out[0].seq};
+  std::uint64_t at_device = out[0].seq;
   out.clear();
   Millis t = 1;
   for (int step = 0; at_device != 0; ++step) {
@@ -220,7 +213,7 @@ TEST_CASE("switching schedulers keeps every queued request", "[filter][dispatch]
     t += 10;
     at_device = 0;
     if (!out.empty()) {
-      at_device = out[0].id;
+      at_device = out[0].seq;
       REQUIRE(granted.insert(at_device).second);  // never twice
       out.clear();
     }
@@ -233,7 +226,7 @@ TEST_CASE("switching schedulers keeps every queued request", "[filter][dispatch]
 TEST_CASE("rotation-aware pick uses the head tracked from completions (satf, hp97560)",
           "[filter][dispatch]") {
   auto core = make_core("satf", load_model("hp97560"), 1, 0.2);
-  std::vector<Granted> out;
+  std::vector<RequestRecord> out;
   core.arrive(req(1, Op::Read, 300 * kMiB, 8192), 0.0, out);
   REQUIRE(out.size() == 1);
   out.clear();
@@ -267,7 +260,7 @@ TEST_CASE("predictions: fixed model plus delta; calibration comes due", "[filter
   o.calibrate_every = 8;
   Core core(std::move(model), std::move(s), o);
   REQUIRE(core.calibrating());
-  std::vector<Granted> out;
+  std::vector<RequestRecord> out;
   Millis t = 0;
   for (std::uint64_t i = 1; i <= 4; ++i) {
     core.arrive(req(i, Op::Read, i * 4096), t, out);
@@ -356,7 +349,7 @@ TEST_CASE("a track turned from completions re-ranks the requests already queued 
   auto core = make_core("satf", std::move(model));  // delta 0: the device starts at once
   const DeviceModel& m = core.model();
   HeadState at = device.initial_state();  // where the device's head really is
-  std::vector<Granted> out;
+  std::vector<RequestRecord> out;
   std::uint64_t next_id = 0;
   Millis now = 1.0;
   // Dispatches one request to the idle device; returns its id and true completion.
@@ -411,6 +404,6 @@ TEST_CASE("a track turned from completions re-ranks the requests already queued 
   REQUIRE(core.tracks_rephased() == 1);
   REQUIRE(out.size() == 1);
   INFO("A at " << cached << " ms cached, " << truth << " ms true; B between");
-  CHECK(out[0].id == 1002);
+  CHECK(out[0].seq == 1002);
   CHECK(out[0].prediction.cost.positioning_ms() == Approx(m.positioning_ms(head, m.locate(b, 1, Op::Read))).margin(1e-6));
 }
