@@ -47,6 +47,7 @@ std::unique_ptr<RealTimeDevice> realtime;
 // The write cache's data (write-cache=SIZE > 0), else null: writes go to `store`.
 std::unique_ptr<WriteCacheStore> wstore;
 std::uint64_t writes_served = 0;  // guarded by the device's turn
+std::uint64_t cuts_taken = 0;     // guarded by the device's turn: the next cut's seed offset
 std::atomic<std::uint64_t> power_cuts{0}, lost_sectors{0};
 
 bool write_through_drive() { return config.write_cache && *config.write_cache == 0; }
@@ -74,10 +75,14 @@ void write_stats() {
   j["drive_queue"] = {{"depth", dq.depth}, {"policy", dq.policy},
                       {"age_limit", dq.has_age_limit() ? format_duration_ms(dq.age_limit_ms) : "none"},
                       {"passed", counts.passed}, {"forced", counts.forced}};
-  if (config.write_cache)
-    j["write_cache"] = {{"bytes", *config.write_cache},
+  if (const WriteCache* w = device->write_cache())
+    j["write_cache"] = {{"bytes", config.write_cache.value_or(w->capacity() * device->model().sector_bytes())},
+                        {"destage", w->policy() == DestagePolicy::WhenIdle ? "when-idle"
+                                                                            : "profile-write-behind"},
                         {"power_cuts", power_cuts.load()},
                         {"lost_sectors", lost_sectors.load()}};
+  else if (config.write_cache)
+    j["write_cache"] = {{"bytes", 0}, {"power_cuts", 0}, {"lost_sectors", 0}};
   std::lock_guard lock(stats_file_mutex);
   try {
     write_json_file(*config.stats, j);
@@ -113,7 +118,10 @@ void apply(const std::vector<Destage>& destaged) {
 // In device order: the power goes at device time `now`; what the cache had not written
 // is lost, what reached the media by then is in the store. The drive serves on.
 void cut_power(Millis now) {
-  const VirtualDevice::PowerCut cut = device->power_cut(now);
+  std::optional<std::uint64_t> seed;
+  if (config.power_cut_seed) seed = *config.power_cut_seed + cuts_taken;
+  ++cuts_taken;
+  const VirtualDevice::PowerCut cut = device->power_cut(now, seed);
   apply(cut.destaged);
   std::uint64_t lost = 0;
   for (const Extent& e : cut.lost) {
@@ -197,6 +205,7 @@ int diskemu_config_complete() {
       store = std::make_unique<FileStore>(*config.file, size);
     else
       store = std::make_unique<SparseMemoryStore>(size);
+    config.write_buffer_check(device->write_cache() != nullptr);
     if (device->write_cache())
       wstore = std::make_unique<WriteCacheStore>(*store, device->model().sector_bytes());
     return 0;
@@ -423,7 +432,7 @@ int diskemu_pwrite(void*, const void* buf, uint32_t count, uint64_t offset, uint
         apply(s.destaged);
         if (!wstore)
           store->write(buf, count, offset);
-        else if (s.hit)
+        else if (s.buffered)
           wstore->write_buffered(buf, count, offset);
         else
           wstore->write_through(buf, count, offset);
@@ -483,7 +492,9 @@ int diskemu_zero(void*, uint32_t count, uint64_t offset, uint32_t flags) {
   "                         or FUA offered). Not given: writes go through as the profile says.\n" \
   "write-cache-high-water=F Above this fraction full, destaging goes first (default 0.75).\n" \
   "power-cut-after=N        Cut the power once, after the Nth write (SIGUSR2 cuts it\n" \
-  "                         at any time): unwritten cache contents are lost."
+  "                         at any time): unwritten cache contents are lost.\n" \
+  "power-cut-seed=N         A cut keeps a part of the cache seeded by N (N+1 for the\n" \
+  "                         next cut, ...), as a drive that wrote it in its own order."
 
 nbdkit_plugin make_plugin() {
   nbdkit_plugin p = nbdkit_plugin();
