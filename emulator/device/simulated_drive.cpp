@@ -42,6 +42,9 @@ const Prediction& SimulatedDrive::dispatched(std::uint64_t id, Millis now, Op op
   s.travel_ms = s.prediction.from.time_ms - s.start_ms;
   s.service = device_.serve(now, op, offset, length);
   s.prediction.cost = s.service.cost;
+  // A write cache serves a command from its buffer while the mechanism destages: it
+  // starts when the controller takes it, before the mechanism is free.
+  if (stops.empty()) s.start_ms = std::min(s.start_ms, s.service.start_ms);
   if (!(s.service.completion_ms >= s.start_ms))
     throw std::logic_error("model '" + device_.model().name() +
                            "' returned a completion before the start");

@@ -106,7 +106,7 @@ bool VirtualDevice::destage_one(std::vector<Destage>& out, Millis by) {
   wcache_->take(best);
   const Cost c = media(from, Op::Write, e.lba * sb, e.sectors * sb, /*fua=*/true, nullptr);
   head_ = c.end;
-  out.push_back({e, c.end.time_ms - c.completion_ms});
+  out.push_back({e, c.end.time_ms - c.completion_ms, from.time_ms});
   return true;
 }
 

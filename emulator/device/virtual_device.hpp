@@ -38,6 +38,9 @@ struct DeviceOptions {
 struct Destage {
   Extent extent;
   Millis media_ms = 0.0;
+  // When the mechanism began it (a WhenIdle destage); negative when the profile's
+  // write-behind wrote it (its run is the drive cache's) or a seeded cut kept it.
+  Millis start_ms = -1.0;
 };
 
 // One request's passage through the device, all in device ms.
