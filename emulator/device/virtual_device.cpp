@@ -84,19 +84,21 @@ void VirtualDevice::retire(std::vector<Destage>& out, Millis t) {
 
 bool VirtualDevice::destage_one(std::vector<Destage>& out, Millis by) {
   if (!wcache_ || wcache_->empty()) return false;
-  const HeadState from = from_at(head_.time_ms);
+  const HeadState from = from_at(destage_start());
   const auto& entries = wcache_->entries();
-  std::size_t best = 0;
+  std::size_t best = entries.size();
   Millis best_ms = 0.0;
   for (std::size_t i = 0; i < entries.size(); ++i) {
+    if (entries[i].added_ms > from.time_ms) continue;  // not in the buffer yet
     const Extent& e = entries[i].extent;
     const Millis p = model_->positioning_ms(
         from, model_->locate(e.lba, static_cast<std::uint32_t>(e.sectors), Op::Write));
-    if (i == 0 || p < best_ms) {  // ties: the oldest (entries are in arrival order)
+    if (best == entries.size() || p < best_ms) {  // ties: the oldest (in arrival order)
       best = i;
       best_ms = p;
     }
   }
+  if (best == entries.size()) return false;  // (never: the first is in at destage_start)
   const std::uint64_t sb = model_->sector_bytes();
   const Extent e = entries[best].extent;
   if (by >= 0.0) {
@@ -111,14 +113,14 @@ bool VirtualDevice::destage_one(std::vector<Destage>& out, Millis by) {
 }
 
 void VirtualDevice::destage_idle(std::vector<Destage>& out, Millis t) {
-  while (wcache_ && !wcache_->empty() && head_.time_ms < t) destage_one(out);
+  while (wcache_ && !wcache_->empty() && destage_start() < t) destage_one(out);
 }
 
 VirtualDevice::PowerCut VirtualDevice::power_cut(Millis t, std::optional<std::uint64_t> seed) {
   PowerCut cut;
   if (!wcache_) return cut;
   if (destages_when_idle()) {
-    while (head_.time_ms < t && destage_one(cut.destaged, t)) {
+    while (!wcache_->empty() && destage_start() < t && destage_one(cut.destaged, t)) {
     }
   } else {
     retire(cut.destaged, t);
@@ -201,7 +203,7 @@ Service VirtualDevice::serve(Millis arrival_ms, Op op, std::uint64_t offset, std
       s.start_ms = std::max(s.start_ms, head_.time_ms);
     }
     s.cost = buffered(true);
-    wcache_->add(ext);
+    wcache_->add(ext, s.cost.end.time_ms);  // in once it has crossed the bus
     s.hit = true;
     s.buffered = true;
   } else if (idle_policy && op == Op::Read && wcache_->covers(ext)) {
@@ -224,7 +226,7 @@ Service VirtualDevice::serve(Millis arrival_ms, Op op, std::uint64_t offset, std
     // (A zero it takes behind is bookkept as on the media at once: the data layer has
     // no buffered zeros, and a cut keeping it is a cut that came a little later.)
     if (wcache_ && op == Op::Write && destage_end >= 0.0) {
-      wcache_->add(ext, destage_end);
+      wcache_->add(ext, s.start_ms, destage_end);
       s.buffered = true;
     }
     // A flush completes once every run is on the media: it leaves the buffer now.

@@ -121,8 +121,10 @@ class VirtualDevice {
   }
   // Moves what the profile's write-behind has on the media by `t` out of the buffer.
   void retire(std::vector<Destage>& out, Millis t);
-  // Writes the dirty extent of shortest positioning time from where the head is, as
-  // soon as the mechanism is free; `by`: only if it is on the media by then.
+  // When the next destage can start: the mechanism free and a dirty extent in.
+  Millis destage_start() const { return std::max(head_.time_ms, wcache_->first_added()); }
+  // Writes the dirty extent (of those in by then) of shortest positioning time from
+  // where the head is, at destage_start(); `by`: only if it is on the media by then.
   bool destage_one(std::vector<Destage>& out, Millis by = -1.0);
   // Destages while the mechanism is idle before `t` (a destage begun goes on to its end).
   void destage_idle(std::vector<Destage>& out, Millis t);

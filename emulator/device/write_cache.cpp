@@ -14,18 +14,24 @@ void WriteCache::remove(const Extent& e) {
       continue;
     }
     // Keep what lies before and after `e`, in the same arrival place.
-    if (x.lba < e.lba) kept.push_back({{x.lba, e.lba - x.lba}, d.seq, d.on_media_ms});
-    if (e.end() < x.end()) kept.push_back({{e.end(), x.end() - e.end()}, d.seq, d.on_media_ms});
+    if (x.lba < e.lba) kept.push_back({{x.lba, e.lba - x.lba}, d.seq, d.on_media_ms, d.added_ms});
+    if (e.end() < x.end()) kept.push_back({{e.end(), x.end() - e.end()}, d.seq, d.on_media_ms, d.added_ms});
     dirty_ -= std::min(x.end(), e.end()) - std::max(x.lba, e.lba);
   }
   entries_ = std::move(kept);
 }
 
-void WriteCache::add(const Extent& e, Millis on_media_ms) {
+void WriteCache::add(const Extent& e, Millis at, Millis on_media_ms) {
   if (e.sectors == 0) return;
   remove(e);
-  entries_.push_back({e, next_seq_++, on_media_ms});
+  entries_.push_back({e, next_seq_++, on_media_ms, at});
   dirty_ += e.sectors;
+}
+
+Millis WriteCache::first_added() const {
+  Millis t = kUnscheduled;
+  for (const Dirty& d : entries_) t = std::min(t, d.added_ms);
+  return t;
 }
 
 Extent WriteCache::take(std::size_t i) {

@@ -51,6 +51,7 @@ class WriteCache {
     // When its scheduled destage has it on the media (ProfileWriteBehind); kUnscheduled
     // until a WhenIdle destage takes it.
     Millis on_media_ms = kUnscheduled;
+    Millis added_ms = 0.0;  // when its data was in the buffer: no destage starts earlier
   };
 
   WriteCache(std::uint64_t capacity_sectors, std::uint64_t high_water_sectors,
@@ -65,9 +66,11 @@ class WriteCache {
   const std::vector<Dirty>& entries() const { return entries_; }
   DestagePolicy policy() const { return policy_; }
 
-  // A new write of `e` is in the cache (it takes its sectors from older extents); it
-  // reaches the media at `on_media_ms` if its destage is scheduled already.
-  void add(const Extent& e, Millis on_media_ms = kUnscheduled);
+  // A new write of `e` is in the cache from `at` (it takes its sectors from older
+  // extents); it reaches the media at `on_media_ms` if its destage is scheduled already.
+  void add(const Extent& e, Millis at, Millis on_media_ms = kUnscheduled);
+  // When the first of the dirty extents came in (infinity when empty).
+  Millis first_added() const;
   // The sectors of `e` are no longer dirty (a write-through write, a trim, a zero).
   void remove(const Extent& e);
   // Takes entry `i` out (destaged or lost).

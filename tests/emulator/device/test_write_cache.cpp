@@ -360,3 +360,25 @@ TEST_CASE("a seeded cut keeps a seeded part of the buffer: one seed repeats, two
   CHECK(survivors > 0);
   CHECK(survivors < 20 * 20);
 }
+
+TEST_CASE("an idle destage never starts before its write came in", "[write-cache]") {
+  VirtualDevice d = cached(64);
+  write(d, 0.0, 500, 10);
+  CHECK_THAT(d.serve(0.0, Op::Flush, 0, 0).completion_ms, WithinAbs(11.0, kEps));
+  // Idle from 11.0 to 100.0 with nothing to write; then two writes at 100.0. Nothing can
+  // have been destaged before they came (a destage from 11.0 would have had A on the
+  // media at 15.1), so a cut at 100.0 loses both.
+  write(d, 100.0, kA);
+  const Service w = d.serve(100.0, Op::Write, kB * kSector, kSector);
+  CHECK(w.destaged.empty());
+  const VirtualDevice::PowerCut cut = d.power_cut(100.0);
+  CHECK(cut.destaged.empty());
+  CHECK(cut.lost == std::vector<Extent>{{kA, 1}, {kB, 1}});
+  // Idle again from 100.0: a read at 200.0 finds A destaged from 100.0 (seek to 101.0,
+  // angle 0.5 at 105.0, 105.1).
+  write(d, 100.0, kA);
+  const Service r = d.serve(200.0, Op::Read, 0, kSector);
+  REQUIRE(r.destaged.size() == 1);
+  CHECK_THAT(r.destaged[0].start_ms, WithinAbs(100.0, kEps));
+  CHECK_THAT(r.destaged[0].media_ms, WithinAbs(105.1, kEps));
+}
