@@ -340,6 +340,12 @@ int diskemu_can_fua(void*) { return write_through_drive() ? NBDKIT_FUA_NONE : NB
 // nbdkit 1.32 does not check the flag against what a plugin advertised and aborts
 // (backend_zero's assertion) when a client sends it anyway.
 int diskemu_can_fast_zero(void*) { return 1; }
+// NBD_CMD_CACHE reads the range into the drive's buffer (read-ahead and all), sending
+// nothing back: offered where the profile has a read cache to fill, else not at all.
+int diskemu_can_cache(void*) {
+  const DriveCache* d = device->drive();
+  return d != nullptr && d->params().cache.enabled() ? NBDKIT_CACHE_NATIVE : NBDKIT_CACHE_NONE;
+}
 // One device behind every connection (and one write cache): a flush on one covers all.
 int diskemu_can_multi_conn(void*) { return 1; }
 
@@ -348,12 +354,13 @@ void trace(const Admission& a, uint64_t offset, uint32_t count, bool synced, Nan
   const auto& s = a.service;
   nbdkit_debug(
       "diskemu: #%llu %s off=%llu len=%u%s arrive=%.6f start=%.6f done=%.6f ms "
-      "(ovh=%.4f seek=%.4f rot=%.4f xfer=%.4f cpl=%.4f jit=%.4f) cyl=%lld head=%d late=%lld ns",
+      "(ovh=%.4f seek=%.4f rot=%.4f xfer=%.4f cpl=%.4f jit=%.4f) cyl=%lld head=%d late=%lld ns%s",
       static_cast<unsigned long long>(s.seq), std::string(op_name(s.op)).c_str(),
       static_cast<unsigned long long>(offset), count, synced ? " fdatasync" : "", s.arrival_ms,
       s.start_ms, s.completion_ms, s.cost.overhead_ms, s.cost.seek_ms, s.cost.rotation_ms,
       s.cost.transfer_ms, s.cost.completion_ms, s.jitter_ms,
-      static_cast<long long>(s.cost.end.cylinder), s.cost.end.head, static_cast<long long>(late));
+      static_cast<long long>(s.cost.end.cylinder), s.cost.end.head, static_cast<long long>(late),
+      s.hit ? " hit" : "");
 }
 
 // A request that failed: says why, counts it, and gives nbdkit the errno to send.
@@ -453,6 +460,11 @@ int diskemu_trim(void*, uint32_t count, uint64_t offset, uint32_t flags) {
       [&] { return (flags & NBDKIT_FLAG_FUA) && sync_store(); });
 }
 
+int diskemu_cache(void*, uint32_t count, uint64_t offset, uint32_t) {
+  return serve(Op::Cache, offset, count, [](const Service& s) { apply(s.destaged); },
+               [] { return false; });
+}
+
 int diskemu_zero(void*, uint32_t count, uint64_t offset, uint32_t flags) {
   // Zeroing costs the emulated disk what writing costs: never faster, so a client that
   // asked for a fast zero is told at once to write instead (NBD_CMD_FLAG_FAST_ZERO).
@@ -523,6 +535,8 @@ nbdkit_plugin make_plugin() {
   p.can_fua = diskemu_can_fua;
   p.can_fast_zero = diskemu_can_fast_zero;
   p.can_multi_conn = diskemu_can_multi_conn;
+  p.can_cache = diskemu_can_cache;
+  p.cache = diskemu_cache;
   p.pread = diskemu_pread;
   p.pwrite = diskemu_pwrite;
   p.flush = diskemu_flush;
