@@ -219,6 +219,18 @@ std::size_t DriveCache::victim() {
   return best;
 }
 
+void DriveCache::power_cut(Millis t) {
+  if (stream_.on) {
+    settle(t, false);
+    stream_.on = false;
+  }
+  while (!destage_.empty() && destage_.front().media_end <= t) destage_.pop_front();
+  for (const Run& r : destage_) forget(r.base, r.end);
+  destage_.clear();
+  mech_.time_ms = std::min(mech_.time_ms, std::max(t, 0.0));
+  last_write_ = false;
+}
+
 void DriveCache::forget(std::uint64_t lba, std::uint64_t end) {
   for (Segment& s : segments_)
     if (s.first < end && lba < s.end) s.first = s.end = 0;
@@ -475,6 +487,7 @@ DriveResult DriveCache::serve(Millis start, Op op, std::uint64_t lba, std::uint3
     else
       destage_.push_back(r);
     last = data_in;
+    out.destage_end_ms = r.media_end;  // the run ends with this write's last sector
   } else {
     last = std::max(data_in, r.media_end);
     if (r.media_end > data_in) {

@@ -43,6 +43,9 @@ struct DriveResult {
   // When the request's last sector passed under the head, if this command put it there
   // (a miss, a write-through write), else negative: what a completion tells of the platter.
   Millis media_end_ms = -1.0;
+  // A write taken behind (write-behind): when its last sector reaches the media, the
+  // destage run scheduled for it; until then it is only in the buffer. Else negative.
+  Millis destage_end_ms = -1.0;
 };
 
 class DriveCache {
@@ -63,6 +66,11 @@ class DriveCache {
   std::uint64_t dirty_sectors(Millis t) const;
   // Does the buffer hold [lba, lba + sectors) (read or read ahead) at time `t`?
   bool holds(Millis t, std::uint64_t lba, std::uint32_t sectors) const;
+  // The power goes at `t`: destage runs not done by then never happen (their data is
+  // the write buffer's loss, emulator/device/write_cache.hpp), read-ahead stops, and
+  // the buffer forgets the sectors it was still to write. The mechanism is free at `t`
+  // where the model last placed it (a cut mid-run does not move it back).
+  void power_cut(Millis t);
 
  private:
   struct Segment {

@@ -338,6 +338,20 @@ const Prediction& HeadTracker::dispatched(std::uint64_t id, Millis now, Op op,
     f.after_media_ms = r.cost.end.time_ms - r.media_end_ms;
   } else {
     f.pred.cost = service(f.pred.from, op, offset, length);
+    if (op == Op::Write) {
+      f.media_ms = f.pred.cost.seek_ms + f.pred.cost.rotation_ms + f.pred.cost.transfer_ms;
+      if (writes_buffered_) {
+        // Taken into the buffer: the command's overhead only, and the head stays.
+        Cost c;
+        c.overhead_ms = f.pred.cost.overhead_ms;
+        c.completion_ms = f.pred.cost.completion_ms;
+        c.end = f.pred.from;
+        c.end.time_ms = f.pred.from.time_ms + c.service_ms();
+        f.pred.cost = c;
+        f.buffered = true;
+        f.anchors = false;
+      }
+    }
   }
   f.sample.dispatch_ms = now;
   f.sample.from = f.pred.idle_start ? position_ : f.pred.from;
@@ -361,10 +375,23 @@ Prediction HeadTracker::completed(std::uint64_t id, Millis now, bool ok) {
   if (at + 1 != flight_.size()) flight_[at] = std::move(flight_.back());
   flight_.pop_back();
   turned_.clear();
+  // A write on the platter alone that completed in less than half its mechanical time
+  // was taken into a buffer; one that took at least that went to the media.
+  bool from_buffer = f.buffered;
+  if (ok && !drive_ && f.sample.op == Op::Write && f.media_ms > 0.0) {
+    const bool fast = now - f.pred.from.time_ms < f.pred.cost.overhead_ms + 0.5 * f.media_ms;
+    fast_writes_ = fast ? fast_writes_ + 1 : 0;
+    slow_writes_ = fast ? 0 : slow_writes_ + 1;
+    if (fast_writes_ >= kBufferedEvidence) writes_buffered_ = true;
+    if (slow_writes_ >= kBufferedEvidence) writes_buffered_ = false;
+    from_buffer = fast;
+    f.anchors = f.anchors && !fast;
+  }
   if (ok) {
     // The head stays where this request left it (or where the last one dispatched
-    // will leave it: predict() chains after that one while any is in flight).
-    position_ = f.pred.cost.end;
+    // will leave it: predict() chains after that one while any is in flight); a write
+    // taken into a buffer left it where it was.
+    if (!from_buffer) position_ = f.pred.cost.end;
     if (moves_media(f.sample.op) && f.sample.length > 0 && model_.rotational() && f.anchors) {
       const Extent e = extent_of(model_, f.sample.offset, f.sample.length);
       // The platter was at the transfer's end angle when the completion left the
@@ -407,7 +434,7 @@ Prediction HeadTracker::completed(std::uint64_t id, Millis now, bool ok) {
       }
     }
     // calibrate_delta replays samples on the platter alone: a drive's are not samples.
-    if (f.pred.idle_start && !f.travelled && !drive_) {
+    if (f.pred.idle_start && !f.travelled && !drive_ && !from_buffer) {
       f.sample.complete_ms = now;
       samples_.push_back(f.sample);
       ++samples_recorded_;

@@ -199,6 +199,12 @@ class HeadTracker final : public HeadSource {
   std::span<const TurnedTrack> turned() const override { return turned_; }
   const TrackAngles* learnt_tracks() const override { return state_.learnt_tracks(); }
   bool knows_hits() const override { return drive_.has_value(); }
+  // Whether the device has been seen acknowledging writes from a volatile write buffer
+  // the profile does not describe (diskemu write-cache=, a drive's cache on): writes
+  // complete long before their media could. Such writes are then predicted as taken into
+  // the buffer, leaving the head where it was; the destages that move it later are not
+  // seen from the host, so the head is still predicted where the last read left it.
+  bool writes_buffered() const { return writes_buffered_; }
   bool hits(Millis now, std::uint64_t offset, std::uint32_t length) const override;
 
   Millis delta_ms() const { return delta_ms_; }
@@ -243,7 +249,16 @@ class HeadTracker final : public HeadSource {
     // last sector passed under the head it is predicted.
     bool anchors = true;
     Millis after_media_ms = 0.0;
+    // A write on the platter alone: its mechanical time (seek, rotation, transfer), and
+    // whether it was predicted as taken into a write buffer.
+    Millis media_ms = 0.0;
+    bool buffered = false;
   };
+  // Consecutive writes that completed before their media could (or after): after
+  // kBufferedEvidence of them, writes_buffered_ turns on (off).
+  static constexpr std::uint32_t kBufferedEvidence = 4;
+  std::uint32_t fast_writes_ = 0, slow_writes_ = 0;
+  bool writes_buffered_ = false;
 
   // The model's service with the tracks learnt so far.
   Cost service(const HeadState& from, Op op, std::uint64_t offset, std::uint32_t length) const;

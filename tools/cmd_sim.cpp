@@ -47,6 +47,9 @@ struct SimOptions {
   unsigned drive_queue = 0;
   std::string drive_policy = "satf";
   std::string drive_age_limit = "500ms";
+  // A volatile write cache (sim only; as diskemu's write-cache= keys).
+  std::string write_cache;
+  std::string write_cache_high_water;
 };
 
 
@@ -248,6 +251,37 @@ std::optional<DriveQueueOptions> drive_queue_of(const SimOptions& o, const Devic
   return d;
 }
 
+// The write cache from --write-cache/--write-cache-high-water (diskemu's write-cache= and
+// write-cache-high-water=); none when --write-cache is not given.
+std::optional<WriteCacheOptions> write_cache_of(const SimOptions& o) {
+  if (o.write_cache.empty()) {
+    if (!o.write_cache_high_water.empty())
+      throw std::invalid_argument(fmt::format(
+          "--write-cache-high-water {}: needs a write cache: give --write-cache SIZE (e.g. 8M) too",
+          o.write_cache_high_water));
+    return std::nullopt;
+  }
+  WriteCacheOptions w;
+  try {
+    w.bytes = parse_size(o.write_cache);
+  } catch (const std::exception& e) {
+    throw std::invalid_argument(fmt::format("--write-cache {}: {} (0: write-through)", o.write_cache, e.what()));
+  }
+  if (!o.write_cache_high_water.empty()) {
+    double f = -1.0;
+    try {
+      f = parse_fraction(o.write_cache_high_water);
+    } catch (const std::exception&) {
+    }
+    if (!(f >= 0.0 && f <= 1.0))
+      throw std::invalid_argument(fmt::format(
+          "--write-cache-high-water {}: expected a fraction from 0 to 1 (0.75 or 75%)",
+          o.write_cache_high_water));
+    w.high_water = f;
+  }
+  return w;
+}
+
 void run_sim(const SimOptions& o, bool rate_given) {
   auto model = load_model(o.model);
   const Workload w = Workload::parse(o.workload);
@@ -260,6 +294,12 @@ void run_sim(const SimOptions& o, bool rate_given) {
   spec.seed = o.seed;
   spec.cfg = config_of(o, w);
   spec.cfg.drive_queue = drive_queue_of(o, *model);
+  spec.cfg.device.write_cache = write_cache_of(o);
+  if (spec.cfg.device.write_cache) try {
+    VirtualDevice check(*model, spec.cfg.device);  // a cache the model cannot take fails now
+  } catch (const std::exception& e) {
+    throw std::invalid_argument(fmt::format("--write-cache {}: {}", o.write_cache, e.what()));
+  }
   PointResult p = run_point(*model, w, spec);
   std::vector<ClassResult> classes;
   if (!o.log.empty() || w.has_classes()) {
@@ -269,18 +309,24 @@ void run_sim(const SimOptions& o, bool rate_given) {
     if (w.has_classes()) classes = per_class(r);
   }
   const auto& dq = spec.cfg.drive_queue;
+  const auto& wc = spec.cfg.device.write_cache;
   if (o.json) {
     auto j = to_json(p, o.model, w);
     if (w.has_classes()) j["classes"] = classes_json(classes, w);
     if (dq)
       j["drive_queue"] = {{"depth", dq->depth}, {"policy", dq->policy},
                           {"age_limit", dq->has_age_limit() ? format_duration_ms(dq->age_limit_ms) : "none"}};
+    if (wc) j["write_cache"] = {{"bytes", wc->bytes}, {"high_water", wc->high_water}};
     std::cout << j.dump(2) << "\n";
   } else {
     if (dq)
       std::cout << fmt::format("drive queue: {} commands, policy {}, age limit {}\n", dq->depth,
                                dq->policy,
                                dq->has_age_limit() ? format_duration_ms(dq->age_limit_ms) : "none");
+    if (wc)
+      std::cout << fmt::format("write cache: {} bytes{}\n", wc->bytes,
+                               wc->bytes > 0 ? fmt::format(", high water {:g}", wc->high_water)
+                                             : std::string(" (write-through)"));
     print_point(p, o.model, w);
     if (w.has_classes()) print_classes(classes, w);
   }
@@ -429,6 +475,13 @@ void add_sim_commands(CLI::App& app) {
     c->add_option("--drive-age-limit", o->drive_age_limit,
                   "a command the drive has held longer than this goes next (or 'none')")
         ->capture_default_str();
+    c->add_option("--write-cache", o->write_cache,
+                  "a volatile write cache of SIZE bytes (8M, 256M): writes complete after the "
+                  "host transfer, destaged shortest positioning first when idle; 0: "
+                  "write-through (as diskemu's write-cache=)");
+    c->add_option("--write-cache-high-water", o->write_cache_high_water,
+                  "above this fraction full the cache destages before the next command "
+                  "(default 0.75)");
     c->add_flag("--json", o->json, "print JSON");
     c->add_option("--log", o->log, "write replication 0's measured requests as CSV to this file");
     c->callback([o, rate] { run_sim(*o, rate->count() > 0); });

@@ -31,12 +31,16 @@ const Prediction& SimulatedDrive::dispatched(std::uint64_t id, Millis now, Op op
     return scratch_;
   }
   const bool idle = held() == 0;
-  const Millis start = predict(now).time_ms;
+  Millis start = predict(now).time_ms;
   // The scheduler's stops first: each a one-sector read, as the daemon issues them.
   const std::uint32_t sb = device_.model().sector_bytes();
   for (const std::uint64_t lba : stops) device_.serve(now, Op::Read, lba * sb, sb);
   const HeadState from = predict(now);
+  const Millis travel = from.time_ms - start;
   Service service = device_.serve(now, op, offset, length);
+  // A write cache serves a command from its buffer while the mechanism destages: it
+  // starts when the controller takes it, before the mechanism is free.
+  if (stops.empty()) start = std::min(start, service.start_ms);
   if (!(service.completion_ms >= start))
     throw std::logic_error("model '" + device_.model().name() +
                            "' returned a completion before the start");
@@ -51,7 +55,7 @@ const Prediction& SimulatedDrive::dispatched(std::uint64_t id, Millis now, Op op
   InService& s = held_.emplace_back();
   s.id = id;
   s.start_ms = start;
-  s.travel_ms = from.time_ms - start;
+  s.travel_ms = travel;
   s.prediction.dispatch_ms = now;
   s.prediction.idle_start = idle;
   s.prediction.from = from;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <random>
 
 #include <fmt/format.h>
 
@@ -30,6 +31,11 @@ VirtualDevice::VirtualDevice(const DeviceModel& model, DeviceOptions options)
       throw ModelError(fmt::format("write-cache high water {}: expected a fraction from 0 to 1",
                                    w->high_water));
     wcache_.emplace(sectors, static_cast<std::uint64_t>(static_cast<double>(sectors) * w->high_water));
+  } else if (!w && drive_ && drive_->params().cache.write_behind()) {
+    // The profile's write-behind holds what it acknowledged in its write segments.
+    const CacheParams& c = drive_->params().cache;
+    const std::uint64_t sectors = std::uint64_t{std::max(1u, c.write_segments)} * c.segment_sectors;
+    wcache_.emplace(sectors, sectors, DestagePolicy::ProfileWriteBehind);
   }
   if (!options_.rpm_error.none() && !(model_->rotational() && period_ms_ > 0.0))
     throw ModelError(fmt::format("rpm-error={}: model '{}' does not rotate",
@@ -59,32 +65,40 @@ HeadState VirtualDevice::from_at(Millis t) const {
 }
 
 Cost VirtualDevice::media(const HeadState& from, Op op, std::uint64_t begin, std::uint64_t len,
-                          bool fua, bool* hit) {
+                          bool fua, bool* hit, Millis* destage_end) {
+  if (destage_end != nullptr) *destage_end = -1.0;
   if (drive_) {
     const std::uint64_t sb = model_->sector_bytes();
     const DriveResult r = drive_->serve(from.time_ms, op, begin / sb,
                                         static_cast<std::uint32_t>(len / sb), fua, from.spin);
     if (hit != nullptr) *hit = r.hit;
+    if (destage_end != nullptr) *destage_end = r.destage_end_ms;
     return r.cost;
   }
   return model_->service(from, op, begin, static_cast<std::uint32_t>(len));
 }
 
+void VirtualDevice::retire(std::vector<Destage>& out, Millis t) {
+  for (const WriteCache::Dirty& d : wcache_->retire(t)) out.push_back({d.extent, d.on_media_ms});
+}
+
 bool VirtualDevice::destage_one(std::vector<Destage>& out, Millis by) {
   if (!wcache_ || wcache_->empty()) return false;
-  const HeadState from = from_at(head_.time_ms);
+  const HeadState from = from_at(destage_start());
   const auto& entries = wcache_->entries();
-  std::size_t best = 0;
+  std::size_t best = entries.size();
   Millis best_ms = 0.0;
   for (std::size_t i = 0; i < entries.size(); ++i) {
+    if (entries[i].added_ms > from.time_ms) continue;  // not in the buffer yet
     const Extent& e = entries[i].extent;
     const Millis p = model_->positioning_ms(
         from, model_->locate(e.lba, static_cast<std::uint32_t>(e.sectors), Op::Write));
-    if (i == 0 || p < best_ms) {  // ties: the oldest (entries are in arrival order)
+    if (best == entries.size() || p < best_ms) {  // ties: the oldest (in arrival order)
       best = i;
       best_ms = p;
     }
   }
+  if (best == entries.size()) return false;  // (never: the first is in at destage_start)
   const std::uint64_t sb = model_->sector_bytes();
   const Extent e = entries[best].extent;
   if (by >= 0.0) {
@@ -94,18 +108,40 @@ bool VirtualDevice::destage_one(std::vector<Destage>& out, Millis by) {
   wcache_->take(best);
   const Cost c = media(from, Op::Write, e.lba * sb, e.sectors * sb, /*fua=*/true, nullptr);
   head_ = c.end;
-  out.push_back({e, c.end.time_ms - c.completion_ms});
+  out.push_back({e, c.end.time_ms - c.completion_ms, from.time_ms});
   return true;
 }
 
 void VirtualDevice::destage_idle(std::vector<Destage>& out, Millis t) {
-  while (wcache_ && !wcache_->empty() && head_.time_ms < t) destage_one(out);
+  while (wcache_ && !wcache_->empty() && destage_start() < t) destage_one(out);
 }
 
-VirtualDevice::PowerCut VirtualDevice::power_cut(Millis t) {
+VirtualDevice::PowerCut VirtualDevice::power_cut(Millis t, std::optional<std::uint64_t> seed) {
   PowerCut cut;
   if (!wcache_) return cut;
-  while (head_.time_ms < t && destage_one(cut.destaged, t)) {
+  if (destages_when_idle()) {
+    while (!wcache_->empty() && destage_start() < t && destage_one(cut.destaged, t)) {
+    }
+  } else {
+    retire(cut.destaged, t);
+    drive_->power_cut(t);
+  }
+  if (seed) {
+    // The drive's own order (a seeded shuffle) and how far it got in it (a seeded count):
+    // mt19937_64's output is fixed by the standard, so the choice repeats anywhere.
+    std::mt19937_64 rng(*seed);
+    std::vector<Extent> left;
+    for (const WriteCache::Dirty& d : wcache_->entries()) left.push_back(d.extent);
+    for (std::size_t i = left.size(); i > 1; --i) std::swap(left[i - 1], left[rng() % i]);
+    const std::size_t written = static_cast<std::size_t>(rng() % (left.size() + 1));
+    for (std::size_t i = 0; i < left.size(); ++i) {
+      if (i < written)
+        cut.destaged.push_back({left[i], t});
+      else
+        cut.lost.push_back(left[i]);
+    }
+    while (!wcache_->empty()) wcache_->take(0);
+    return cut;
   }
   while (!wcache_->empty()) cut.lost.push_back(wcache_->take(0));
   return cut;
@@ -133,10 +169,12 @@ Service VirtualDevice::serve(Millis arrival_ms, Op op, std::uint64_t offset, std
   // In sectors: only the write cache asks (a division each, on every request else).
   const Extent ext = wcache_ ? Extent{begin / sb, len / sb} : Extent{};
 
-  if (wcache_) {
+  if (destages_when_idle()) {
     destage_idle(s.destaged, arrival_ms);
     // Above the high-water mark the cache drains below it before the command starts.
     while (wcache_->dirty_sectors() > wcache_->high_water()) destage_one(s.destaged);
+  } else if (wcache_) {
+    retire(s.destaged, arrival_ms);
   }
   // A command starts once the one before it has completed and, if it needs the media,
   // once the mechanism is done with what it is writing back.
@@ -159,19 +197,21 @@ Service VirtualDevice::serve(Millis arrival_ms, Op op, std::uint64_t offset, std
     c.end.time_ms = s.start_ms + c.service_ms();
     return c;
   };
-  if (wcache_ && op == Op::Write && !fua && ext.sectors > 0 && ext.sectors <= wcache_->capacity()) {
+  const bool idle_policy = destages_when_idle();
+  if (idle_policy && op == Op::Write && !fua && ext.sectors > 0 && ext.sectors <= wcache_->capacity()) {
     // A full cache makes the write wait for room.
     if (!wcache_->fits(ext.sectors)) {
       while (!wcache_->fits(ext.sectors)) destage_one(s.destaged);
       s.start_ms = std::max(s.start_ms, head_.time_ms);
     }
     s.cost = buffered(true);
-    wcache_->add(ext);
+    wcache_->add(ext, s.cost.end.time_ms);  // in once it has crossed the bus
     s.hit = true;
-  } else if (wcache_ && op == Op::Read && wcache_->covers(ext)) {
+    s.buffered = true;
+  } else if (idle_policy && op == Op::Read && wcache_->covers(ext)) {
     s.cost = buffered(false);
     s.hit = true;
-  } else if (wcache_ && op == Op::Flush) {
+  } else if (idle_policy && op == Op::Flush) {
     // FLUSH drains the cache, then completes as a flush of the media.
     s.start_ms = mechanism_start;
     while (destage_one(s.destaged)) {
@@ -182,13 +222,23 @@ Service VirtualDevice::serve(Millis arrival_ms, Op op, std::uint64_t offset, std
     // Newer data (or a trim) on the media: the dirty sectors it covers are stale.
     if (wcache_ && op != Op::Read && op != Op::Cache && ext.sectors > 0) wcache_->remove(ext);
     s.start_ms = mechanism_start;
-    s.cost = media(from_at(s.start_ms), op, begin, len, through, &s.hit);
+    Millis destage_end = -1.0;
+    s.cost = media(from_at(s.start_ms), op, begin, len, through, &s.hit, &destage_end);
+    // The profile's write-behind took it: in the buffer until its run is on the media.
+    // (A zero it takes behind is bookkept as on the media at once: the data layer has
+    // no buffered zeros, and a cut keeping it is a cut that came a little later.)
+    if (wcache_ && op == Op::Write && destage_end >= 0.0) {
+      wcache_->add(ext, s.start_ms, destage_end);
+      s.buffered = true;
+    }
+    // A flush completes once every run is on the media: it leaves the buffer now.
+    if (wcache_ && op == Op::Flush) retire(s.destaged, s.cost.end.time_ms);
   }
   s.jitter_ms = jitter_.sample();
   s.completion_ms = s.cost.end.time_ms + s.jitter_ms;
 
   // From the buffer: the mechanism goes on with its destage, untouched.
-  const bool from_buffer = wcache_ && s.hit && (op == Op::Write || op == Op::Read);
+  const bool from_buffer = idle_policy && s.hit && (op == Op::Write || op == Op::Read);
   if (!from_buffer) {
     head_ = s.cost.end;
     head_.time_ms = s.completion_ms;

@@ -25,9 +25,11 @@ struct DeviceOptions {
   JitterSpec jitter;
   std::uint64_t jitter_seed = 1;
   RpmError rpm_error;
-  // A volatile write cache in front of the media (diskemu's write-cache=); not given:
-  // none, writes as the profile says (today's device, exactly). Given with 0 bytes:
-  // write-through, every write pays its mechanical time.
+  // A volatile write cache in front of the media (diskemu's write-cache=), destaged
+  // shortest positioning first when idle; not given: writes as the profile says (its
+  // write-behind, if it has one, is then the write buffer, destaged by the profile's
+  // rules, with timing exactly as before). Given with 0 bytes: write-through, every
+  // write pays its mechanical time.
   std::optional<WriteCacheOptions> write_cache;
 };
 
@@ -36,6 +38,9 @@ struct DeviceOptions {
 struct Destage {
   Extent extent;
   Millis media_ms = 0.0;
+  // When the mechanism began it (a WhenIdle destage); negative when the profile's
+  // write-behind wrote it (its run is the drive cache's) or a seeded cut kept it.
+  Millis start_ms = -1.0;
 };
 
 // One request's passage through the device, all in device ms.
@@ -48,6 +53,7 @@ struct Service {
   Millis jitter_ms = 0.0;
   Cost cost;                  // the model's cost from the head state at start_ms
   bool hit = false;           // the drive's buffer served it (a profile with a cache)
+  bool buffered = false;      // a write acknowledged from the write buffer (not on the media)
   // Dirty extents the write cache wrote to the media from the previous request's
   // completion up to this one's (idle destaging, room for a write, a flush).
   std::vector<Destage> destaged;
@@ -77,17 +83,22 @@ class VirtualDevice {
                 bool fua = false);
   // The drive's controller and buffer, or null (the platter alone).
   const DriveCache* drive() const { return drive_ ? &*drive_ : nullptr; }
-  // The volatile write cache, or null (none, or write-through).
+  // The write buffer, or null (none, or write-through): write-cache='s (WhenIdle), or
+  // without that key the profile's write-behind (ProfileWriteBehind).
   const WriteCache* write_cache() const { return wcache_ ? &*wcache_ : nullptr; }
 
   // The power goes at device time `t` (no earlier than the last arrival): destages that
   // finish by then reach the media; every other dirty extent is lost, as in a real cut.
-  // The device then serves on with an empty cache.
+  // With a `seed`, the drive is taken to have written a seeded part of what was left in
+  // an order of its own before the power went (those extents are destaged at `t`, the
+  // rest lost): the same seed over the same requests keeps the same extents. Nothing
+  // flushed or written with FUA is ever in the buffer, so none of it is lost. The
+  // device then serves on with an empty buffer.
   struct PowerCut {
     std::vector<Destage> destaged;  // finished before the cut
     std::vector<Extent> lost;       // acknowledged, never on the media
   };
-  PowerCut power_cut(Millis t);
+  PowerCut power_cut(Millis t, std::optional<std::uint64_t> seed = std::nullopt);
 
   // Where the mechanism is after the last request, and when that request completed.
   const HeadState& head() const { return head_; }
@@ -101,10 +112,19 @@ class VirtualDevice {
   // The mechanism's state for work starting at `t` (no earlier than the head's time).
   HeadState from_at(Millis t) const;
   // Serves sectors [lba, lba + n) on the media (through the drive cache if there is one).
+  // `destage_end`: set to when a write taken behind by the profile's write-behind
+  // reaches the media (negative if it went through).
   Cost media(const HeadState& from, Op op, std::uint64_t lba, std::uint64_t n, bool fua,
-             bool* hit);
-  // Writes the dirty extent of shortest positioning time from where the head is, as
-  // soon as the mechanism is free; `by`: only if it is on the media by then.
+             bool* hit, Millis* destage_end = nullptr);
+  bool destages_when_idle() const {
+    return wcache_ && wcache_->policy() == DestagePolicy::WhenIdle;
+  }
+  // Moves what the profile's write-behind has on the media by `t` out of the buffer.
+  void retire(std::vector<Destage>& out, Millis t);
+  // When the next destage can start: the mechanism free and a dirty extent in.
+  Millis destage_start() const { return std::max(head_.time_ms, wcache_->first_added()); }
+  // Writes the dirty extent (of those in by then) of shortest positioning time from
+  // where the head is, at destage_start(); `by`: only if it is on the media by then.
   bool destage_one(std::vector<Destage>& out, Millis by = -1.0);
   // Destages while the mechanism is idle before `t` (a destage begun goes on to its end).
   void destage_idle(std::vector<Destage>& out, Millis t);

@@ -14,18 +14,24 @@ void WriteCache::remove(const Extent& e) {
       continue;
     }
     // Keep what lies before and after `e`, in the same arrival place.
-    if (x.lba < e.lba) kept.push_back({{x.lba, e.lba - x.lba}, d.seq});
-    if (e.end() < x.end()) kept.push_back({{e.end(), x.end() - e.end()}, d.seq});
+    if (x.lba < e.lba) kept.push_back({{x.lba, e.lba - x.lba}, d.seq, d.on_media_ms, d.added_ms});
+    if (e.end() < x.end()) kept.push_back({{e.end(), x.end() - e.end()}, d.seq, d.on_media_ms, d.added_ms});
     dirty_ -= std::min(x.end(), e.end()) - std::max(x.lba, e.lba);
   }
   entries_ = std::move(kept);
 }
 
-void WriteCache::add(const Extent& e) {
+void WriteCache::add(const Extent& e, Millis at, Millis on_media_ms) {
   if (e.sectors == 0) return;
   remove(e);
-  entries_.push_back({e, next_seq_++});
+  entries_.push_back({e, next_seq_++, on_media_ms, at});
   dirty_ += e.sectors;
+}
+
+Millis WriteCache::first_added() const {
+  Millis t = kUnscheduled;
+  for (const Dirty& d : entries_) t = std::min(t, d.added_ms);
+  return t;
 }
 
 Extent WriteCache::take(std::size_t i) {
@@ -42,6 +48,22 @@ bool WriteCache::covers(const Extent& e) const {
     if (lo < hi) n += hi - lo;
   }
   return e.sectors > 0 && n == e.sectors;  // extents never overlap, so the sum is exact
+}
+
+std::vector<WriteCache::Dirty> WriteCache::retire(Millis t) {
+  std::vector<Dirty> done;
+  // Served on every request of a drive with write-behind: nothing to do costs no allocation.
+  if (std::none_of(entries_.begin(), entries_.end(), [&](const Dirty& d) { return d.on_media_ms <= t; }))
+    return done;
+  std::erase_if(entries_, [&](const Dirty& d) {
+    if (d.on_media_ms > t) return false;
+    done.push_back(d);
+    dirty_ -= d.extent.sectors;
+    return true;
+  });
+  std::stable_sort(done.begin(), done.end(),
+                   [](const Dirty& a, const Dirty& b) { return a.on_media_ms < b.on_media_ms; });
+  return done;
 }
 
 }  // namespace disksched

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -15,7 +16,7 @@ namespace {
 constexpr std::string_view known_keys =
     "model, file, timescale, jitter, jitter-seed, rpm-error, stats, spin, timer-slack, "
     "rt-priority, drive-queue, drive-policy, drive-age-limit, write-cache, write-cache-high-water, "
-    "power-cut-after";
+    "power-cut-after, power-cut-seed";
 
 std::uint64_t parse_u64(const KeyParsers& p, std::string_view text) {
   std::uint64_t v = 0;
@@ -91,6 +92,8 @@ void DiskemuConfig::set(std::string_view key, std::string_view value, const KeyP
       const std::uint64_t v = parse_u64(p, value);
       if (v == 0) throw bad("expected a number of writes >= 1");
       power_cut_after = v;
+    } else if (key == "power-cut-seed") {
+      power_cut_seed = parse_u64(p, value);
     } else {
       throw ConfigError(fmt::format("unknown parameter '{}' (known: {})", key, known_keys));
     }
@@ -110,10 +113,20 @@ void DiskemuConfig::check() const {
   if (write_cache_high_water && !cache)
     throw ConfigError(
         "write-cache-high-water= needs a write cache: give write-cache=SIZE (e.g. 8M) too");
-  if (power_cut_after && !cache)
-    throw ConfigError(
-        "power-cut-after= needs a write cache (without one a power cut loses nothing): give "
-        "write-cache=SIZE (e.g. 8M) too");
+  // Without write-cache= the profile's write-behind may be the buffer: the plugin checks
+  // that once the model is loaded (write_buffer_check).
+  if (write_cache && !cache) write_buffer_check(false);
+}
+
+void DiskemuConfig::write_buffer_check(bool has_buffer) const {
+  if (has_buffer) return;
+  for (const auto& [key, given] : {std::pair{"power-cut-after", power_cut_after.has_value()},
+                                   std::pair{"power-cut-seed", power_cut_seed.has_value()}})
+    if (given)
+      throw ConfigError(fmt::format(
+          "{}= needs a write cache (without one a power cut loses nothing): give "
+          "write-cache=SIZE (e.g. 8M) too, or a model whose profile cache takes writes behind",
+          key));
 }
 
 }  // namespace disksched::diskemu

@@ -40,6 +40,9 @@ struct DiskemuConfig {
   std::optional<std::uint64_t> write_cache;
   std::optional<double> write_cache_high_water;  // write-cache-high-water=FRACTION
   std::optional<std::uint64_t> power_cut_after;  // power-cut-after=N: a cut after N writes
+  // power-cut-seed=N: the k-th cut (from 0) keeps a part of the buffer seeded by N + k
+  // (VirtualDevice::power_cut); not given: the destage order alone decides.
+  std::optional<std::uint64_t> power_cut_seed;
 
   // Applies one key=value, counts read by `p` (nbdkit's parsers in the plugin). Throws
   // ConfigError naming the key, the value and what was expected; unknown keys are errors
@@ -47,6 +50,9 @@ struct DiskemuConfig {
   void set(std::string_view key, std::string_view value, const KeyParsers& p);
   // Checks that required keys were given. Throws ConfigError.
   void check() const;
+  // Checks the power-cut keys against whether the device has a write buffer (write-cache=
+  // or the profile's write-behind). Throws ConfigError.
+  void write_buffer_check(bool has_buffer) const;
 };
 
 }  // namespace disksched::diskemu

@@ -48,6 +48,7 @@ std::unique_ptr<RealTimeDevice> realtime;
 // The write cache's data (write-cache=SIZE > 0), else null: writes go to `store`.
 std::unique_ptr<WriteCacheStore> wstore;
 std::uint64_t writes_served = 0;  // guarded by the device's turn
+std::uint64_t cuts_taken = 0;     // guarded by the device's turn: the next cut's seed offset
 std::atomic<std::uint64_t> power_cuts{0}, lost_sectors{0};
 
 bool write_through_drive() { return config.write_cache && *config.write_cache == 0; }
@@ -75,10 +76,14 @@ void write_stats() {
   j["drive_queue"] = {{"depth", dq.depth}, {"policy", dq.policy},
                       {"age_limit", dq.has_age_limit() ? format_duration_ms(dq.age_limit_ms) : "none"},
                       {"passed", counts.passed}, {"forced", counts.forced}};
-  if (config.write_cache)
-    j["write_cache"] = {{"bytes", *config.write_cache},
+  if (const WriteCache* w = device->write_cache())
+    j["write_cache"] = {{"bytes", config.write_cache.value_or(w->capacity() * device->model().sector_bytes())},
+                        {"destage", w->policy() == DestagePolicy::WhenIdle ? "when-idle"
+                                                                            : "profile-write-behind"},
                         {"power_cuts", power_cuts.load()},
                         {"lost_sectors", lost_sectors.load()}};
+  else if (config.write_cache)
+    j["write_cache"] = {{"bytes", 0}, {"power_cuts", 0}, {"lost_sectors", 0}};
   std::lock_guard lock(stats_file_mutex);
   try {
     write_json_file(*config.stats, j);
@@ -114,7 +119,10 @@ void apply(const std::vector<Destage>& destaged) {
 // In device order: the power goes at device time `now`; what the cache had not written
 // is lost, what reached the media by then is in the store. The drive serves on.
 void cut_power(Millis now) {
-  const VirtualDevice::PowerCut cut = device->power_cut(now);
+  std::optional<std::uint64_t> seed;
+  if (config.power_cut_seed) seed = *config.power_cut_seed + cuts_taken;
+  ++cuts_taken;
+  const VirtualDevice::PowerCut cut = device->power_cut(now, seed);
   apply(cut.destaged);
   std::uint64_t lost = 0;
   for (const Extent& e : cut.lost) {
@@ -198,6 +206,7 @@ int diskemu_config_complete() {
       store = std::make_unique<FileStore>(*config.file, size);
     else
       store = std::make_unique<SparseMemoryStore>(size);
+    config.write_buffer_check(device->write_cache() != nullptr);
     if (device->write_cache())
       wstore = std::make_unique<WriteCacheStore>(*store, device->model().sector_bytes());
     return 0;
@@ -333,6 +342,12 @@ int diskemu_can_fua(void*) { return write_through_drive() ? NBDKIT_FUA_NONE : NB
 // nbdkit 1.32 does not check the flag against what a plugin advertised and aborts
 // (backend_zero's assertion) when a client sends it anyway.
 int diskemu_can_fast_zero(void*) { return 1; }
+// NBD_CMD_CACHE reads the range into the drive's buffer (read-ahead and all), sending
+// nothing back: offered where the profile has a read cache to fill, else not at all.
+int diskemu_can_cache(void*) {
+  const DriveCache* d = device->drive();
+  return d != nullptr && d->params().cache.enabled() ? NBDKIT_CACHE_NATIVE : NBDKIT_CACHE_NONE;
+}
 // One device behind every connection (and one write cache): a flush on one covers all.
 int diskemu_can_multi_conn(void*) { return 1; }
 
@@ -341,12 +356,13 @@ void trace(const Admission& a, uint64_t offset, uint32_t count, bool synced, Nan
   const auto& s = a.service;
   nbdkit_debug(
       "diskemu: #%llu %s off=%llu len=%u%s arrive=%.6f start=%.6f done=%.6f ms "
-      "(ovh=%.4f seek=%.4f rot=%.4f xfer=%.4f cpl=%.4f jit=%.4f) cyl=%lld head=%d late=%lld ns",
+      "(ovh=%.4f seek=%.4f rot=%.4f xfer=%.4f cpl=%.4f jit=%.4f) cyl=%lld head=%d late=%lld ns%s",
       static_cast<unsigned long long>(s.seq), std::string(op_name(s.op)).c_str(),
       static_cast<unsigned long long>(offset), count, synced ? " fdatasync" : "", s.arrival_ms,
       s.start_ms, s.completion_ms, s.cost.overhead_ms, s.cost.seek_ms, s.cost.rotation_ms,
       s.cost.transfer_ms, s.cost.completion_ms, s.jitter_ms,
-      static_cast<long long>(s.cost.end.cylinder), s.cost.end.head, static_cast<long long>(late));
+      static_cast<long long>(s.cost.end.cylinder), s.cost.end.head, static_cast<long long>(late),
+      s.hit ? " hit" : "");
 }
 
 // A request that failed: says why, counts it, and gives nbdkit the errno to send.
@@ -425,7 +441,7 @@ int diskemu_pwrite(void*, const void* buf, uint32_t count, uint64_t offset, uint
         apply(s.destaged);
         if (!wstore)
           store->write(buf, count, offset);
-        else if (s.hit)
+        else if (s.buffered)
           wstore->write_buffered(buf, count, offset);
         else
           wstore->write_through(buf, count, offset);
@@ -444,6 +460,11 @@ int diskemu_trim(void*, uint32_t count, uint64_t offset, uint32_t flags) {
   return serve(
       Op::Trim, offset, count, [&](const Service& s) { zero_in_order(s, count, offset); },
       [&] { return (flags & NBDKIT_FLAG_FUA) && sync_store(); });
+}
+
+int diskemu_cache(void*, uint32_t count, uint64_t offset, uint32_t) {
+  return serve(Op::Cache, offset, count, [](const Service& s) { apply(s.destaged); },
+               [] { return false; });
 }
 
 int diskemu_zero(void*, uint32_t count, uint64_t offset, uint32_t flags) {
@@ -485,7 +506,9 @@ int diskemu_zero(void*, uint32_t count, uint64_t offset, uint32_t flags) {
   "                         or FUA offered). Not given: writes go through as the profile says.\n" \
   "write-cache-high-water=F Above this fraction full, destaging goes first (default 0.75).\n" \
   "power-cut-after=N        Cut the power once, after the Nth write (SIGUSR2 cuts it\n" \
-  "                         at any time): unwritten cache contents are lost."
+  "                         at any time): unwritten cache contents are lost.\n" \
+  "power-cut-seed=N         A cut keeps a part of the cache seeded by N (N+1 for the\n" \
+  "                         next cut, ...), as a drive that wrote it in its own order."
 
 // Built at load time: it lists the built-in models.
 const char* config_help_text() {
@@ -500,6 +523,8 @@ nbdkit_plugin make_plugin() {
       "diskemu", "nbdkit emulated disk plugin (disksched)",
       "An HP 97560 disk, a MEMS device or a fixed-time device, in real time", "model");
   DISKSCHED_PLUGIN_CALLBACKS(p, diskemu);
+  p.can_cache = diskemu_can_cache;
+  p.cache = diskemu_cache;
   return p;
 }
 

@@ -140,6 +140,11 @@ struct Simulator::Impl {
     ++result.completions;
     if (window_open) {
       result.busy_in_window_ms += end - std::max(rec.start_ms, result.window_start_ms);
+      // A write cache's destages keep the mechanism busy between commands (a command
+      // served from the buffer meanwhile overlaps one by its bus time at most).
+      for (const Destage& d : s.service.destaged)
+        if (d.start_ms >= 0.0 && d.media_ms > result.window_start_ms)
+          result.busy_in_window_ms += d.media_ms - std::max(d.start_ms, result.window_start_ms);
       ++result.completions_in_window;
     }
     if (rec.phase == Phase::Measured) {

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # diskemu: data written reads back (memory, and file= across a restart); never-written
 # sectors read as zeros; FUA and flush reach the file; requests beyond the end fail;
-# the export looks like the model (size, rotational); stats are written on SIGUSR1 and
-# at exit; no request completes before the model says.
+# the export looks like the model (size, rotational); NBD_CMD_CACHE fills the drive's
+# read cache where it has one; stats are written on SIGUSR1 and at exit; no request
+# completes before the model says.
 set -euo pipefail
 . "${TESTS_SRCDIR:?is not set: run through meson test}/lib.sh"
 . "$TESTS_SRCDIR/plugins/plugins_lib.sh"
@@ -78,6 +79,25 @@ grep -q 'diskemu: #2 flush off=0 len=0 fdatasync' "$T/trace.txt" || fail "the fl
 grep -q 'diskemu: #3 zero off=1049088 len=512 fdatasync' "$T/trace.txt" || fail "the FUA zero was not synced"
 ! grep -q 'diskemu: #1 write.* fdatasync' "$T/trace.txt" || fail "a plain write was synced"
 [ "$(stat -c %s "$T/disk.img")" = 1375617024 ] || fail "disk.img is not the model's size"
+
+# --- NBD_CMD_CACHE: prefetch into the drive's read cache, where there is one ---------
+# The read comes right after: the drive's read-ahead runs on past the range and, its
+# segment a ring, would overwrite it after about 9 device ms; at timescale=10 that is
+# 90 ms of real time for nbdsh to send the read.
+cat > "$T/cache.py" <<'PY'
+assert h.can_cache()
+h.cache(65536, 100 << 20)
+assert h.pread(65536, 100 << 20) == bytes(65536)
+print("cache OK")
+PY
+run_py "$T/cache.py" -v -D diskemu.trace=1 "$P" model=sata7200-8tb timescale=10 \
+  2> "$T/cache.txt" || { cat "$T/cache.txt" >&2; fail "cache run"; }
+grep -q 'diskemu: #0 cache off=104857600 len=65536 ' "$T/cache.txt" ||
+  fail "the cache request did not reach the device: $(grep 'diskemu: #' "$T/cache.txt")"
+grep -q 'diskemu: #1 read off=104857600 len=65536 .* hit$' "$T/cache.txt" ||
+  fail "the read after the cache request missed: $(grep 'diskemu: #' "$T/cache.txt")"
+echo 'assert not h.can_cache(); print("no cache on the HP 97560")' > "$T/nocache.py"
+run_py "$T/nocache.py" "$P" model=hp97560 timescale=0.01
 [ "$(stat -c %b "$T/disk.img")" -lt 100000 ] || fail "disk.img is not sparse"
 
 cat > "$T/file2.py" <<'PY'

@@ -125,3 +125,21 @@ TEST_CASE("write cache keys", "[diskemu][config]") {
   through.set("power-cut-after", "3", keys);
   CHECK_THROWS_WITH(through.check(), Contains("power-cut-after= needs a write cache"));
 }
+
+TEST_CASE("power-cut-seed: a number, and only where there is a write buffer", "[diskemu][config]") {
+  DiskemuConfig c;
+  c.set("model", "sata7200-8tb", keys);
+  c.set("power-cut-seed", "42", keys);
+  CHECK(c.power_cut_seed == 42u);
+  c.check();  // no write-cache=: the profile's write-behind may be the buffer
+  c.write_buffer_check(true);
+  CHECK_THROWS_WITH(c.write_buffer_check(false),
+                    Contains("power-cut-seed= needs a write cache") &&
+                        Contains("a model whose profile cache takes writes behind"));
+  CHECK_THROWS_WITH(c.set("power-cut-seed", "-1", keys), Contains("power-cut-seed=-1"));
+  DiskemuConfig through;
+  through.set("model", "sata7200-8tb", keys);
+  through.set("write-cache", "0", keys);
+  through.set("power-cut-seed", "1", keys);
+  CHECK_THROWS_WITH(through.check(), Contains("power-cut-seed= needs a write cache"));
+}

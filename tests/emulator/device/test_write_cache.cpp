@@ -8,6 +8,7 @@
 // LBA = cylinder * 200 + head * 100 + sector; a sector's angle is sector / 100.
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <set>
 
@@ -195,7 +196,10 @@ TEST_CASE("a power cut never loses a flushed or FUA write (random writes, flushe
       }
       t = std::max(t, w.completion_ms);
     }
-    const VirtualDevice::PowerCut cut = d.power_cut(t + static_cast<double>(rng() % 20));
+    // Half the rounds with a seeded cut: the drive wrote a seeded part of what was left.
+    std::optional<std::uint64_t> seed;
+    if (round % 2 == 1) seed = rng();
+    const VirtualDevice::PowerCut cut = d.power_cut(t + static_cast<double>(rng() % 20), seed);
     note(cut.destaged);
     std::set<std::uint64_t> lost;
     for (const Extent& e : cut.lost)
@@ -252,4 +256,129 @@ TEST_CASE("a write taken into the buffer does not wait for the destage under way
   CHECK_FALSE(r.hit);
   CHECK_THAT(r.start_ms, WithinAbs(11.0, kEps));
   CHECK(d.write_cache()->dirty_sectors() == 1);
+}
+
+namespace {
+
+// The small disk with a profile cache that takes writes behind (DiskSim's rules): two
+// read segments, one write segment, no bus or controller time.
+DiskProfile write_behind_disk() {
+  DiskProfile p = small_disk();
+  p.drive.has_cache = true;
+  p.drive.cache.segments = 2;
+  p.drive.cache.segment_sectors = 200;
+  p.drive.cache.write_segments = 1;
+  p.drive.cache.fast_write = 2;
+  return p;
+}
+
+std::set<std::uint64_t> lbas(const std::vector<Destage>& v) {
+  std::set<std::uint64_t> out;
+  for (const Destage& d : v) out.insert(d.extent.lba);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a profile's write-behind is the write buffer: a cut loses its unwritten runs, "
+          "never a flushed write", "[write-cache]") {
+  VirtualDevice d(std::make_unique<DiskModel>(write_behind_disk()));
+  REQUIRE(d.write_cache() != nullptr);
+  CHECK(d.write_cache()->policy() == DestagePolicy::ProfileWriteBehind);
+  // Acknowledged at once; its run: seek to cylinder 2 (1.0), angle 0 at 10.0, 11.0.
+  const Service w = d.serve(0.0, Op::Write, 500 * kSector, 10 * kSector);
+  CHECK(w.buffered);
+  REQUIRE(d.write_cache()->entries().size() == 1);
+  CHECK_THAT(d.write_cache()->entries()[0].on_media_ms, WithinAbs(11.0, kEps));
+  // FLUSH completes when the run is on the media, and the buffer is empty then.
+  const Service f = d.serve(w.completion_ms, Op::Flush, 0, 0);
+  REQUIRE(f.destaged.size() == 1);
+  CHECK(f.destaged[0].extent == Extent{500, 10});
+  CHECK_THAT(f.destaged[0].media_ms, WithinAbs(11.0, kEps));
+  CHECK_THAT(f.completion_ms, WithinAbs(11.0, kEps));
+  CHECK(d.write_cache()->empty());
+  // A write acknowledged after the flush, cut before its run is done: lost, only it.
+  const Service w2 = d.serve(f.completion_ms, Op::Write, kA * kSector, kSector);
+  CHECK(w2.buffered);
+  const VirtualDevice::PowerCut cut = d.power_cut(w2.completion_ms);
+  CHECK(cut.destaged.empty());
+  CHECK(cut.lost == std::vector<Extent>{{kA, 1}});
+  CHECK(d.write_cache()->empty());
+  // It serves on; a run done before the next cut reached the media.
+  const Service w3 = d.serve(20.0, Op::Write, kB * kSector, kSector);
+  CHECK(w3.buffered);
+  const Millis on_media = d.write_cache()->entries().at(0).on_media_ms;
+  const VirtualDevice::PowerCut cut2 = d.power_cut(on_media + 1.0);
+  CHECK(lbas(cut2.destaged) == std::set<std::uint64_t>{kB});
+  CHECK(cut2.lost.empty());
+}
+
+TEST_CASE("a FUA write through a profile's write-behind is never in the buffer",
+          "[write-cache]") {
+  VirtualDevice d(std::make_unique<DiskModel>(write_behind_disk()));
+  const Service f = d.serve(0.0, Op::Write, 500 * kSector, 10 * kSector, /*fua=*/true);
+  CHECK_FALSE(f.buffered);
+  CHECK(d.write_cache()->empty());
+  CHECK(d.power_cut(f.completion_ms).lost.empty());
+}
+
+TEST_CASE("a seeded cut keeps a seeded part of the buffer: one seed repeats, two differ",
+          "[write-cache]") {
+  // One flushed write, then 20 cached one-sector writes the cut finds all in the buffer.
+  auto cut_with = [](std::optional<std::uint64_t> seed) {
+    VirtualDevice d = cached(64);
+    write(d, 0.0, 0);
+    const Millis t = d.serve(0.0, Op::Flush, 0, 0).completion_ms;
+    for (std::uint64_t i = 1; i <= 20; ++i) write(d, t, i * 90);
+    return d.power_cut(t, seed);
+  };
+  auto kept = [](const VirtualDevice::PowerCut& c) { return lbas(c.destaged); };
+  std::set<std::uint64_t> all;
+  for (std::uint64_t i = 1; i <= 20; ++i) all.insert(i * 90);
+
+  // Without a seed the destage order alone decides: nothing had started, all is lost.
+  const VirtualDevice::PowerCut none = cut_with(std::nullopt);
+  CHECK(none.destaged.empty());
+  CHECK(none.lost.size() == 20);
+
+  const VirtualDevice::PowerCut a = cut_with(1), again = cut_with(1), b = cut_with(2);
+  CHECK(kept(a) == kept(again));
+  CHECK(a.lost == again.lost);
+  CHECK(kept(a) != kept(b));
+  std::size_t survivors = 0;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    const VirtualDevice::PowerCut c = cut_with(seed);
+    std::set<std::uint64_t> seen = kept(c);
+    CHECK(seen.size() == c.destaged.size());
+    for (const Extent& e : c.lost) {
+      CHECK(e.lba != 0);  // the flushed write is on the media, never lost
+      CHECK(seen.insert(e.lba).second);  // kept or lost, never both
+    }
+    CHECK(seen == all);
+    survivors += c.destaged.size();
+  }
+  CHECK(survivors > 0);
+  CHECK(survivors < 20 * 20);
+}
+
+TEST_CASE("an idle destage never starts before its write came in", "[write-cache]") {
+  VirtualDevice d = cached(64);
+  write(d, 0.0, 500, 10);
+  CHECK_THAT(d.serve(0.0, Op::Flush, 0, 0).completion_ms, WithinAbs(11.0, kEps));
+  // Idle from 11.0 to 100.0 with nothing to write; then two writes at 100.0. Nothing can
+  // have been destaged before they came (a destage from 11.0 would have had A on the
+  // media at 15.1), so a cut at 100.0 loses both.
+  write(d, 100.0, kA);
+  const Service w = d.serve(100.0, Op::Write, kB * kSector, kSector);
+  CHECK(w.destaged.empty());
+  const VirtualDevice::PowerCut cut = d.power_cut(100.0);
+  CHECK(cut.destaged.empty());
+  CHECK(cut.lost == std::vector<Extent>{{kA, 1}, {kB, 1}});
+  // Idle again from 100.0: a read at 200.0 finds A destaged from 100.0 (seek to 101.0,
+  // angle 0.5 at 105.0, 105.1).
+  write(d, 100.0, kA);
+  const Service r = d.serve(200.0, Op::Read, 0, kSector);
+  REQUIRE(r.destaged.size() == 1);
+  CHECK_THAT(r.destaged[0].start_ms, WithinAbs(100.0, kEps));
+  CHECK_THAT(r.destaged[0].media_ms, WithinAbs(105.1, kEps));
 }
