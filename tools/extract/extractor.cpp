@@ -88,7 +88,8 @@ class Extraction {
   // explained by locating the slipped sectors before it.
   // nullopt across spare tracks: the next zone's angle is its own.
   std::optional<double> expected_delta(std::uint64_t p1, std::uint64_t p2) const;
-  bool aligned(std::uint64_t track_pba);
+  // `phase_out`: the phase of the track's first LBA read on the way (when read).
+  bool aligned(std::uint64_t track_pba, double* phase_out = nullptr);
   bool consistent(std::uint64_t y0, double phase0, std::uint64_t y);
   void localize_track(std::uint64_t track_pba, const std::function<bool()>& done);
   void localize(std::uint64_t bad_track_pba);
@@ -112,6 +113,8 @@ class Extraction {
   CacheDefeat* defeat_ = nullptr;
   CacheFindings cache_;
   std::uint64_t turned_round_ = 0;  // reach pairs measured the other way round
+  std::int64_t last_spare_cylinders_ = 0;  // before the zone last found (a first guess)
+  std::map<std::int64_t, Millis> crossing_seeks_;  // distance -> shortest seek measured
 };
 
 Millis Extraction::reach(std::uint64_t src, std::uint64_t dst, Millis lo, Millis hi, Op op) {
@@ -256,7 +259,7 @@ std::optional<double> Extraction::expected_delta(std::uint64_t p1, std::uint64_t
   return off + (b.sector + 1.0) / zb->spt - (a.sector + 1.0) / za->spt;
 }
 
-bool Extraction::aligned(std::uint64_t track_pba) {
+bool Extraction::aligned(std::uint64_t track_pba, double* phase_out) {
   const Layout& L = r_.layout;
   const std::uint64_t good = L.next_good(track_pba);
   const std::uint64_t y = L.lba_of_pba(good);
@@ -268,8 +271,11 @@ bool Extraction::aligned(std::uint64_t track_pba) {
   const double want = *expected;
   // A "no" starts a search for slipped sectors: confirm it with more reads first, so
   // that one preempted completion cannot invent a defect.
-  for (int reps : {p_.repeats(), std::max(5, p_.repeats() + 2)})
-    if (std::fabs(wrap_half(p_.phase(y, reps) - p_.phase(y - 1, reps) - want)) < 0.5 * step) return true;
+  for (int reps : {p_.repeats(), std::max(5, p_.repeats() + 2)}) {
+    const double ph = p_.phase(y, reps);
+    if (phase_out) *phase_out = ph;
+    if (std::fabs(wrap_half(ph - p_.phase(y - 1, reps) - want)) < 0.5 * step) return true;
+  }
   return false;
 }
 
@@ -541,14 +547,16 @@ bool Extraction::in_zone(const ZoneLayout& z, std::int64_t n) {
   if (y + 3 * z.spt >= total) return true;  // a last partial cylinder: nothing to compare
   const double step = 1.0 / z.spt;
   // Quick test: the track starts where predicted and its sectors step by 1/spt.
-  const bool starts = aligned(P);
+  double p1 = -1.0;
+  const bool starts = aligned(P, &p1);
+  if (p1 < 0) p1 = p_.phase(y);
   const std::uint64_t mid = L.lba_of_pba(P + z.spt / 2), end = L.lba_of_pba(P + z.spt - 1);
-  const double p1 = p_.phase(y);
-  const bool at_mid = consistent(y, p1, mid), at_end = consistent(y, p1, end);
-  if (starts && at_mid && at_end) {
+  const bool at_end = consistent(y, p1, end);
+  if (starts && at_end) {
     verified_.insert(P);
     return true;
   }
+  const bool at_mid = consistent(y, p1, mid);
   // On a quiet host, two answers at once are no single noisy read: a track of this
   // zone's size that starts elsewhere has slipped tracks or sectors before it (asked
   // once more), and one whose halves both step otherwise is another zone's (or spare
@@ -599,18 +607,33 @@ std::int64_t Extraction::crossing_distance(const ZoneLayout& z, std::int64_t c, 
   const std::int64_t room = c - first;
   if (room < 3) return 1;
   const auto sector = [&](std::uint32_t spt) { return static_cast<std::uint32_t>(rand_below(spt / 2)); };
-  // A seek of a + d cylinders inside the zone, from its last cylinder inwards.
-  std::map<std::pair<std::int64_t, std::int64_t>, Millis> inside;
+  // Each search starts near the seek measured at the nearest distance so far: a
+  // bracket that misses costs a turn of widening and a longer bisection.
+  auto guess = [&](std::int64_t dist) {
+    const SeekPoint* best = nullptr;
+    for (const auto& p : r_.seek_points)
+      if (!best || std::llabs(p.distance - dist) < std::llabs(best->distance - dist)) best = &p;
+    return best ? std::max(0.0, best->ms - 0.4) : 0.0;
+  };
+  // A seek of a + d cylinders inside the zone, from its last cylinder inwards; a seek
+  // costs the same in every zone, so one measured at another zone's end is kept (the
+  // shortest of those taken: a delay only ever lengthens one).
+  auto measure = [&](std::int64_t dist) {
+    const Millis ms =
+        move_time(L.lba(c, 0, sector(z.spt)), L.lba(c - dist, 0, sector(z.spt)), z.spt, guess(dist));
+    r_.seek_points.push_back({dist, ms});
+    auto [it, fresh] = crossing_seeks_.emplace(dist, ms);
+    if (!fresh) it->second = std::min(it->second, ms);
+    return it->second;
+  };
   auto m = [&](std::int64_t a, std::int64_t d) {
-    auto it = inside.find({a, d});
-    if (it != inside.end()) return it->second;
-    const Millis ms = move_time(L.lba(c, 0, sector(z.spt)), L.lba(c - a - d, 0, sector(z.spt)), z.spt, 0.0);
-    r_.seek_points.push_back({a + d, ms});
-    inside.emplace(std::make_pair(a, d), ms);
-    return ms;
+    auto it = crossing_seeks_.find(a + d);
+    return it != crossing_seeks_.end() ? it->second : measure(a + d);
   };
   auto cross = [&](std::int64_t a) {
-    return move_time(L.lba(c - a, 0, sector(z.spt)), next + sector(next_spt), next_spt, 0.0);
+    // (Its distance is what is sought: a guess from the spare cylinders just found.)
+    return move_time(L.lba(c - a, 0, sector(z.spt)), next + sector(next_spt), next_spt,
+                     guess(a + 1 + last_spare_cylinders_));
   };
   // Next door or not: seeks of one and two cylinders differ the most.
   const Millis next_door = cross(0);
@@ -636,18 +659,21 @@ std::int64_t Extraction::crossing_distance(const ZoneLayout& z, std::int64_t c, 
     const std::int64_t mid = lo + (hi - lo) / 2;
     (m(a, mid) < far ? lo : hi) = mid;
   }
-  // The nearer of the two seeks around the crossing's; when the noise could decide it,
-  // each is measured again and the shorter kept (a delay only ever lengthens one).
+  // The nearer of the two seeks around the crossing's. Neighbouring seeks this long
+  // differ by a few hundredths of a millisecond (0.03 ms at 35 cylinders on the C2247A),
+  // about a host's noise: unless the crossing is clearly nearer one, each of the three
+  // is measured up to twice more and the shortest kept.
   Millis below = m(a, hi - 1), above = m(a, hi), f = far;
-  const Millis noise = std::max(0.01, 4.0 * r_.period.jitter_ms);
-  if (hi - 1 > 1 && std::fabs(std::fabs(below - f) - std::fabs(above - f)) < noise) {
-    inside.clear();
-    below = std::min(below, m(a, hi - 1));
-    above = std::min(above, m(a, hi));
+  for (int again = 0; again < 2 && hi - 1 > 1; ++again) {
+    const double r = (f - below) / std::max(1e-6, above - below);
+    if (r < 0.25 || r > 0.75) break;
+    below = measure(a + hi - 1);
+    above = measure(a + hi);
     f = std::min(f, cross(a));
   }
   const std::int64_t d = hi - 1 > 1 && std::fabs(below - f) < std::fabs(above - f) ? hi - 1 : hi;
-  r_.seek_points.push_back({a + d, far});
+  r_.seek_points.push_back({a + d, f});
+  last_spare_cylinders_ = d - 1;
   return d;
 }
 
@@ -707,7 +733,8 @@ void Extraction::find_zones() {
     // The next zone's track size from a scan that starts on the old zone's last sector
     // (scanning further back would mix the two zones' sector steps).
     const std::uint32_t old_spt = zz.spt;
-    const TrackScan s = scan_tracks(p_, start_lba - 1, 0.0, 2);
+    // (The old zone's sector step as the hint: zones next to each other differ little.)
+    const TrackScan s = scan_tracks(p_, start_lba - 1, 1.0 / old_spt, 2);
     if (s.spt == old_spt)
       throw std::runtime_error(fmt::format(
           "zone search is inconsistent at LBA {}: cylinder {} does not continue zone {} but has "
@@ -1099,6 +1126,21 @@ void Extraction::build_profile() {
     P.seek.points = {{1, 0.0}};
   } else {
     P.seek = r_.seek.spec;
+  }
+  // A zone after spare tracks is placed on the platter on its own, not by a switch from
+  // the zone before (DiskSim's first block offset): its first track's angle is measured,
+  // relative to the chained angles and the reference sector.
+  {
+    const DiskModel chained(P);
+    const double ref = chained.end_angle(o_.reference_lba, 1);
+    for (std::size_t zi = 1; zi < L.zones.size(); ++zi) {
+      const ZoneLayout& z = L.zones[zi];
+      const std::uint64_t y = L.zone_first_lba(z);
+      if (gap_before(y) == 0 || y >= t_.sectors()) continue;
+      const double off = wrap_half(p_.phase(y, std::max(5, p_.repeats() + 2)) - (chained.end_angle(y, 1) - ref));
+      const double first = wrap_unit(chained.track_angle(z.first_cylinder, 0) + off) * z.spt;
+      P.zones[zi].first_block_sectors = snap(first) >= z.spt ? 0.0 : snap(first);
+    }
   }
   // Platter angle at time 0 of the target's clock: the reference sector's transfer
   // ends when its completion is seen (completion offsets are folded into overheads).
