@@ -79,6 +79,10 @@ class Extraction {
   bool in_zone(const ZoneLayout& z, std::int64_t n);
   // How many tracks of cylinder c (the zone's last) hold the zone's data.
   int data_tracks(const ZoneLayout& z, std::int64_t c);
+  // The size of the track that starts at LBA y (a track start for certain), from the
+  // phase half a track on (near_spt: a size close to it), when the track's end and the
+  // skew after it confirm it; nothing when they do not (scan instead).
+  std::optional<TrackScan> track_from(std::uint64_t y, std::uint32_t near_spt);
   // Cylinders from c (the zone's last with data) to the next zone's first, whose first
   // LBA is `next`: its seek time matched against seeks inside the zone.
   std::int64_t crossing_distance(const ZoneLayout& z, std::int64_t c, std::uint64_t next, std::uint32_t next_spt);
@@ -579,6 +583,31 @@ bool Extraction::in_zone(const ZoneLayout& z, std::int64_t n) {
   return true;
 }
 
+std::optional<TrackScan> Extraction::track_from(std::uint64_t y, std::uint32_t near_spt) {
+  const std::uint64_t total = t_.sectors();
+  const int reps = std::max(5, p_.repeats() + 2);
+  const std::uint64_t k = near_spt / 2;
+  if (y + 3 * near_spt >= total) return std::nullopt;
+  const double ph0 = p_.phase(y, reps);
+  const double turn = wrap_unit(p_.phase(y + k, reps) - ph0);
+  if (!(turn > 0.2 && turn < 0.8)) return std::nullopt;
+  const auto spt = static_cast<std::uint32_t>(std::lround(static_cast<double>(k) / turn));
+  if (spt < 2 || spt == near_spt) return std::nullopt;
+  // The track's last sector where that size puts it, and a skew at the next.
+  const double last = p_.phase(y + spt - 1, reps);
+  if (std::fabs(wrap_half(last - ph0 - (spt - 1.0) / spt)) >= 0.5 / spt) return std::nullopt;
+  double skew = wrap_unit(p_.phase(y + spt, reps) - last - 1.0 / spt) * spt;
+  if (skew > spt - 0.5) skew -= spt;
+  if (std::fabs(skew) < 0.5) return std::nullopt;  // no boundary to see: scan instead
+  TrackScan s;
+  s.spt = spt;
+  s.step = 1.0 / spt;
+  s.exact = true;
+  s.boundaries = {y, y + spt};
+  s.skews = {0.0, skew};
+  return s;
+}
+
 int Extraction::data_tracks(const ZoneLayout& z, std::int64_t c) {
   const Layout& L = r_.layout;
   const std::uint64_t total = t_.sectors();
@@ -659,20 +688,37 @@ std::int64_t Extraction::crossing_distance(const ZoneLayout& z, std::int64_t c, 
     const std::int64_t mid = lo + (hi - lo) / 2;
     (m(a, mid) < far ? lo : hi) = mid;
   }
-  // The nearer of the two seeks around the crossing's. Neighbouring seeks this long
-  // differ by a few hundredths of a millisecond (0.03 ms at 35 cylinders on the C2247A),
-  // about a host's noise: unless the crossing is clearly nearer one, each of the three
-  // is measured up to twice more and the shortest kept.
-  Millis below = m(a, hi - 1), above = m(a, hi), f = far;
-  for (int again = 0; again < 2 && hi - 1 > 1; ++again) {
-    const double r = (f - below) / std::max(1e-6, above - below);
-    if (r < 0.25 || r > 0.75) break;
-    below = measure(a + hi - 1);
-    above = measure(a + hi);
-    f = std::min(f, cross(a));
+  // The nearer of the two distances around the crossing's, by the seeks from both
+  // offsets: far out, neighbouring seeks differ by a few hundredths of a millisecond
+  // (0.03 ms at 35 cylinders on the C2247A), about the probes' noise; next door, by
+  // more, except where the settling makes two alike. When the two fit about as well,
+  // each seek is measured again (from other sectors) and the shortest kept: a delay
+  // only ever lengthens one.
+  Millis f = far, f0 = next_door;
+  auto misfit = [&](std::int64_t dc) {
+    const double e0 = m(0, dc) - f0, e1 = m(a, dc) - f;
+    return e0 * e0 + e1 * e1;
+  };
+  std::int64_t d = hi;
+  if (hi - 1 > 1) {
+    for (int again = 0; again < 2; ++again) {
+      const double lo_fit = misfit(hi - 1), hi_fit = misfit(hi);
+      d = lo_fit < hi_fit ? hi - 1 : hi;
+      if (std::min(lo_fit, hi_fit) < 0.3 * std::max(lo_fit, hi_fit)) break;
+      for (std::int64_t dc : {hi - 1, hi}) {
+        measure(dc);
+        measure(a + dc);
+      }
+      f = std::min(f, cross(a));
+      f0 = std::min(f0, cross(0));
+    }
   }
-  const std::int64_t d = hi - 1 > 1 && std::fabs(below - f) < std::fabs(above - f) ? hi - 1 : hi;
+  note(fmt::format("cylinder {}: the seeks into the next zone from it and from {} cylinders in took {:.3f} and "
+                   "{:.3f} ms; inside the zone, {} and {} cylinders {:.3f} and {:.3f} ms, {} and {} cylinders "
+                   "{:.3f} and {:.3f} ms",
+                   c, a, f0, f, hi - 1, hi, m(0, hi - 1), m(0, hi), a + hi - 1, a + hi, m(a, hi - 1), m(a, hi)));
   r_.seek_points.push_back({a + d, f});
+  r_.seek_points.push_back({d, f0});
   last_spare_cylinders_ = d - 1;
   return d;
 }
@@ -734,7 +780,11 @@ void Extraction::find_zones() {
     // (scanning further back would mix the two zones' sector steps).
     const std::uint32_t old_spt = zz.spt;
     // (The old zone's sector step as the hint: zones next to each other differ little.)
-    const TrackScan s = scan_tracks(p_, start_lba - 1, 1.0 / old_spt, 2);
+    // When the data ends inside a cylinder, start_lba is a track start for certain: the
+    // track size then follows from two phases and is checked at the track's end.
+    std::optional<TrackScan> quick;
+    if (k < L.heads) quick = track_from(start_lba, old_spt);
+    const TrackScan s = quick ? *quick : scan_tracks(p_, start_lba - 1, 1.0 / old_spt, 2);
     if (s.spt == old_spt)
       throw std::runtime_error(fmt::format(
           "zone search is inconsistent at LBA {}: cylinder {} does not continue zone {} but has "
