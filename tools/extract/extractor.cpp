@@ -688,35 +688,37 @@ std::int64_t Extraction::crossing_distance(const ZoneLayout& z, std::int64_t c, 
     const std::int64_t mid = lo + (hi - lo) / 2;
     (m(a, mid) < far ? lo : hi) = mid;
   }
-  // The nearer of the two distances around the crossing's, by the seeks from both
-  // offsets: far out, neighbouring seeks differ by a few hundredths of a millisecond
-  // (0.03 ms at 35 cylinders on the C2247A), about the probes' noise; next door, by
-  // more, except where the settling makes two alike. When the two fit about as well,
-  // each seek is measured again (from other sectors) and the shortest kept: a delay
-  // only ever lengthens one.
+  // The best of the distances around the crossing's, by the seeks from both offsets:
+  // far out, neighbouring seeks differ by a few hundredths of a millisecond (0.03 ms
+  // at 35 cylinders on the C2247A), about the probes' noise, and one delayed seek
+  // moves the bisection by one; next door they differ by more, except where the
+  // settling makes two alike. When the best two fit about as well, each seek is
+  // measured again (from other sectors) and the shortest kept: a delay only ever
+  // lengthens one.
   Millis f = far, f0 = next_door;
   auto misfit = [&](std::int64_t dc) {
     const double e0 = m(0, dc) - f0, e1 = m(a, dc) - f;
     return e0 * e0 + e1 * e1;
   };
+  std::vector<std::int64_t> around;
+  for (std::int64_t dc = std::max<std::int64_t>(2, hi - 1); dc <= std::min(dmax, hi + 1); ++dc) around.push_back(dc);
   std::int64_t d = hi;
-  if (hi - 1 > 1) {
-    for (int again = 0; again < 2; ++again) {
-      const double lo_fit = misfit(hi - 1), hi_fit = misfit(hi);
-      d = lo_fit < hi_fit ? hi - 1 : hi;
-      if (std::min(lo_fit, hi_fit) < 0.3 * std::max(lo_fit, hi_fit)) break;
-      for (std::int64_t dc : {hi - 1, hi}) {
-        measure(dc);
-        measure(a + dc);
-      }
-      f = std::min(f, cross(a));
-      f0 = std::min(f0, cross(0));
+  for (int again = 0; again < 3 && around.size() > 1; ++again) {
+    std::vector<std::pair<double, std::int64_t>> fits;
+    for (std::int64_t dc : around) fits.emplace_back(misfit(dc), dc);
+    std::sort(fits.begin(), fits.end());
+    d = fits[0].second;
+    if (fits[0].first < 0.3 * fits[1].first || again == 2) break;
+    for (std::int64_t dc : around) {
+      measure(dc);
+      measure(a + dc);
     }
+    f = std::min(f, cross(a));
+    f0 = std::min(f0, cross(0));
   }
   note(fmt::format("cylinder {}: the seeks into the next zone from it and from {} cylinders in took {:.3f} and "
-                   "{:.3f} ms; inside the zone, {} and {} cylinders {:.3f} and {:.3f} ms, {} and {} cylinders "
-                   "{:.3f} and {:.3f} ms",
-                   c, a, f0, f, hi - 1, hi, m(0, hi - 1), m(0, hi), a + hi - 1, a + hi, m(a, hi - 1), m(a, hi)));
+                   "{:.3f} ms; inside the zone, {} and {} cylinders {:.3f} and {:.3f} ms: {} cylinders on",
+                   c, a, f0, f, d, a + d, m(0, d), m(a, d), d));
   r_.seek_points.push_back({a + d, f});
   r_.seek_points.push_back({d, f0});
   last_spare_cylinders_ = d - 1;
