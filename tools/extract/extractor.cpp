@@ -671,51 +671,71 @@ std::int64_t Extraction::crossing_distance(const ZoneLayout& z, std::int64_t c, 
   // seeks' settling steps (the C2247A's 6- and 8-cylinder seeks take the same time).
   const std::int64_t a = std::min<std::int64_t>(10, room / 3);
   const std::int64_t dmax = room - a;
-  const Millis far = cross(a);
-  // The smallest d whose seek is at least the crossing's, by galloping and bisection.
-  std::int64_t lo = 1, hi = 2;
-  while (m(a, hi) < far) {
-    lo = hi;
-    if (hi == dmax) {
-      note(fmt::format("the seek from cylinder {} into the next zone is longer than any inside its zone "
-                       "({:.3f} ms): its spare tracks are counted as {} cylinders at most",
-                       c, far, dmax));
-      return dmax;
-    }
-    hi = std::min(dmax, 2 * hi);
-  }
-  while (hi - lo > 1) {
-    const std::int64_t mid = lo + (hi - lo) / 2;
-    (m(a, mid) < far ? lo : hi) = mid;
-  }
-  // The best of the distances around the crossing's, by the seeks from both offsets:
-  // far out, neighbouring seeks differ by a few hundredths of a millisecond (0.03 ms
-  // at 35 cylinders on the C2247A), about the probes' noise, and one delayed seek
-  // moves the bisection by one; next door they differ by more, except where the
-  // settling makes two alike. When the best two fit about as well, each seek is
-  // measured again (from other sectors) and the shortest kept: a delay only ever
-  // lengthens one.
-  Millis f = far, f0 = next_door;
-  auto misfit = [&](std::int64_t dc) {
-    const double e0 = m(0, dc) - f0, e1 = m(a, dc) - f;
-    return e0 * e0 + e1 * e1;
+  struct Found {
+    std::int64_t d = 1;
+    double rms = 1e9;  // ms, of the two seeks against the crossing's
+    Millis f = 0, f0 = 0;
   };
-  std::vector<std::int64_t> around;
-  for (std::int64_t dc = std::max<std::int64_t>(2, hi - 1); dc <= std::min(dmax, hi + 1); ++dc) around.push_back(dc);
-  std::int64_t d = hi;
-  for (int again = 0; again < 3 && around.size() > 1; ++again) {
-    std::vector<std::pair<double, std::int64_t>> fits;
-    for (std::int64_t dc : around) fits.emplace_back(misfit(dc), dc);
-    std::sort(fits.begin(), fits.end());
-    d = fits[0].second;
-    if (fits[0].first < 0.3 * fits[1].first || again == 2) break;
-    for (std::int64_t dc : around) {
-      measure(dc);
-      measure(a + dc);
+  auto search = [&](Millis far, Millis near) {
+    // The smallest d whose seek is at least the crossing's, by galloping and bisection.
+    std::int64_t lo = 1, hi = 2;
+    while (m(a, hi) < far && hi < dmax) {
+      lo = hi;
+      hi = std::min(dmax, 2 * hi);
     }
-    f = std::min(f, cross(a));
-    f0 = std::min(f0, cross(0));
+    while (hi - lo > 1) {
+      const std::int64_t mid = lo + (hi - lo) / 2;
+      (m(a, mid) < far ? lo : hi) = mid;
+    }
+    // The best of the distances around it, by the seeks from both offsets: far out,
+    // neighbouring seeks differ by a few hundredths of a millisecond (0.03 ms at 35
+    // cylinders on the C2247A), about the probes' noise, and one delayed seek moves
+    // the bisection by one; next door they differ by more, except where the settling
+    // makes two alike. While the best two fit about as well, each seek is measured
+    // again (from other sectors) and the shortest kept: a delay only ever lengthens one.
+    Found r{hi, 1e9, far, near};
+    auto misfit = [&](std::int64_t dc) {
+      const double e0 = m(0, dc) - r.f0, e1 = m(a, dc) - r.f;
+      return e0 * e0 + e1 * e1;
+    };
+    std::vector<std::int64_t> around;
+    for (std::int64_t dc = std::max<std::int64_t>(2, hi - 1); dc <= std::min(dmax, hi + 1); ++dc)
+      around.push_back(dc);
+    for (int again = 0; again < 3; ++again) {
+      std::vector<std::pair<double, std::int64_t>> fits;
+      for (std::int64_t dc : around) fits.emplace_back(misfit(dc), dc);
+      std::sort(fits.begin(), fits.end());
+      r.d = fits[0].second;
+      r.rms = std::sqrt(fits[0].first / 2);
+      if (fits.size() < 2 || fits[0].first < 0.3 * fits[1].first || again == 2) break;
+      for (std::int64_t dc : around) {
+        measure(dc);
+        measure(a + dc);
+      }
+      r.f = std::min(r.f, cross(a));
+      r.f0 = std::min(r.f0, cross(0));
+    }
+    return r;
+  };
+  // A search led astray (a seek read early or late by more than the steps between
+  // them) ends on distances that fit badly: search once more on fresh seeks.
+  Found best = search(cross(a), next_door);
+  const Millis good_fit = std::max(0.04, 6.0 * r_.period.jitter_ms);
+  if (best.rms > good_fit) {
+    crossing_seeks_.clear();
+    const Found again = search(cross(a), cross(0));
+    if (again.rms < best.rms) best = again;
   }
+  const std::int64_t d = best.d;
+  const Millis f = best.f, f0 = best.f0;
+  if (best.rms > good_fit)
+    note(fmt::format("cylinder {}: no seek inside the zone matches the seek into the next zone within {:.3f} ms "
+                     "(best {:.3f} ms): its spare cylinders may be off",
+                     c, good_fit, best.rms));
+  if (d == dmax)
+    note(fmt::format("the seek from cylinder {} into the next zone is as long as any inside its zone: its spare "
+                     "tracks are counted as {} cylinders at most",
+                     c, dmax));
   note(fmt::format("cylinder {}: the seeks into the next zone from it and from {} cylinders in took {:.3f} and "
                    "{:.3f} ms; inside the zone, {} and {} cylinders {:.3f} and {:.3f} ms: {} cylinders on",
                    c, a, f0, f, d, a + d, m(0, d), m(a, d), d));
