@@ -326,6 +326,7 @@ void Extraction::localize_track(std::uint64_t track_pba, const std::function<boo
 void Extraction::localize(std::uint64_t bad) {
   const Layout& L = r_.layout;
   const std::uint64_t target = bad;
+  int retries = 0;
   for (int found = 0; found < 64; ++found) {
     auto it = verified_.lower_bound(bad);
     std::uint64_t good = it == verified_.begin() ? 0 : *std::prev(it);
@@ -368,8 +369,18 @@ void Extraction::localize(std::uint64_t bad) {
       }
       W.remove_hole(first_off);
     }
-    // Otherwise slipped sectors in the track before it.
-    localize_track(first_off - z.spt, [&] { return aligned(first_off); });
+    // Otherwise slipped sectors in the track before it. Neither fitting can be one late
+    // read (in the bisection or the anchor): the search is made again from the start,
+    // twice at most, with the layout as it was.
+    const Layout before = r_.layout;
+    try {
+      localize_track(first_off - z.spt, [&] { return aligned(first_off); });
+    } catch (const TimingNoiseError&) {
+      r_.layout = before;
+      if (++retries > 2) throw;
+      bad = target;
+      continue;
+    }
     verified_.insert(first_off);
     if (aligned(target)) return;
     bad = target;
