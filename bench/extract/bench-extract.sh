@@ -12,8 +12,12 @@
 #     (hp_c2247a-drive.json: DiskSim's two 256-sector segments and 128-sector read-ahead,
 #     the bus's 0.1701 ms a sector, write-behind on): the hand-made geometry of
 #     tests/validate/data, and the drive as `disksched model import` reads it from
-#     tests/data/disksim-valid (spare tracks, slips, an empty front). The extractor must
-#     find the cache and probe around it; checked against the geometry without the cache.
+#     tests/data/disksim-valid (an empty front, slipped tracks, spare tracks at each
+#     zone's end). The extractor must find the cache and probe around it; checked
+#     against the geometry without the cache, cylinders counted from LBA 0's (the
+#     imported drive's cylinder 0 and its last spare cylinders hold no LBA, so no
+#     timing shows them; `extract check` says how many it left out) and LBA -> cylinder,
+#     head, sector at 1025 spread LBAs.
 #   bench/extract/bench-extract.sh DISKEMU.so [FILTER.so] [OUT_DIR]
 # The extractor runs with its default flags (it takes SCHED_FIFO itself where it may and
 # adapts to the noise it measures). Settings (environment): MODELS (default

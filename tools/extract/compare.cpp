@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "predictor/disk_model.hpp"
 #include "tools/extract/seek_fit.hpp"
 
 namespace disksched::extract {
@@ -31,18 +32,39 @@ Comparison compare_profiles(const DiskProfile& got, const DiskProfile& truth, Mi
   const Millis period = true_period > 0 ? true_period : truth.rotation_ms;
   c.period_error = got.rotation_ms / period - 1.0;
   c.heads_equal = got.heads == truth.heads;
+  // What timing cannot see: cylinders before LBA 0's (the extraction counts from it)
+  // and spare space after the last LBA. Cylinders are compared from LBA 0's, and the
+  // last zone up to the last LBA's.
+  const DiskModel mg(got), mt(truth);
+  const Chs g0 = mg.lba_to_chs(0), t0 = mt.lba_to_chs(0);
+  c.cylinder_shift = t0.cylinder - g0.cylinder;
+  const std::int64_t t_last_data = mt.lba_to_chs(mt.lbas() - 1).cylinder;
+  c.hidden_after = truth.zones.back().last_cylinder - t_last_data;
   c.zones_equal = got.zones.size() == truth.zones.size();
   if (!c.zones_equal)
     c.zones_detail = fmt::format("{} zones, truth has {}", got.zones.size(), truth.zones.size());
   for (std::size_t i = 0; c.zones_equal && i < got.zones.size(); ++i) {
     const ZoneSpec &g = got.zones[i], &t = truth.zones[i];
-    if (g.first_cylinder != t.first_cylinder || g.last_cylinder != t.last_cylinder ||
+    const bool last = i + 1 == got.zones.size();
+    const std::int64_t t_last = last ? t_last_data : t.last_cylinder;
+    const std::int64_t t_first = i == 0 ? std::max(t.first_cylinder, t0.cylinder) : t.first_cylinder;
+    if (g.first_cylinder + c.cylinder_shift != t_first || g.last_cylinder + c.cylinder_shift != t_last ||
         g.sectors_per_track != t.sectors_per_track) {
       c.zones_equal = false;
       c.zones_detail = fmt::format("zone {}: cylinders {}-{} x {} sectors, truth {}-{} x {}", i,
-                                   g.first_cylinder, g.last_cylinder, g.sectors_per_track,
-                                   t.first_cylinder, t.last_cylinder, t.sectors_per_track);
+                                   g.first_cylinder + c.cylinder_shift, g.last_cylinder + c.cylinder_shift,
+                                   g.sectors_per_track, t_first, t_last, t.sectors_per_track);
     }
+  }
+  // Where LBAs lie (the empty front, slipped tracks and sectors, spare tracks at zone
+  // ends), at evenly spread LBAs both models hold.
+  const std::uint64_t common = std::min(mg.lbas(), mt.lbas());
+  for (std::uint64_t k = 0; k <= 1024; ++k) {
+    const std::uint64_t lba = k * (common - 1) / 1024;
+    Chs g = mg.lba_to_chs(lba);
+    g.cylinder += c.cylinder_shift;
+    ++c.mapping_samples;
+    c.mapping_differ += !(g == mt.lba_to_chs(lba));
   }
   const std::size_t nz = std::min(got.zones.size(), truth.zones.size());
   for (std::size_t i = 0; i < nz; ++i) {
@@ -81,6 +103,15 @@ Comparison compare_profiles(const DiskProfile& got, const DiskProfile& truth, Mi
   pass &= line(fmt::format("zones (cylinders, sectors per track): {}",
                            c.zones_equal ? fmt::format("{} zones, exact", got.zones.size()) : c.zones_detail),
                c.zones_equal);
+  pass &= line(fmt::format("LBA -> cylinder, head, sector: {} of {} sampled LBAs differ", c.mapping_differ,
+                           c.mapping_samples),
+               c.mapping_differ == 0);
+  if (c.cylinder_shift != 0 || c.hidden_after != 0)
+    c.lines.push_back(fmt::format(
+        "{:<58} {}",
+        fmt::format("not visible: {} cylinder(s) before LBA 0's, {} after the last LBA's", c.cylinder_shift,
+                    c.hidden_after),
+        "(info)"));
   pass &= line(fmt::format("track skew: max error {:.2f} sectors (tol {})", c.max_track_skew_error,
                            tol.skew_sectors),
                c.max_track_skew_error <= tol.skew_sectors);

@@ -1,7 +1,8 @@
 // How far an extracted profile is from the truth (a built-in model or the profile an
 // emulator played), quantity by quantity, against the tolerances of issue 7:
 // rotation period within 0.1 %, sectors per track and zone boundaries exact, skews
-// within one sector, head switch within 0.1 ms, seek curve RMS <= 0.3 ms.
+// within one sector, head switch within 0.1 ms, seek curve RMS <= 0.3 ms; and where
+// spread LBAs lie (empty front, slipped sectors and tracks, spare tracks).
 #pragma once
 
 #include <string>
@@ -21,7 +22,12 @@ struct Tolerances {
 struct Comparison {
   double period_error = 0.0;          // relative
   bool heads_equal = false;
+  // Cylinders before LBA 0's and after the last LBA's hold no LBA and show in no timing:
+  // zones are compared with cylinders counted from LBA 0's and up to the last LBA's.
+  std::int64_t cylinder_shift = 0;    // the truth's cylinder of LBA 0 minus ours
+  std::int64_t hidden_after = 0;      // the truth's cylinders after its last LBA's
   bool zones_equal = false;           // same cylinders and sectors per track, every zone
+  int mapping_samples = 0, mapping_differ = 0;  // LBA -> (c, h, s) at spread LBAs
   std::string zones_detail;           // the first difference, if any
   double max_track_skew_error = 0.0;  // sectors, over zones
   double max_cylinder_skew_error = 0.0;

@@ -47,8 +47,8 @@ class Extraction {
 
   ExtractResult run();
 
- private:
   Millis elapsed() { return t_.now_ms() - start_; }
+ private:
   Millis left() { return o_.budget_ms - elapsed(); }
   void tick(double fraction) { progress_.update(fraction, elapsed(), o_.budget_ms); }
   void note(const std::string& s) {
@@ -77,12 +77,23 @@ class Extraction {
   // Move time (seek / head switch) from src's track to dst's track.
   Millis move_time(std::uint64_t src, std::uint64_t dst, std::uint32_t dst_spt, Millis guess);
   bool in_zone(const ZoneLayout& z, std::int64_t n);
+  // How many tracks of cylinder c (the zone's last) hold the zone's data.
+  int data_tracks(const ZoneLayout& z, std::int64_t c);
+  // The size of the track that starts at LBA y (a track start for certain), from the
+  // phase half a track on (near_spt: a size close to it), when the track's end and the
+  // skew after it confirm it; nothing when they do not (scan instead).
+  std::optional<TrackScan> track_from(std::uint64_t y, std::uint32_t near_spt);
+  // Cylinders from c (the zone's last with data) to the next zone's first, whose first
+  // LBA is `next`: its seek time matched against seeks inside the zone.
+  std::int64_t crossing_distance(const ZoneLayout& z, std::int64_t c, std::uint64_t next, std::uint32_t next_spt);
 
   // Slipped sectors (reference notes §5: defect holes look like skews). The layout's
   // predictions are checked at track starts; a track start whose LBA is off is
   // explained by locating the slipped sectors before it.
-  double expected_delta(std::uint64_t p1, std::uint64_t p2) const;
-  bool aligned(std::uint64_t track_pba);
+  // nullopt across spare tracks: the next zone's angle is its own.
+  std::optional<double> expected_delta(std::uint64_t p1, std::uint64_t p2) const;
+  // `phase_out`: the phase of the track's first LBA read on the way (when read).
+  bool aligned(std::uint64_t track_pba, double* phase_out = nullptr);
   bool consistent(std::uint64_t y0, double phase0, std::uint64_t y);
   void localize_track(std::uint64_t track_pba, const std::function<bool()>& done);
   void localize(std::uint64_t bad_track_pba);
@@ -106,6 +117,8 @@ class Extraction {
   CacheDefeat* defeat_ = nullptr;
   CacheFindings cache_;
   std::uint64_t turned_round_ = 0;  // reach pairs measured the other way round
+  std::int64_t last_spare_cylinders_ = 0;  // before the zone last found (a first guess)
+  std::map<std::int64_t, Millis> crossing_seeks_;  // distance -> shortest seek measured
 };
 
 Millis Extraction::reach(std::uint64_t src, std::uint64_t dst, Millis lo, Millis hi, Op op) {
@@ -226,8 +239,8 @@ int Extraction::gap_before(std::uint64_t lba) const {
   return static_cast<int>(L.pba_of_lba(lba) - L.pba_of_lba(lba - 1) - 1);
 }
 
-double Extraction::expected_delta(std::uint64_t p1, std::uint64_t p2) const {
-  // Angle from the end of sector p1 to the end of sector p2 (p1 < p2, a few tracks
+std::optional<double> Extraction::expected_delta(std::uint64_t p1, std::uint64_t p2) const {
+  // Angle from the end of sector p1 to the end of sector p2 (p1 < p2, a cylinder or so
   // apart at most), from the skews known so far.
   const Layout& L = r_.layout;
   const ZoneLayout* za = &L.zone_of_pba(p1);
@@ -236,7 +249,7 @@ double Extraction::expected_delta(std::uint64_t p1, std::uint64_t p2) const {
   const std::uint64_t tb = zb->first_pba + (p2 - zb->first_pba) / zb->spt * zb->spt;
   double off = 0;
   for (int i = 0; t < tb; ++i) {
-    if (i > 16) throw std::logic_error("expected_delta over more than 16 tracks");
+    if (i > 2 * L.heads + 16) return std::nullopt;
     const ZoneLayout& z = L.zone_of_pba(t);
     const std::uint64_t next = t + z.spt;
     const ZoneLayout& zn = L.zone_of_pba(next);
@@ -250,26 +263,32 @@ double Extraction::expected_delta(std::uint64_t p1, std::uint64_t p2) const {
   return off + (b.sector + 1.0) / zb->spt - (a.sector + 1.0) / za->spt;
 }
 
-bool Extraction::aligned(std::uint64_t track_pba) {
+bool Extraction::aligned(std::uint64_t track_pba, double* phase_out) {
   const Layout& L = r_.layout;
-  std::uint64_t good = track_pba;
-  while (L.is_slipped(good)) ++good;
+  const std::uint64_t good = L.next_good(track_pba);
   const std::uint64_t y = L.lba_of_pba(good);
   if (y == 0 || y >= t_.sectors()) return true;
   const std::uint64_t p0 = L.pba_of_lba(y - 1);
   const double step = 1.0 / L.zone_of_pba(good).spt;
-  const double want = expected_delta(p0, good);
+  const auto expected = expected_delta(p0, good);
+  if (!expected) return true;  // after spare tracks: nothing to compare with
+  const double want = *expected;
   // A "no" starts a search for slipped sectors: confirm it with more reads first, so
   // that one preempted completion cannot invent a defect.
-  for (int reps : {p_.repeats(), std::max(5, p_.repeats() + 2)})
-    if (std::fabs(wrap_half(p_.phase(y, reps) - p_.phase(y - 1, reps) - want)) < 0.5 * step) return true;
+  for (int reps : {p_.repeats(), std::max(5, p_.repeats() + 2)}) {
+    const double ph = p_.phase(y, reps);
+    if (phase_out) *phase_out = ph;
+    if (std::fabs(wrap_half(ph - p_.phase(y - 1, reps) - want)) < 0.5 * step) return true;
+  }
   return false;
 }
 
 bool Extraction::consistent(std::uint64_t y0, double phase0, std::uint64_t y) {
   const Layout& L = r_.layout;
   const double step = 1.0 / L.zone_of_pba(L.pba_of_lba(y)).spt;
-  const double want = expected_delta(L.pba_of_lba(y0), L.pba_of_lba(y));
+  const auto expected = expected_delta(L.pba_of_lba(y0), L.pba_of_lba(y));
+  if (!expected) return true;
+  const double want = *expected;
   for (int reps : {p_.repeats(), std::max(5, p_.repeats() + 2)})
     if (std::fabs(wrap_half(p_.phase(y, reps) - phase0 - want)) < 0.5 * step) return true;
   return false;
@@ -280,8 +299,7 @@ void Extraction::localize_track(std::uint64_t track_pba, const std::function<boo
   const std::uint32_t spt = L.zone_of_pba(track_pba).spt;
   for (std::uint32_t k = 0; k <= spt; ++k) {
     if (done()) return;
-    std::uint64_t first = track_pba;
-    while (L.is_slipped(first)) ++first;
+    const std::uint64_t first = L.next_good(track_pba);
     const std::uint64_t y0 = L.lba_of_pba(first);
     const std::uint64_t ye = L.lba_of_pba(track_pba + spt) - 1;
     if (ye <= y0 || first >= track_pba + spt) break;
@@ -306,25 +324,70 @@ void Extraction::localize_track(std::uint64_t track_pba, const std::function<boo
 }
 
 void Extraction::localize(std::uint64_t bad) {
-  // Bisect over track starts between the last confirmed one and `bad`.
   const Layout& L = r_.layout;
-  auto it = verified_.lower_bound(bad);
-  std::uint64_t good = it == verified_.begin() ? 0 : *std::prev(it);
-  while (true) {
-    const std::uint32_t spt = L.zone_of_pba(good).spt;
-    if (bad - good <= spt) break;
-    const std::uint64_t tracks = (bad - good) / spt;
-    const std::uint64_t mid = good + (tracks / 2) * spt;
-    if (aligned(mid)) {
-      verified_.insert(mid);
-      good = mid;
-    } else {
-      bad = mid;
-    }
-  }
   const std::uint64_t target = bad;
-  localize_track(good, [&] { return aligned(target); });
-  verified_.insert(target);
+  int retries = 0;
+  for (int found = 0; found < 64; ++found) {
+    auto it = verified_.lower_bound(bad);
+    std::uint64_t good = it == verified_.begin() ? 0 : *std::prev(it);
+    // Bisect over cylinder starts first: a slipped track shows only where the cylinder
+    // switches fall (the track switches between look alike), a slipped sector anywhere.
+    const ZoneLayout& z = L.zone_of_pba(bad);
+    std::int64_t cg = L.chs(good).cylinder, cb = L.chs(bad).cylinder;
+    while (cb - cg > 1) {
+      const std::int64_t mid = cg + (cb - cg) / 2;
+      const std::uint64_t m = L.pba(mid, 0, 0);
+      if (aligned(m)) {
+        verified_.insert(m);
+        good = std::max(good, m);
+        cg = mid;
+      } else {
+        bad = m;
+        cb = mid;
+      }
+    }
+    // Then over the track starts between, against the phase of the good one (skews
+    // summed over the tracks crossed, so that a track slipped before shows).
+    const std::uint64_t y0 = L.lba_of_pba(good);
+    const double ph0 = p_.phase(y0, std::max(5, p_.repeats() + 2));
+    std::uint64_t lo = 0, hi = std::max<std::uint64_t>(1, (bad - good) / z.spt);  // lo follows, hi not
+    while (hi - lo > 1) {
+      const std::uint64_t mid = lo + (hi - lo) / 2;
+      (consistent(y0, ph0, L.lba_of_pba(good + mid * z.spt)) ? lo : hi) = mid;
+    }
+    const std::uint64_t first_off = good + hi * z.spt;
+    // A slipped track: the LBAs from first_off on lie a track later, as a whole.
+    const std::uint64_t y = L.lba_of_pba(first_off);
+    Layout& W = r_.layout;
+    if (W.next_good(first_off) == first_off && W.lba_of_pba(first_off + z.spt) == y + z.spt) {
+      W.add_hole(first_off, z.spt, HoleKind::Track);
+      if (L.lba_of_pba(first_off + z.spt) == y && consistent(y0, ph0, y) && consistent(y0, ph0, y + z.spt - 1)) {
+        verified_.insert(first_off + z.spt);
+        if (aligned(target)) return;
+        bad = target;
+        continue;
+      }
+      W.remove_hole(first_off);
+    }
+    // Otherwise slipped sectors in the track before it. Neither fitting can be one late
+    // read (in the bisection or the anchor): the search is made again from the start,
+    // twice at most, with the layout as it was.
+    const Layout before = r_.layout;
+    try {
+      localize_track(first_off - z.spt, [&] { return aligned(first_off); });
+    } catch (const TimingNoiseError&) {
+      r_.layout = before;
+      if (++retries > 2) throw;
+      bad = target;
+      continue;
+    }
+    verified_.insert(first_off);
+    if (aligned(target)) return;
+    bad = target;
+  }
+  throw TimingNoiseError(fmt::format("irregular layout: more than 64 slipped tracks or sectors before "
+                                     "cylinder {} head {}, or the timing is too noisy",
+                                     L.chs(target).cylinder, L.chs(target).head));
 }
 
 void Extraction::find_heads() {
@@ -386,8 +449,10 @@ void Extraction::find_heads() {
     for (std::size_t i = 0; i < walk.size(); ++i) verified_.insert((i + 1) * spt0_);
   }
   L.zones.clear();
+  std::int32_t first_head = 0;
   if (c.heads > 0) {
     L.heads = c.heads;
+    first_head = c.first_head;
     ZoneLayout z;
     z.spt = spt0_;
     z.track_skew = snap(c.track_value);
@@ -444,13 +509,15 @@ void Extraction::find_heads() {
                        moves.size(), c.why, heads, o_.seeds.heads ? " from MODE SENSE page 04h" : ""));
     }
     L.heads = heads;
+    if (c.heads == heads) first_head = c.first_head;
     ZoneLayout z;
     z.spt = spt0_;
     if (boundaries_visible_ && !walk.empty()) {
       // The walked boundaries, split by the heads the switch times found.
       std::vector<double> trk, cyl;
       for (std::size_t i = 0; i < walk.size(); ++i)
-        ((i + 1) % static_cast<std::size_t>(heads) == 0 ? cyl : trk).push_back(walk[i].skew);
+        ((i + 1 + static_cast<std::size_t>(first_head)) % static_cast<std::size_t>(heads) == 0 ? cyl : trk)
+            .push_back(walk[i].skew);
       const double all = median(trk.empty() ? cyl : trk);
       z.track_skew = snap(trk.empty() ? all : median(trk));
       z.cylinder_skew = snap(cyl.empty() ? all : median(cyl));
@@ -458,6 +525,25 @@ void Extraction::find_heads() {
       z.track_skew = z.cylinder_skew = 0.0;
     }
     L.zones.push_back(z);
+  }
+  if (first_head > 0) {
+    // An empty front: the tracks before LBA 0 on its cylinder hold no LBA. Whole
+    // cylinders before that one would show in no timing: cylinders count from it.
+    const std::uint64_t front = static_cast<std::uint64_t>(first_head) * spt0_;
+    Layout shifted;
+    shifted.heads = L.heads;
+    shifted.zones = L.zones;
+    shifted.sectors = L.sectors;
+    shifted.add_hole(0, front, HoleKind::Front);
+    for (const Hole& h : L.holes()) shifted.add_hole(h.pba + front, h.count, h.kind);
+    L = shifted;
+    std::set<std::uint64_t> verified;
+    for (std::uint64_t p : verified_) verified.insert(p + front);
+    verified_ = verified;
+    note(fmt::format("LBA 0 is on head {} of its cylinder: the {} tracks before it hold no LBA (an empty "
+                     "front; whole cylinders before it would not show, and cylinders are counted from "
+                     "LBA 0's)",
+                     first_head, first_head));
   }
   if (o_.seeds.heads && *o_.seeds.heads != L.heads)
     note(fmt::format("MODE SENSE page 04h says {} heads, timing finds {}", *o_.seeds.heads, L.heads));
@@ -476,21 +562,198 @@ bool Extraction::in_zone(const ZoneLayout& z, std::int64_t n) {
   if (y + 3 * z.spt >= total) return true;  // a last partial cylinder: nothing to compare
   const double step = 1.0 / z.spt;
   // Quick test: the track starts where predicted and its sectors step by 1/spt.
-  if (aligned(P)) {
-    const std::uint64_t mid = L.lba_of_pba(P + z.spt / 2), end = L.lba_of_pba(P + z.spt - 1);
-    const double p1 = p_.phase(y);
-    if (consistent(y, p1, mid) && consistent(y, p1, end)) {
+  double p1 = -1.0;
+  const bool starts = aligned(P, &p1);
+  if (p1 < 0) p1 = p_.phase(y);
+  const std::uint64_t mid = L.lba_of_pba(P + z.spt / 2), end = L.lba_of_pba(P + z.spt - 1);
+  const bool at_end = consistent(y, p1, end);
+  if (starts && at_end) {
+    verified_.insert(P);
+    return true;
+  }
+  const bool at_mid = consistent(y, p1, mid);
+  // On a quiet host, two answers at once are no single noisy read: a track of this
+  // zone's size that starts elsewhere has slipped tracks or sectors before it (asked
+  // once more), and one whose halves both step otherwise is another zone's (or spare
+  // space). That saves a scan at each.
+  if (!p_.noisy() && at_mid && at_end) {
+    if (aligned(P)) {
       verified_.insert(P);
       return true;
     }
+    localize(P);
+    return true;
   }
-  // Confirm a "no" with a scan, so that one noisy read cannot end a zone.
+  if (!p_.noisy() && !at_mid && !at_end) return false;
+  // Otherwise confirm with a scan, so that one noisy read cannot end a zone.
   const TrackScan s = scan_tracks(p_, y > z.spt / 4 ? y - z.spt / 4 : 0, step, 2);
   if (s.spt != z.spt) return false;
   if (!s.exact) return true;
   // Same track size, but the track starts elsewhere: slipped sectors before it.
   localize(P);
   return true;
+}
+
+std::optional<TrackScan> Extraction::track_from(std::uint64_t y, std::uint32_t near_spt) {
+  const std::uint64_t total = t_.sectors();
+  const int reps = std::max(5, p_.repeats() + 2);
+  const std::uint64_t k = near_spt / 2;
+  if (y + 3 * near_spt >= total) return std::nullopt;
+  const double ph0 = p_.phase(y, reps);
+  const double turn = wrap_unit(p_.phase(y + k, reps) - ph0);
+  if (!(turn > 0.2 && turn < 0.8)) return std::nullopt;
+  const auto spt = static_cast<std::uint32_t>(std::lround(static_cast<double>(k) / turn));
+  if (spt < 2 || spt == near_spt) return std::nullopt;
+  // The track's last sector where that size puts it, and a skew at the next.
+  const double last = p_.phase(y + spt - 1, reps);
+  if (std::fabs(wrap_half(last - ph0 - (spt - 1.0) / spt)) >= 0.5 / spt) return std::nullopt;
+  double skew = wrap_unit(p_.phase(y + spt, reps) - last - 1.0 / spt) * spt;
+  if (skew > spt - 0.5) skew -= spt;
+  if (std::fabs(skew) < 0.5) return std::nullopt;  // no boundary to see: scan instead
+  TrackScan s;
+  s.spt = spt;
+  s.step = 1.0 / spt;
+  s.exact = true;
+  s.boundaries = {y, y + spt};
+  s.skews = {0.0, skew};
+  return s;
+}
+
+int Extraction::data_tracks(const ZoneLayout& z, std::int64_t c) {
+  const Layout& L = r_.layout;
+  const std::uint64_t total = t_.sectors();
+  if (L.heads < 2 || !L.has_data(c, 0)) return L.heads;
+  const std::uint64_t y0 = L.lba(c, 0, 0);
+  if (L.lba(c, L.heads - 1, z.spt - 1) >= total) return L.heads;
+  const double ph0 = p_.phase(y0, std::max(5, p_.repeats() + 2));
+  // Both ends of the track must follow: a sector of the next zone matches one by chance.
+  auto follows = [&](std::int32_t h) {
+    return consistent(y0, ph0, L.lba(c, h, 0)) && consistent(y0, ph0, L.lba(c, h, z.spt - 1));
+  };
+  if (follows(L.heads - 1)) return L.heads;
+  std::int32_t lo = 0, hi = L.heads - 1;
+  while (hi - lo > 1) {
+    const std::int32_t mid = lo + (hi - lo) / 2;
+    (follows(mid) ? lo : hi) = mid;
+  }
+  return hi;
+}
+
+std::int64_t Extraction::crossing_distance(const ZoneLayout& z, std::int64_t c, std::uint64_t next,
+                                           std::uint32_t next_spt) {
+  const Layout& L = r_.layout;
+  std::int64_t first = z.first_cylinder;
+  while (first < c && !L.has_data(first, 0)) ++first;
+  const std::int64_t room = c - first;
+  if (room < 3) return 1;
+  const auto sector = [&](std::uint32_t spt) { return static_cast<std::uint32_t>(rand_below(spt / 2)); };
+  // Each search starts near the seek measured at the nearest distance so far: a
+  // bracket that misses costs a turn of widening and a longer bisection.
+  auto guess = [&](std::int64_t dist) {
+    const SeekPoint* best = nullptr;
+    for (const auto& p : r_.seek_points)
+      if (!best || std::llabs(p.distance - dist) < std::llabs(best->distance - dist)) best = &p;
+    return best ? std::max(0.0, best->ms - 0.4) : 0.0;
+  };
+  // A seek of a + d cylinders inside the zone, from its last cylinder inwards; a seek
+  // costs the same in every zone, so one measured at another zone's end is kept (the
+  // shortest of those taken: a delay only ever lengthens one).
+  auto measure = [&](std::int64_t dist) {
+    const Millis ms =
+        move_time(L.lba(c, 0, sector(z.spt)), L.lba(c - dist, 0, sector(z.spt)), z.spt, guess(dist));
+    r_.seek_points.push_back({dist, ms});
+    auto [it, fresh] = crossing_seeks_.emplace(dist, ms);
+    if (!fresh) it->second = std::min(it->second, ms);
+    return it->second;
+  };
+  auto m = [&](std::int64_t a, std::int64_t d) {
+    auto it = crossing_seeks_.find(a + d);
+    return it != crossing_seeks_.end() ? it->second : measure(a + d);
+  };
+  auto cross = [&](std::int64_t a) {
+    // (Its distance is what is sought: a guess from the spare cylinders just found.)
+    return move_time(L.lba(c - a, 0, sector(z.spt)), next + sector(next_spt), next_spt,
+                     guess(a + 1 + last_spare_cylinders_));
+  };
+  // Next door or not: seeks of one and two cylinders differ the most.
+  const Millis next_door = cross(0);
+  if (next_door < 0.5 * (m(0, 1) + m(0, 2))) return 1;
+  // Spare cylinders between: matched from a cylinders further in, clear of the short
+  // seeks' settling steps (the C2247A's 6- and 8-cylinder seeks take the same time).
+  const std::int64_t a = std::min<std::int64_t>(10, room / 3);
+  const std::int64_t dmax = room - a;
+  struct Found {
+    std::int64_t d = 1;
+    double rms = 1e9;  // ms, of the two seeks against the crossing's
+    Millis f = 0, f0 = 0;
+  };
+  auto search = [&](Millis far, Millis near) {
+    // The smallest d whose seek is at least the crossing's, by galloping and bisection.
+    std::int64_t lo = 1, hi = 2;
+    while (m(a, hi) < far && hi < dmax) {
+      lo = hi;
+      hi = std::min(dmax, 2 * hi);
+    }
+    while (hi - lo > 1) {
+      const std::int64_t mid = lo + (hi - lo) / 2;
+      (m(a, mid) < far ? lo : hi) = mid;
+    }
+    // The best of the distances around it, by the seeks from both offsets: far out,
+    // neighbouring seeks differ by a few hundredths of a millisecond (0.03 ms at 35
+    // cylinders on the C2247A), about the probes' noise, and one delayed seek moves
+    // the bisection by one; next door they differ by more, except where the settling
+    // makes two alike. While the best two fit about as well, each seek is measured
+    // again (from other sectors) and the shortest kept: a delay only ever lengthens one.
+    Found r{hi, 1e9, far, near};
+    auto misfit = [&](std::int64_t dc) {
+      const double e0 = m(0, dc) - r.f0, e1 = m(a, dc) - r.f;
+      return e0 * e0 + e1 * e1;
+    };
+    std::vector<std::int64_t> around;
+    for (std::int64_t dc = std::max<std::int64_t>(2, hi - 1); dc <= std::min(dmax, hi + 1); ++dc)
+      around.push_back(dc);
+    for (int again = 0; again < 3; ++again) {
+      std::vector<std::pair<double, std::int64_t>> fits;
+      for (std::int64_t dc : around) fits.emplace_back(misfit(dc), dc);
+      std::sort(fits.begin(), fits.end());
+      r.d = fits[0].second;
+      r.rms = std::sqrt(fits[0].first / 2);
+      if (fits.size() < 2 || fits[0].first < 0.3 * fits[1].first || again == 2) break;
+      for (std::int64_t dc : around) {
+        measure(dc);
+        measure(a + dc);
+      }
+      r.f = std::min(r.f, cross(a));
+      r.f0 = std::min(r.f0, cross(0));
+    }
+    return r;
+  };
+  // A search led astray (a seek read early or late by more than the steps between
+  // them) ends on distances that fit badly: search once more on fresh seeks.
+  Found best = search(cross(a), next_door);
+  const Millis good_fit = std::max(0.04, 6.0 * r_.period.jitter_ms);
+  if (best.rms > good_fit) {
+    crossing_seeks_.clear();
+    const Found again = search(cross(a), cross(0));
+    if (again.rms < best.rms) best = again;
+  }
+  const std::int64_t d = best.d;
+  const Millis f = best.f, f0 = best.f0;
+  if (best.rms > good_fit)
+    note(fmt::format("cylinder {}: no seek inside the zone matches the seek into the next zone within {:.3f} ms "
+                     "(best {:.3f} ms): its spare cylinders may be off",
+                     c, good_fit, best.rms));
+  if (d == dmax)
+    note(fmt::format("the seek from cylinder {} into the next zone is as long as any inside its zone: its spare "
+                     "tracks are counted as {} cylinders at most",
+                     c, dmax));
+  note(fmt::format("cylinder {}: the seeks into the next zone from it and from {} cylinders in took {:.3f} and "
+                   "{:.3f} ms; inside the zone, {} and {} cylinders {:.3f} and {:.3f} ms: {} cylinders on",
+                   c, a, f0, f, d, a + d, m(0, d), m(a, d), d));
+  r_.seek_points.push_back({a + d, f});
+  r_.seek_points.push_back({d, f0});
+  last_spare_cylinders_ = d - 1;
+  return d;
 }
 
 void Extraction::find_zones() {
@@ -521,7 +784,10 @@ void Extraction::find_zones() {
     }
     ZoneLayout& zz = L.zones[zi];
     zz.cylinders = hi;
-    const std::uint64_t end_pba = zz.first_pba + static_cast<std::uint64_t>(hi) * per_cyl;
+    const std::int64_t last_c = zz.first_cylinder + hi - 1;
+    // The zone's data may end before its last cylinder does: spare tracks follow.
+    const int k = data_tracks(zz, last_c);
+    const std::uint64_t end_pba = L.pba(last_c, 0, 0) + static_cast<std::uint64_t>(k) * zz.spt;
     const std::uint64_t next = L.lba_of_pba(end_pba);
     tick(std::min(1.0, static_cast<double>(next) / static_cast<double>(total)));
     if (next >= total) {
@@ -546,7 +812,12 @@ void Extraction::find_zones() {
     // The next zone's track size from a scan that starts on the old zone's last sector
     // (scanning further back would mix the two zones' sector steps).
     const std::uint32_t old_spt = zz.spt;
-    const TrackScan s = scan_tracks(p_, start_lba - 1, 0.0, 2);
+    // (The old zone's sector step as the hint: zones next to each other differ little.)
+    // When the data ends inside a cylinder, start_lba is a track start for certain: the
+    // track size then follows from two phases and is checked at the track's end.
+    std::optional<TrackScan> quick;
+    if (k < L.heads) quick = track_from(start_lba, old_spt);
+    const TrackScan s = quick ? *quick : scan_tracks(p_, start_lba - 1, 1.0 / old_spt, 2);
     if (s.spt == old_spt)
       throw std::runtime_error(fmt::format(
           "zone search is inconsistent at LBA {}: cylinder {} does not continue zone {} but has "
@@ -557,19 +828,36 @@ void Extraction::find_zones() {
       if (s.boundaries[i] == start_lba) at = i;
     if (s.exact && !at)
       note(fmt::format("no track boundary at LBA {} where zone {} should start", start_lba, zi + 1));
+    // Spare tracks at the zone's end hold no LBA: the next LBA lies a seek away.
+    const std::int64_t d = crossing_distance(zz, last_c, start_lba, s.spt);
+    const std::uint64_t spare = static_cast<std::uint64_t>(L.heads - k) +
+                                static_cast<std::uint64_t>(d - 1) * static_cast<std::uint64_t>(L.heads);
+    if (spare > 0) {
+      L.add_hole(end_pba, spare * zz.spt, HoleKind::SpareTracks);
+      zz.cylinders += d - 1;
+      note(fmt::format("zone {}: its data ends on head {} of cylinder {}; {} spare tracks follow (the next "
+                       "LBA is {} cylinders on, by its seek time)",
+                       zi, k - 1, last_c, spare, d));
+    }
     ZoneLayout nz;
     nz.first_cylinder = zz.first_cylinder + zz.cylinders;
-    nz.first_pba = end_pba;
+    nz.first_pba = zz.first_pba + static_cast<std::uint64_t>(zz.cylinders) * per_cyl;
     nz.spt = s.spt;
     // First skews from the scan (refined in the skews step): the boundary at the zone
     // start skews like a cylinder switch, the others inside the first cylinder like
     // track switches.
-    if (at) nz.cylinder_skew = snap(s.skews[*at] - gap_before(s.boundaries[*at]));
+    // After spare tracks the zone's first track is placed on its own, not by a switch:
+    // its cylinder skew is measured at its second cylinder instead.
+    if (spare > 0 && start_lba + 2 * static_cast<std::uint64_t>(L.heads) * nz.spt < total)
+      nz.cylinder_skew = snap(measure_skew(p_, start_lba + static_cast<std::uint64_t>(L.heads) * nz.spt,
+                                           1.0 / nz.spt, 3, 0));
+    else if (at)
+      nz.cylinder_skew = snap(s.skews[*at] - gap_before(s.boundaries[*at]));
     std::vector<double> ts;
     for (std::size_t i = 0; i < s.boundaries.size(); ++i)
       if (!at || i > *at) ts.push_back(s.skews[i] - gap_before(s.boundaries[i]));
     if (!ts.empty() && L.heads > 1) nz.track_skew = snap(median(ts));
-    verified_.insert(end_pba);
+    verified_.insert(nz.first_pba);
     L.zones.push_back(nz);
     ++zi;
     if (L.zones.size() > 512) throw std::runtime_error("more than 512 zones: not a zoned disk layout");
@@ -608,11 +896,13 @@ void Extraction::measure_skews() {
       if (done || (i >= 5 && elapsed() - zone_start > share)) break;
       const auto c = z.first_cylinder + static_cast<std::int64_t>(rand_below(static_cast<std::uint64_t>(z.cylinders - 1)));
       const std::uint64_t yc = L.lba(c + 1, 0, 0);
-      cyl.push_back(measure_skew(p_, yc, step, 1, gap_before(yc)));
+      if (yc + z.spt >= t_.sectors()) continue;
+      if (L.has_data(c, L.heads - 1) && L.has_data(c + 1, 0))  // not next to spare or slipped tracks
+        cyl.push_back(measure_skew(p_, yc, step, 1, gap_before(yc)));
       if (L.heads > 1) {
         const auto h = static_cast<std::int32_t>(1 + rand_below(static_cast<std::uint64_t>(L.heads - 1)));
         const std::uint64_t yt = L.lba(c, h, 0);
-        track.push_back(measure_skew(p_, yt, step, 1, gap_before(yt)));
+        if (L.has_data(c, h - 1) && L.has_data(c, h)) track.push_back(measure_skew(p_, yt, step, 1, gap_before(yt)));
       }
     }
     // Whole sectors unless the measurements say otherwise.
@@ -626,15 +916,18 @@ void Extraction::measure_skews() {
     z.track_skew = track.empty() ? *z.cylinder_skew : snap_to(trk_raw, sem(track));
     // Long baseline: the cumulative skew model must place the start of the zone's last
     // cylinder where it is; a skew error of e sectors is e times the tracks crossed.
-    if (z.cylinders >= 4) {
-      const std::int64_t far = z.last_cylinder() - 1;
+    // (From the first cylinder whose first track holds data to the last whose last does.)
+    std::int64_t near = z.first_cylinder, far = z.last_cylinder() - 1;
+    while (near < far && !L.has_data(near, 0)) ++near;
+    while (far > near && (!L.has_data(far, L.heads - 1) || L.lba(far, L.heads - 1, 1) + 2 >= t_.sectors())) --far;
+    if (far - near >= 3) {
       const auto far_head = static_cast<std::int32_t>(L.heads - 1);
-      const std::uint64_t y0 = L.lba(z.first_cylinder, 0, 1), y1 = L.lba(far, far_head, 1);
+      const std::uint64_t y0 = L.lba(near, 0, 1), y1 = L.lba(far, far_head, 1);
       const int reps = std::max(5, p_.repeats() + 2);
       const double measured = p_.phase(y1, reps) - p_.phase(y0, reps);
       auto predicted = [&](double ts, double cs) {
         const Chs3 a = L.chs(L.pba_of_lba(y0)), b = L.chs(L.pba_of_lba(y1));
-        const double tracks_cyl = static_cast<double>(far - z.first_cylinder);
+        const double tracks_cyl = static_cast<double>(far - near);
         return (tracks_cyl * ((L.heads - 1) * ts + cs) + far_head * ts + b.sector - a.sector) * step;
       };
       const double err_snap = wrap_half(measured - predicted(*z.track_skew, *z.cylinder_skew)) / step;
@@ -650,8 +943,9 @@ void Extraction::measure_skews() {
                          *z.cylinder_skew));
       }
     }
-    if (zi > 0) {
-      // Crossing into a zone skews like a cylinder switch of the new zone.
+    if (zi > 0 && gap_before(L.zone_first_lba(z)) == 0) {
+      // Crossing into a zone skews like a cylinder switch of the new zone (after spare
+      // tracks there is no switch to compare).
       const std::uint64_t y = L.zone_first_lba(z);
       const double cross = measure_skew(p_, y, step, 1, gap_before(y));
       if (std::fabs(wrap_half((cross - *z.cylinder_skew) / z.spt)) * z.spt > 1.0)
@@ -692,6 +986,7 @@ void Extraction::measure_switches() {
     const auto c = z.first_cylinder +
                    static_cast<std::int64_t>(rand_below(static_cast<std::uint64_t>(std::max<std::int64_t>(1, z.cylinders - 1))));
     const auto h = static_cast<std::int32_t>(rand_below(static_cast<std::uint64_t>(std::max(1, L.heads - 1))));
+    if (!L.has_data(c, h) || (L.heads > 1 && !L.has_data(c, h + 1))) continue;  // spare or slipped
     const std::uint64_t src = L.lba(c, h, 1);
     const Millis same = reach(L.lba(c, h, 1), L.lba(c, h, z.spt / 2 + 1), 0.0, p_.period()) - tau(z.spt);
     dead.push_back(same);
@@ -710,7 +1005,9 @@ void Extraction::measure_switches() {
 void Extraction::measure_seeks() {
   progress_.step("seek");
   const Layout& L = r_.layout;
-  const std::int64_t cyls = L.cylinders();
+  // Cylinders up to the last whole one that holds data (spares after it show nothing).
+  const std::int64_t cyls =
+      std::min(L.cylinders(), L.chs(L.pba_of_lba(t_.sectors() - 1)).cylinder);
   const std::int64_t maxd = cyls - 1;
   if (maxd < 1) {
     note("a single cylinder: no seek curve");
@@ -754,9 +1051,16 @@ void Extraction::measure_seeks() {
     return lo->second + f * (hi->second - lo->second);
   };
   auto measure = [&](std::int64_t d, bool outward) {
-    const auto c0 = static_cast<std::int64_t>(rand_below(static_cast<std::uint64_t>(cyls - d)));
+    std::int64_t c0 = 0;
+    std::int32_t h = 0;
+    for (int draw = 0; draw < 64; ++draw) {  // both ends on tracks that hold data
+      c0 = static_cast<std::int64_t>(rand_below(static_cast<std::uint64_t>(cyls - d)));
+      h = static_cast<std::int32_t>(rand_below(static_cast<std::uint64_t>(L.heads)));
+      if (L.has_data(c0, h) && L.has_data(c0 + d, h) &&
+          L.lba(c0 + d, h, L.spt_of_cylinder(c0 + d) - 1) < t_.sectors())
+        break;
+    }
     const std::int64_t src_c = outward ? c0 : c0 + d, dst_c = outward ? c0 + d : c0;
-    const auto h = static_cast<std::int32_t>(rand_below(static_cast<std::uint64_t>(L.heads)));
     const std::uint32_t src_spt = L.spt_of_cylinder(src_c), dst_spt = L.spt_of_cylinder(dst_c);
     // Sectors well inside their tracks: undiscovered slips at the end of the disk then
     // cannot push a target past the last LBA.
@@ -875,9 +1179,27 @@ void Extraction::build_profile() {
     P.zones.push_back(s);
   }
   P.head_switch_ms = head_switch_;
-  for (std::uint64_t pba : L.slipped) {
-    const Chs3 c = L.chs(pba);
-    P.defects.push_back(Defect{c.cylinder, c.head, c.sector});
+  // Slipped sectors as defects; an empty front, slipped tracks and spare tracks in the
+  // layout of a drive that spares tracks at each zone's end (DiskSim's scheme 1), where
+  // a slipped track uses one of its zone's spares.
+  for (const Hole& h : L.holes()) {
+    if (h.kind == HoleKind::Sector) {
+      for (std::uint64_t p = h.pba; p < h.pba + h.count; ++p) {
+        const Chs3 c = L.chs(p);
+        P.defects.push_back(Defect{c.cylinder, c.head, c.sector});
+      }
+      continue;
+    }
+    P.layout.sparing = Sparing::TracksPerZone;
+    const auto zi = static_cast<std::size_t>(&L.zone_of_pba(h.pba) - L.zones.data());
+    ZoneSpec& s = P.zones[zi];
+    const std::uint64_t track = (h.pba - L.zones[zi].first_pba) / L.zones[zi].spt;
+    switch (h.kind) {
+      case HoleKind::Front: s.empty_front += h.count; break;
+      case HoleKind::Track: s.slips.push_back(track); ++s.spares; break;
+      case HoleKind::SpareTracks: s.spares += h.count / L.zones[zi].spt; break;
+      case HoleKind::Sector: break;
+    }
   }
   const Millis read_overhead = std::max(0.0, r_.dead_time_ms - r_.host_floor_ms);
   P.overhead_ms = PerOp{read_overhead, write_overhead_ >= 0 ? write_overhead_ : read_overhead, read_overhead};
@@ -887,6 +1209,21 @@ void Extraction::build_profile() {
     P.seek.points = {{1, 0.0}};
   } else {
     P.seek = r_.seek.spec;
+  }
+  // A zone after spare tracks is placed on the platter on its own, not by a switch from
+  // the zone before (DiskSim's first block offset): its first track's angle is measured,
+  // relative to the chained angles and the reference sector.
+  {
+    const DiskModel chained(P);
+    const double ref = chained.end_angle(o_.reference_lba, 1);
+    for (std::size_t zi = 1; zi < L.zones.size(); ++zi) {
+      const ZoneLayout& z = L.zones[zi];
+      const std::uint64_t y = L.zone_first_lba(z);
+      if (gap_before(y) == 0 || y >= t_.sectors()) continue;
+      const double off = wrap_half(p_.phase(y, std::max(5, p_.repeats() + 2)) - (chained.end_angle(y, 1) - ref));
+      const double first = wrap_unit(chained.track_angle(z.first_cylinder, 0) + off) * z.spt;
+      P.zones[zi].first_block_sectors = snap(first) >= z.spt ? 0.0 : snap(first);
+    }
   }
   // Platter angle at time 0 of the target's clock: the reference sector's transfer
   // ends when its completion is seen (completion offsets are folded into overheads).

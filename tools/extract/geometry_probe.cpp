@@ -262,26 +262,36 @@ BoundaryClasses classify_boundaries(const std::vector<double>& v, double min_gap
     c.why = fmt::format("every track switch looks the same ({:.3f})", median(v));
     return c;
   }
-  // Boundary k (1-based) starts track k; cylinder boundaries are the multiples of heads.
+  // Boundary k (1-based) starts track k. Cylinder boundaries repeat every `heads`
+  // boundaries; when LBA 0 lies on head h0 (an empty front), they are the k with
+  // (k + h0) a multiple of heads. With two heads both classes alternate: LBA 0 on
+  // head 0 is then the reading taken.
+  std::optional<BoundaryClasses> found;
   for (int side = 0; side < 2; ++side) {
     std::vector<int> idx;
     for (std::size_t i = 0; i < v.size(); ++i)
       if ((v[i] > cut) == (side == 1)) idx.push_back(static_cast<int>(i) + 1);
-    const int g = idx.front();
+    if (idx.size() < 2) continue;
+    const int g = idx[1] - idx[0];
     const int last = static_cast<int>(v.size());
-    bool periodic = g >= 1 && last >= 2 * g;
+    // An offset needs a third cylinder switch: two could be one outlier and a switch.
+    bool periodic = g >= 2 && (idx[0] == g || (idx[0] < g && idx.size() >= 3));
     for (int k = 1; k <= last && periodic; ++k) {
       const bool member = std::find(idx.begin(), idx.end(), k) != idx.end();
-      if (member != (k % g == 0)) periodic = false;
+      if (member != (k % g == idx[0] % g)) periodic = false;
     }
     if (!periodic) continue;
     std::vector<double> cyl, trk;
-    for (std::size_t i = 0; i < v.size(); ++i) ((static_cast<int>(i) + 1) % g == 0 ? cyl : trk).push_back(v[i]);
-    c.heads = g;
-    c.cylinder_value = median(cyl);
-    c.track_value = trk.empty() ? 0.0 : median(trk);
-    return c;
+    for (std::size_t i = 0; i < v.size(); ++i)
+      ((static_cast<int>(i) + 1) % g == idx[0] % g ? cyl : trk).push_back(v[i]);
+    BoundaryClasses f;
+    f.heads = g;
+    f.first_head = (g - idx[0] % g) % g;
+    f.cylinder_value = median(cyl);
+    f.track_value = trk.empty() ? 0.0 : median(trk);
+    if (!found || found->first_head != 0) found = f;
   }
+  if (found) return *found;
   c.why = "the track switches fall into two classes but neither repeats with a fixed period";
   return c;
 }

@@ -53,12 +53,14 @@ std::vector<Boundary> walk_boundaries(Prober& p, std::uint64_t first, std::uint3
 double measure_skew(Prober& p, std::uint64_t lba, double step, int samples = 1, int gap = 0);
 
 // Splits per-boundary values (skews in sectors, or track-switch times) into a
-// track-switch class and a cylinder-switch class, using the alignment of track 0 at
-// the start of the walk: value k-1 belongs to the boundary that starts track k, and
-// cylinder switches are the boundaries at multiples of the number of heads. Classes
-// must be at least `min_gap` apart. heads == 0 when the values do not tell.
+// track-switch class and a cylinder-switch class: value k-1 belongs to the boundary
+// that starts track k (counted from LBA 0's track), and cylinder switches repeat with
+// the number of heads, at the multiples of it when LBA 0 is on head 0, else offset by
+// LBA 0's head (an empty front). Classes must be at least `min_gap` apart. heads == 0
+// when the values do not tell.
 struct BoundaryClasses {
   std::int32_t heads = 0;
+  std::int32_t first_head = 0;  // the head of LBA 0's track
   double track_value = 0.0, cylinder_value = 0.0;
   std::string why;  // when heads == 0
 };

@@ -69,6 +69,67 @@ TEST_CASE("boundary classes give the number of heads from the alignment of track
   CHECK(classify_boundaries({8.0, 8.3, 7.8, 8.1}, 1.0).heads == 0);
 }
 
+TEST_CASE("boundary classes find LBA 0's head when an empty front puts it past head 0", "[extract][parts]") {
+  // The imported HP C2247A: 13 heads, LBA 0 on head 4, so cylinder switches start
+  // tracks 9, 22, 35, ... counted from LBA 0's.
+  std::vector<double> v;
+  for (int k = 1; k <= 48; ++k) v.push_back((k + 4) % 13 == 0 ? 32.0 : 14.0);
+  BoundaryClasses c = classify_boundaries(v, 1.0);
+  CHECK(c.heads == 13);
+  CHECK(c.first_head == 4);
+  CHECK(c.cylinder_value == 32.0);
+  CHECK(c.track_value == 14.0);
+  // Two switches off the multiples could be an outlier and a switch: a third decides.
+  v.resize(24);
+  CHECK(classify_boundaries(v, 1.0).heads == 0);
+  // On head 0 two are enough, as before.
+  v.assign(40, 8.0);
+  v[18] = v[37] = 18.0;
+  c = classify_boundaries(v, 1.0);
+  CHECK(c.heads == 19);
+  CHECK(c.first_head == 0);
+}
+
+TEST_CASE("the layout maps an empty front, slipped and spare tracks like the disk model", "[extract][parts]") {
+  // Two heads; zone 0: four cylinders of 10 sectors, its first track empty, track 3
+  // slipped, two spare tracks at its end (one taken by the slip); zone 1: three
+  // cylinders of 8.
+  Layout L;
+  L.heads = 2;
+  L.zones = {ZoneLayout{0, 4, 10, 0, {}, {}}, ZoneLayout{4, 3, 8, 80, {}, {}}};
+  L.add_hole(0, 10, HoleKind::Front);
+  L.add_hole(30, 10, HoleKind::Track);
+  L.add_hole(70, 10, HoleKind::SpareTracks);
+  L.add_slipped(85);
+  CHECK(L.lba_of_pba(0) == 0);
+  CHECK(L.pba_of_lba(0) == 10);
+  CHECK(L.pba_of_lba(20) == 40);  // after the slipped track
+  CHECK(L.pba_of_lba(49) == 69);
+  CHECK(L.pba_of_lba(50) == 80);  // zone 1, after the spare track
+  CHECK_FALSE(L.has_data(0, 0));
+  CHECK_FALSE(L.has_data(1, 1));
+  CHECK_FALSE(L.has_data(3, 1));
+  CHECK(L.has_data(4, 0));
+  CHECK_THROWS_AS(L.add_hole(35, 2, HoleKind::Sector), std::logic_error);
+  DiskProfile p;
+  p.heads = 2;
+  p.rotation_ms = 10;
+  p.layout.sparing = Sparing::TracksPerZone;
+  p.zones = {ZoneSpec{0, 3, 10, {}, {}}, ZoneSpec{4, 6, 8, {}, {}}};
+  p.zones[0].empty_front = 10;
+  p.zones[0].slips = {3};
+  p.zones[0].spares = 2;
+  p.defects = {{4, 0, 5}};
+  p.seek.form = SeekCurveSpec::Form::Table;
+  p.seek.points = {{1, 1.0}};
+  DiskModel m(p);
+  for (std::uint64_t lba = 0; lba < m.lbas(); ++lba) {
+    const Chs c = m.lba_to_chs(lba);
+    REQUIRE(L.pba_of_lba(lba) == L.pba(c.cylinder, c.head, c.sector));
+    REQUIRE(L.lba_of_pba(L.pba(c.cylinder, c.head, c.sector)) == lba);
+  }
+}
+
 TEST_CASE("the layout maps cylinders and slipped sectors like the disk model", "[extract][parts]") {
   Layout L;
   L.heads = 2;
