@@ -45,7 +45,16 @@ for i in range(writes):
 if signal_after:
     # The cut while connected: SIGUSR2, then wait (bounded) until the stats say it is done.
     import signal, time, json as j
-    pid, stats = int(sys.argv[5]), sys.argv[6]
+    pidfile, stats = sys.argv[5], sys.argv[6]
+    # nbdkit starts --run before it writes its pid file: wait (bounded) for the file.
+    for _ in range(300):
+        try:
+            pid = int(open(pidfile).read())
+            break
+        except (OSError, ValueError):
+            time.sleep(0.1)
+    else:
+        raise SystemExit("nbdkit wrote no pid file in 30 s")
     os.kill(pid, signal.SIGUSR2)
     for _ in range(300):
         try:
@@ -113,7 +122,7 @@ nbdkit -U - --filter="$DISKSCHED_FILTER" "$P" model=sata7200-8tb sched=asatf:w=3
 
 # --- a cut by SIGUSR2 while connected ---------------------------------------------
 nbdkit -U - -P "$T/pid" "${stack[@]}" file="$T/b.img" write-cache=1M stats="$T/b.json" \
-  --run "/usr/bin/python3 '$T/writer.py' \"\$uri\" 235 '$T/b.rec' 1 \$(cat '$T/pid') '$T/b.json'"
+  --run "/usr/bin/python3 '$T/writer.py' \"\$uri\" 235 '$T/b.rec' 1 '$T/pid' '$T/b.json'"
 /usr/bin/python3 - "$T/b.rec" "$T/b.img" "$T/b.json" <<'PY'
 import json, sys
 rec, img, stats = json.load(open(sys.argv[1])), open(sys.argv[2], "rb"), json.load(open(sys.argv[3]))
