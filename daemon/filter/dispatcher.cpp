@@ -146,7 +146,13 @@ void Dispatcher::calibration_loop() {
           "only {:.0f}% of the last {} requests were predicted within the tolerance for any "
           "delta: does the geometry ({}) describe the device, and does sched-timescale ({}) "
           "match its speed?",
-          100 * c.within, c.samples, core_.model().name(), options_.timescale));
+          100 * c.within, c.samples, core_.model().name(), options_.timescale) +
+          (core_.writes_buffered()
+               ? " (writes complete in bus time here: the device has a write cache. They are "
+                 "predicted as buffered and leave the head where the last read left it; the "
+                 "cache's destages are invisible from the host, so reads after them may be "
+                 "off. A write-through device (diskemu write-cache=0) predicts exactly.)"
+               : ""));
     }
   }
 }

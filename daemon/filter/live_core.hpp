@@ -85,6 +85,8 @@ class LiveCore {
   // What the head tracker learnt of the rotation: the spin predictions use and the
   // track angles corrected so far (a snapshot: calibration replays samples on it).
   const RotationState& rotation() const { return tracker_->rotation(); }
+  // The tracker has seen writes complete in bus time: the device buffers them.
+  bool writes_buffered() const { return tracker_->writes_buffered(); }
 
   const DeviceModel& model() const { return *model_; }
   unsigned depth() const { return options_.depth; }
