@@ -268,6 +268,21 @@ TEST_CASE("a write that does not continue the last one seeks for at least the mi
   }
 }
 
+TEST_CASE("a write that continues a finished write still seeks for at least the minimum",
+          "[drive]") {
+  // DiskSim waives its minimum seek delay only for a write stream whose media access is
+  // still going. Sector 3 passes from 20.3 to 20.4 ms: reached after the command (20.2)
+  // with no seek; after a 0.6 ms minimum seek the next pass, ending at 30.4, is.
+  for (const Millis min_seek : {0.0, 0.6}) {
+    DriveParams d = write_through_drive();
+    d.controller.min_write_seek = min_seek;
+    VirtualDevice dev(disk_with(d));
+    dev.serve(0.0, Op::Write, 2 * kSector, kSector);
+    const Service w = dev.serve(20.0, Op::Write, 3 * kSector, kSector);
+    CHECK_THAT(w.completion_ms, WithinAbs(min_seek > 0 ? 30.4 : 20.4, kEps));
+  }
+}
+
 TEST_CASE("an extra write disconnect delays the data of a write after a write it does not "
           "continue",
           "[drive]") {
