@@ -109,6 +109,18 @@ void DriveCache::settle(Millis t, bool stop) {
       mech_ = c.end;
     }
     mech_.time_ms = finished ? r.media_end : t;
+    if (!finished && done > 0 && r.base + done < r.end) {
+      // As DiskSim's read-ahead does, the arm leaves for the next track once the last
+      // sector of this one is read: stopped after that, it is on the next track, free
+      // when the move ends (disk_buffer_stopable_access lets a seek finish).
+      HeadState at = mech_;
+      at.time_ms = sector_end(r, done);
+      const Cost next = platter(model_, at, Op::Read, r.base + done, 1, sector_bytes_);
+      if (next.end.cylinder != at.cylinder || next.end.head != at.head) {
+        mech_ = next.end;
+        mech_.time_ms = std::max(t, at.time_ms + next.seek_ms);
+      }
+    }
     stream_.on = false;
   }
 }

@@ -327,6 +327,28 @@ TEST_CASE("with extra write disconnects a write's media waits for its first ten 
   }
 }
 
+TEST_CASE("read-ahead stopped after it left for the next cylinder leaves the arm there",
+          "[drive]") {
+  // [190, 200) is the end of cylinder 0 (head 1), read from 9.0 to 10.0 ms; the read-ahead
+  // then seeks to cylinder 1 (1 ms, there at 11.0) for LBAs 200-249. A miss on cylinder 0
+  // stops it: the arm comes back from cylinder 1, as in DiskSim, not from cylinder 0.
+  struct Case {
+    Millis at;
+    std::uint64_t lba;
+    Millis done;
+  };
+  // Mid-seek (10.5): the seek ends at 11.0, back at 12.0, so LBA 15 (11.5-11.6) waits a
+  // turn. On cylinder 1 (12.5): back at 13.5, so LBA 30 (13.0-13.1) waits a turn.
+  for (const Case c : {Case{10.5, 15, 21.6}, Case{12.5, 30, 23.1}}) {
+    VirtualDevice dev(disk_with(read_ahead_drive()));
+    const Service first = dev.serve(0.0, Op::Read, 190 * kSector, 10 * kSector);
+    REQUIRE_THAT(first.completion_ms, WithinAbs(10.0, kEps));
+    const Service miss = dev.serve(c.at, Op::Read, c.lba * kSector, kSector);
+    CHECK_FALSE(miss.hit);
+    CHECK_THAT(miss.completion_ms, WithinAbs(c.done, kEps));
+  }
+}
+
 TEST_CASE("continuous read 4 reads ahead to the end of the track after the request, and a "
           "track more for a sequential reader (DiskSim's DEC prefetch scheme)",
           "[drive]") {
