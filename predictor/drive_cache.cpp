@@ -109,6 +109,18 @@ void DriveCache::settle(Millis t, bool stop) {
       mech_ = c.end;
     }
     mech_.time_ms = finished ? r.media_end : t;
+    if (!finished && done > 0 && r.base + done < r.end) {
+      // As DiskSim's read-ahead does, the arm leaves for the next track once the last
+      // sector of this one is read: stopped after that, it is on the next track, free
+      // when the move ends (disk_buffer_stopable_access lets a seek finish).
+      HeadState at = mech_;
+      at.time_ms = sector_end(r, done);
+      const Cost next = platter(model_, at, Op::Read, r.base + done, 1, sector_bytes_);
+      if (next.end.cylinder != at.cylinder || next.end.head != at.head) {
+        mech_ = next.end;
+        mech_.time_ms = std::max(t, at.time_ms + next.seek_ms);
+      }
+    }
     stream_.on = false;
   }
 }
@@ -404,8 +416,8 @@ DriveResult DriveCache::serve(Millis start, Op op, std::uint64_t lba, std::uint3
   if (behind && !continues && destage_.size() >= std::max(1u, cp.write_segments))
     accept = destage_[destage_.size() - std::max(1u, cp.write_segments)].media_end;  // room
   out.hit = behind && accept == start;
-  // A write that does not continue the previous write: DiskSim's minimum seek delay and
-  // extra write disconnect apply to it.
+  // A write that does not continue the previous write: DiskSim's extra write disconnect
+  // applies to it.
   const bool fresh = !(last_write_ && lba == last_write_end_);
   const bool extra = ctl.extra_write_disconnect && last_write_ && fresh;
   // The command: it disconnects at once and reconnects for the data (extra), or takes
@@ -444,7 +456,9 @@ DriveResult DriveCache::serve(Millis start, Op op, std::uint64_t lba, std::uint3
     r.base = lba;
     r.end = end;
     const Millis seek = platter(model_, r.from, Op::Write, lba, sectors, sector_bytes_).seek_ms;
-    if (fresh && seek < ctl.min_write_seek) r.from.time_ms += ctl.min_write_seek - seek;
+    // DiskSim's minimum seek delay: waived only for a write joined to a media run still
+    // going (above), not for one that merely continues a finished write's LBAs.
+    if (seek < ctl.min_write_seek) r.from.time_ms += ctl.min_write_seek - seek;
     media_start = media_run(r, Op::Write, bus > 0 ? &ends : nullptr, nullptr);
     if (bus > 0 && sectors > 0) {
       // A sector is written only once it has arrived; with DiskSim's extra write

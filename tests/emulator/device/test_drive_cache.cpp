@@ -268,6 +268,21 @@ TEST_CASE("a write that does not continue the last one seeks for at least the mi
   }
 }
 
+TEST_CASE("a write that continues a finished write still seeks for at least the minimum",
+          "[drive]") {
+  // DiskSim waives its minimum seek delay only for a write stream whose media access is
+  // still going. Sector 3 passes from 20.3 to 20.4 ms: reached after the command (20.2)
+  // with no seek; after a 0.6 ms minimum seek the next pass, ending at 30.4, is.
+  for (const Millis min_seek : {0.0, 0.6}) {
+    DriveParams d = write_through_drive();
+    d.controller.min_write_seek = min_seek;
+    VirtualDevice dev(disk_with(d));
+    dev.serve(0.0, Op::Write, 2 * kSector, kSector);
+    const Service w = dev.serve(20.0, Op::Write, 3 * kSector, kSector);
+    CHECK_THAT(w.completion_ms, WithinAbs(min_seek > 0 ? 30.4 : 20.4, kEps));
+  }
+}
+
 TEST_CASE("an extra write disconnect delays the data of a write after a write it does not "
           "continue",
           "[drive]") {
@@ -309,6 +324,28 @@ TEST_CASE("with extra write disconnects a write's media waits for its first ten 
     VirtualDevice dev(disk_with(d));
     const Service w = dev.serve(0.0, Op::Write, 5 * kSector, 20 * kSector);
     CHECK_THAT(w.completion_ms, WithinAbs(extra ? 12.5 : 2.5, kEps));
+  }
+}
+
+TEST_CASE("read-ahead stopped after it left for the next cylinder leaves the arm there",
+          "[drive]") {
+  // [190, 200) is the end of cylinder 0 (head 1), read from 9.0 to 10.0 ms; the read-ahead
+  // then seeks to cylinder 1 (1 ms, there at 11.0) for LBAs 200-249. A miss on cylinder 0
+  // stops it: the arm comes back from cylinder 1, as in DiskSim, not from cylinder 0.
+  struct Case {
+    Millis at;
+    std::uint64_t lba;
+    Millis done;
+  };
+  // Mid-seek (10.5): the seek ends at 11.0, back at 12.0, so LBA 15 (11.5-11.6) waits a
+  // turn. On cylinder 1 (12.5): back at 13.5, so LBA 30 (13.0-13.1) waits a turn.
+  for (const Case c : {Case{10.5, 15, 21.6}, Case{12.5, 30, 23.1}}) {
+    VirtualDevice dev(disk_with(read_ahead_drive()));
+    const Service first = dev.serve(0.0, Op::Read, 190 * kSector, 10 * kSector);
+    REQUIRE_THAT(first.completion_ms, WithinAbs(10.0, kEps));
+    const Service miss = dev.serve(c.at, Op::Read, c.lba * kSector, kSector);
+    CHECK_FALSE(miss.hit);
+    CHECK_THAT(miss.completion_ms, WithinAbs(c.done, kEps));
   }
 }
 
