@@ -15,6 +15,7 @@
 #include "predictor/disk_model.hpp"
 #include "schedulers/registry.hpp"
 #include "tests/emulator/device/small_disk.hpp"
+#include "tests/emulator/sim/listed_arrivals.hpp"
 
 using namespace disksched;
 using Catch::Matchers::WithinAbs;
@@ -25,18 +26,7 @@ constexpr std::uint32_t kSector = 512;
 constexpr double kEps = 1e-9;
 constexpr std::uint64_t kA = 2 * 200 + 100 + 50, kB = 5 * 200 + 20, kC = 8 * 200 + 100 + 15;
 
-class Listed final : public ArrivalStream {
- public:
-  explicit Listed(std::vector<Arrival> a) : a_(std::move(a)) {}
-  std::optional<Arrival> next() override {
-    if (i_ == a_.size()) return std::nullopt;
-    return a_[i_++];
-  }
-
- private:
-  std::vector<Arrival> a_;
-  std::size_t i_ = 0;
-};
+using Listed = disksched::testing::ListedArrivals;
 
 SimResult run(std::optional<WriteCacheOptions> cache) {
   DiskProfile p = testing::small_disk("sim-write-cache");

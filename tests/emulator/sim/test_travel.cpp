@@ -8,23 +8,13 @@
 #include "emulator/sim/simulator.hpp"
 #include "predictor/device_model.hpp"
 #include "schedulers/registry.hpp"
+#include "tests/emulator/sim/listed_arrivals.hpp"
 
 using namespace disksched;
 
 namespace {
 
-class Listed final : public ArrivalStream {
- public:
-  explicit Listed(std::vector<Arrival> a) : a_(std::move(a)) {}
-  std::optional<Arrival> next() override {
-    if (i_ == a_.size()) return std::nullopt;
-    return a_[i_++];
-  }
-
- private:
-  std::vector<Arrival> a_;
-  std::size_t i_ = 0;
-};
+using Listed = disksched::testing::ListedArrivals;
 
 Arrival read_at(Millis t, std::uint64_t block) {
   Arrival a;
