@@ -96,7 +96,7 @@ for m in $models; do
     echo "$m: extraction failed:"; tail -5 "$out/$m.log"; status=1; continue; }
   t1=$(date +%s.%N)
   wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
-  echo "-- $m: wall time $wall s (target for the HP 97560: <= 300 s)"
+  echo "-- $m: wall time $wall s (budget ${budget:-300} s; the HP 97560 target: <= 300 s)"
   grep -E "^(disksched extract: note:|extract: (no )?drive cache|rotation|heads|zone|head switch|overhead|seek|validation|took|note) " "$out/$m.log" | sed 's/^/   /'
   if "$disksched" extract check "$prof" --against "${truth[$m]}" --rpm-error "${rpmerr[$m]}" \
        > "$out/$m.check" 2>&1; then :; else status=1; fi

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "daemon/filter/lbn_model.hpp"
+#include "predictor/device_model.hpp"
 #include "common/units.hpp"
 #include "schedulers/registry.hpp"
 
@@ -176,7 +177,8 @@ std::unique_ptr<DeviceModel> FilterConfig::validate() const {
     }
     if (!geom && a != nullptr && (a->needs_rotation || a->needs_mems))
       hint = "; without sched-geometry= only LBN distances are known: give "
-             "sched-geometry=hp97560, mems or PROFILE.json for this scheduler";
+             "sched-geometry=NAME (a built-in model: " + builtin_models_text() +
+             ") or PROFILE.json for this scheduler";
     throw bad("sched", sched, std::string(e.what()) + hint);
   }
   return geom;

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "common/units.hpp"
+#include "predictor/device_model.hpp"
 #include "schedulers/registry.hpp"
 
 namespace disksched::diskemu {
@@ -33,7 +34,8 @@ void DiskemuConfig::set(std::string_view key, std::string_view value, const KeyP
   };
   try {
     if (key == "model") {
-      if (value.empty()) throw bad("expected hp97560, hp97560-full, mems, fixed:ms=X or a .json profile");
+      if (value.empty()) throw bad("expected a built-in model (" + builtin_models_text() +
+                      "), fixed:ms=X or a .json profile");
       model = value;
     } else if (key == "file") {
       if (value.empty()) throw bad("expected a path");
@@ -106,9 +108,8 @@ void DiskemuConfig::set(std::string_view key, std::string_view value, const KeyP
 
 void DiskemuConfig::check() const {
   if (model.empty())
-    throw ConfigError(
-        "the model= parameter is required (hp97560, hp97560-full, mems, fixed:ms=X or a .json "
-        "profile)");
+    throw ConfigError("the model= parameter is required (a built-in model: " +
+                      builtin_models_text() + "; fixed:ms=X or a .json profile)");
   const bool cache = write_cache && *write_cache > 0;
   if (write_cache_high_water && !cache)
     throw ConfigError(

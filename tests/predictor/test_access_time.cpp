@@ -25,7 +25,7 @@ TEST_CASE("T_A equals JW's formula for every (c, s) on the HP 97560 (JW sec. 4)"
   // Head at cylinder 0, head 0, sector 0 (time 0, phase 0), and also parked over
   // sector k of the track (time k*tau): s is the offset from the head's sector.
   for (int k : {0, 17, 71}) {
-    HeadState h{k * tau, 0, 0, 0.0, 1};
+    HeadState h{k * tau, 0, 0, 0.0, 1, {}};
     for (std::int64_t c = 0; c < 1964; ++c) {
       for (int s = 0; s < S; ++s) {
         const std::uint64_t lba = m.chs_to_lba({c, 0, static_cast<std::uint32_t>((k + s) % S)});
@@ -80,7 +80,7 @@ TEST_CASE("a transfer across a head switch waits for the skewed next track", "[a
   // wait up to the skewed sector 0, one sector: exactly 1 + 8 + 1 sector times.
   const std::uint64_t lba = 71;
   const Location loc = m.locate(lba, 2, Op::Read);
-  HeadState h{0, loc.cylinder, loc.head, 0, 1};
+  HeadState h{0, loc.cylinder, loc.head, 0, 1, {}};
   const Cost c = m.service(h, Op::Read, lba * 512, 2 * 512);
   CHECK(c.transfer_ms == Approx(10 * tau).margin(1e-9));
   CHECK(c.end.head == 1);
@@ -115,7 +115,7 @@ TEST_CASE("a head state's spin turns the platter; the model stays as loaded", "[
     wait -= std::floor(wait);
     return l.overhead_ms + wait * s.period_ms;
   };
-  HeadState h{2000.0, l.cylinder, l.head, 0, 1};
+  HeadState h{2000.0, l.cylinder, l.head, 0, 1, {}};
   h.spin = faster;
   CHECK(m.positioning_ms(h, l) == Approx(expected(faster, 2000.0)).margin(1e-9));
   CHECK(m.service(h, Op::Read, 1000 * 512, 512).positioning_ms() ==
@@ -129,7 +129,7 @@ TEST_CASE("a head state's spin turns the platter; the model stays as loaded", "[
 
 TEST_CASE("flush and trim do not move the head", "[access]") {
   DiskModel m(testing::zoned_profile(false));
-  HeadState h{5.0, 10, 2, 0, 1};
+  HeadState h{5.0, 10, 2, 0, 1, {}};
   Cost f = m.service(h, Op::Flush, 0, 0);
   CHECK(f.end.cylinder == 10);
   CHECK(f.seek_ms == 0.0);

@@ -100,13 +100,13 @@ Claim fold_claim(std::string id, std::string claim, std::string theirs, double o
 
 std::vector<Claim> repro_gp93(const ReproOptions& o) {
   std::vector<Config> table = {
-      {"Elevator", kElevator, true},        {"Priority #1", kPriority1, true},
-      {"Priority #2", kPriority2, true},    {"Elevator, no preempt", kElevator, false},
-      {"Priority #1, no preempt", kPriority1, false}, {"Priority #2, no preempt", kPriority2, false},
-      {"FCFS", "fcfs", true},               {"C-LOOK", "clook", true},
-      {"SATF", "satf", true},               {"ASATF(30)", "asatf:w=30", true},
-      {"FCFS, no preempt", "fcfs", false},  {"C-LOOK, no preempt", "clook", false},
-      {"SATF, no preempt", "satf", false},  {"ASATF(30), no preempt", "asatf:w=30", false},
+      {"Elevator", kElevator, true, -1, ""},        {"Priority #1", kPriority1, true, -1, ""},
+      {"Priority #2", kPriority2, true, -1, ""},    {"Elevator, no preempt", kElevator, false, -1, ""},
+      {"Priority #1, no preempt", kPriority1, false, -1, ""}, {"Priority #2, no preempt", kPriority2, false, -1, ""},
+      {"FCFS", "fcfs", true, -1, ""},               {"C-LOOK", "clook", true, -1, ""},
+      {"SATF", "satf", true, -1, ""},               {"ASATF(30)", "asatf:w=30", true, -1, ""},
+      {"FCFS, no preempt", "fcfs", false, -1, ""},  {"C-LOOK, no preempt", "clook", false, -1, ""},
+      {"SATF, no preempt", "satf", false, -1, ""},  {"ASATF(30), no preempt", "asatf:w=30", false, -1, ""},
   };
   // GP Figure 1: the timeout schemes (0 in GP: every request timed out at once; ours
   // 1 us, as 0 means "none" in the registry), and no timeout.
