@@ -236,6 +236,7 @@ HeadTracker::HeadTracker(const DeviceModel& model, Options options)
     e.reject_rotations =
         std::min(0.25, options_.reject_sectors * model.sector_time_ms() / nominal_period_ms_);
     e.max_relative_change = options_.max_period_change;
+    e.defer_refit = !options_.fit_period_inline;
     estimator_.emplace(e);
     const double sector = model.sector_time_ms() / nominal_period_ms_;
     if (sector > 0 && sector < 1) {

@@ -153,6 +153,10 @@ class HeadTracker final : public HeadSource {
     // is still estimated, for period_estimator(), but not used).
     bool refine_period = true;
     std::size_t period_window = 512;   // completions the period is fitted over (newest)
+    // Run the period's refit inside completed() (the simulator, tests: no thread). Off:
+    // completed() only marks it due (period_fit_due()); the owner fits a snapshot
+    // elsewhere (period_snapshot().fitted()) and hands it back (adopt_period_fit()).
+    bool fit_period_inline = true;
     double max_period_change = 0.01;   // never further than this from the profile (±1 %)
     double reject_sectors = 1.5;       // a completion further than this from the fit is
                                        // not used (outermost zone's sectors)
@@ -224,6 +228,12 @@ class HeadTracker final : public HeadSource {
   const RotationEstimator* period_estimator() const {
     return estimator_.has_value() ? &*estimator_ : nullptr;
   }
+  // With Options::fit_period_inline off: whether a period refit is waiting, a copy of the
+  // estimator to fit (on any thread), and the fit handed back; the period it adopts is
+  // used from the next completion on.
+  bool period_fit_due() const { return estimator_ && estimator_->refit_due(); }
+  RotationEstimator period_snapshot() const { return *estimator_; }
+  void adopt_period_fit(const RotationEstimator& fitted) { estimator_->adopt(fitted); }
   // Use the estimated period from the next completion on (true), or the profile's.
   void set_refine_period(bool on) { options_.refine_period = on; }
   bool refine_period() const { return options_.refine_period; }

@@ -57,6 +57,10 @@ class RotationEstimator {
     // full window, spread over half of it a few tens of nanoseconds per completion; a
     // period fitted over 512 completions moves little in the next 256.
     std::size_t refit_every = 8;
+    // Leave the periodic refit to the owner (refit_due(), then fitted() on a copy and
+    // adopt() its result): the filter runs it on its calibration thread, off the
+    // completion path. A new segment's refit still runs at once (it unwraps what follows).
+    bool defer_refit = false;
   };
 
   explicit RotationEstimator(Options o) : o_(o) {
@@ -99,9 +103,40 @@ class RotationEstimator {
     if (new_segment || ++since_refit_ >= std::max(o_.refit_every, obs_.size() / 2) ||
         obs_.size() < o_.min_inliers) {
       since_refit_ = 0;
-      refit();
+      if (o_.defer_refit && !new_segment && obs_.size() >= o_.min_inliers)
+        refit_due_ = true;
+      else
+        refit();
     }
   }
+
+  // Deferred mode: a periodic refit is waiting (see Options::defer_refit).
+  bool refit_due() const { return refit_due_; }
+  // This estimator refitted over the observations it holds now (a copy: safe to run on
+  // another thread from a snapshot).
+  RotationEstimator fitted() const {
+    RotationEstimator e = *this;
+    e.refit();
+    return e;
+  }
+  // Takes a fit computed by fitted() on an earlier snapshot of this estimator: its line,
+  // its adopted period and its counts. Observations added since keep their unwrapping.
+  void adopt(const RotationEstimator& f) {
+    t_ref_ = f.t_ref_;
+    fit_slope_ = f.fit_slope_;
+    fit_se_rel_ = f.fit_se_rel_;
+    fit_trusted_ = f.fit_trusted_;
+    line_intercept_ = f.line_intercept_;
+    slope_ = f.slope_;
+    phase_intercept_ = f.phase_intercept_;
+    sigma_ = f.sigma_;
+    outliers_ = f.outliers_;
+    out_of_bounds_ = f.out_of_bounds_;
+    period_refined_ = f.period_refined_;
+    refit_due_ = false;
+  }
+  // Fits run by add() itself (in deferred mode only a new segment's).
+  std::uint64_t inline_fits() const { return inline_fits_; }
 
   // The adopted period; the platter's angle at time t is frac(t / period_ms() + phase()).
   Millis period_ms() const { return 1.0 / (1.0 / o_.nominal_period_ms + slope_); }
@@ -263,6 +298,7 @@ class RotationEstimator {
   }
 
   void refit() {
+    ++inline_fits_;
     t_ref_ = obs_.back().t;
     const auto segs = segments();
     double b = fit_slope_;
@@ -334,6 +370,8 @@ class RotationEstimator {
   std::size_t outliers_ = 0;
   std::uint64_t out_of_bounds_ = 0;
   bool period_refined_ = false;
+  bool refit_due_ = false;
+  std::uint64_t inline_fits_ = 0;
 };
 
 }  // namespace disksched

@@ -227,11 +227,14 @@ struct DriftRun {
   Millis worst_period_ms = 0;   // the one furthest from the profile's, at any completion
   bool refined = false;         // a period was adopted
   std::uint64_t out_of_bounds = 0;  // fits beyond max_period_change (not adopted)
+  std::uint64_t inline_fits = 0;    // period fits run inside completed()
+  std::uint64_t segments = 0;       // segments the estimator started (each refits at once)
+  std::uint64_t background_fits = 0;  // fits run on a snapshot outside completed()
 };
 
 DriftRun drift_run(double factor, bool refine, std::uint64_t requests, std::uint64_t seed,
                    Millis jitter_ms = 0.0, std::uint64_t late_every = 0,
-                   std::size_t anchor_window = 7) {
+                   std::size_t anchor_window = 7, bool background = false) {
   const Millis in = 0.2, out = 0.1;
   TrueDevice dev("hp97560", 0.23, in, out);
   const Millis nominal = dev.model->rotation_ms();
@@ -242,6 +245,7 @@ DriftRun drift_run(double factor, bool refine, std::uint64_t requests, std::uint
   o.delta_ms = in + out;
   o.refine_period = refine;
   o.anchor_window = anchor_window;
+  o.fit_period_inline = !background;
   HeadTracker tracker(*model, o);
   Rng rng(seed);
   const std::uint64_t warmup = 500;
@@ -267,6 +271,11 @@ DriftRun drift_run(double factor, bool refine, std::uint64_t requests, std::uint
       }
     }
     tracker.completed(id, done, true);
+    if (tracker.period_fit_due()) {
+      // As the filter's calibration thread does, here at once: fit a snapshot, hand it back.
+      tracker.adopt_period_fit(tracker.period_snapshot().fitted());
+      ++r.background_fits;
+    }
     if (std::abs(tracker.period_ms() - nominal) > std::abs(r.worst_period_ms - nominal))
       r.worst_period_ms = tracker.period_ms();
     after_gap = burst_left == 0;
@@ -284,6 +293,8 @@ DriftRun drift_run(double factor, bool refine, std::uint64_t requests, std::uint
   if (const RotationEstimator* e = tracker.period_estimator()) {
     r.refined = e->period_refined();
     r.out_of_bounds = e->fits_out_of_bounds();
+    r.inline_fits = e->inline_fits();
+    r.segments = e->segments_started();
   }
   return r;
 }
@@ -314,6 +325,54 @@ TEST_CASE("a platter 0.2% off the profile: the refined period keeps predictions 
     CHECK(plain.within_after_gap < 0.1);
     CHECK(off.within < on.within - 0.5);
     CHECK(plain.within < on.within - 0.01);
+  }
+}
+
+TEST_CASE("estimator: a deferred refit on a snapshot, adopted, equals the refit in add()",
+          "[filter][head_tracker][period]") {
+  RotationEstimator::Options o;
+  o.nominal_period_ms = 14.9925;
+  RotationEstimator inline_fit(o);
+  o.defer_refit = true;
+  RotationEstimator deferred(o);
+  Rng rng(3);
+  Millis t = 0;
+  std::uint64_t adopted = 0;
+  for (int i = 0; i < 3000; ++i) {
+    t += 2.0 + 30.0 * rng.uniform() + (i % 200 == 199 ? 4000.0 : 0.0);
+    const double angle = t / (14.9925 * 1.002) + 0.31 + 0.002 * rng.uniform();
+    inline_fit.add(t, angle);
+    deferred.add(t, angle);
+    if (deferred.refit_due()) {
+      deferred.adopt(deferred.fitted());
+      ++adopted;
+    }
+    REQUIRE(deferred.period_ms() == inline_fit.period_ms());
+    REQUIRE(deferred.phase() == inline_fit.phase());
+  }
+  CHECK(inline_fit.period_refined());
+  CHECK(adopted > 0);
+  // add() itself fitted only at the start (fewer than min_inliers held) and when a
+  // segment started; every periodic refit was the deferred one.
+  CHECK(deferred.inline_fits() <= o.min_inliers + deferred.segments_started());
+  CHECK(inline_fit.inline_fits() >= deferred.inline_fits() + adopted);
+}
+
+TEST_CASE("period fitted off the completion path: completed() runs no periodic refit",
+          "[filter][head_tracker][period]") {
+  for (double factor : {1.002, 1.0 / 1.002}) {
+    const DriftRun in = drift_run(factor, true, 6000, 5, 0.03, 20);
+    const DriftRun off = drift_run(factor, true, 6000, 5, 0.03, 20, 7, true);
+    INFO("factor " << factor << ": fits in completed() " << in.inline_fits << " inline, "
+         << off.inline_fits << " deferred (" << off.segments << " segments, "
+         << off.background_fits << " fitted outside); within " << in.within << " / "
+         << off.within << "; period " << in.period_ms << " / " << off.period_ms);
+    CHECK(in.background_fits == 0);
+    CHECK(off.background_fits > 0);
+    CHECK(off.inline_fits <= 16 + off.segments);
+    CHECK(in.inline_fits > off.inline_fits + off.background_fits / 2);
+    CHECK(off.within >= 0.95);
+    CHECK(std::abs(off.period_ms / in.period_ms - 1.0) <= 20e-6);
   }
 }
 
