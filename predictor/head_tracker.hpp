@@ -233,7 +233,7 @@ class HeadTracker final : public HeadSource {
   // used from the next completion on.
   bool period_fit_due() const { return estimator_ && estimator_->refit_due(); }
   RotationEstimator period_snapshot() const { return *estimator_; }
-  void adopt_period_fit(const RotationEstimator& fitted) { estimator_->adopt(fitted); }
+  bool adopt_period_fit(const RotationEstimator& fitted) { return estimator_->adopt(fitted); }
   // Use the estimated period from the next completion on (true), or the profile's.
   void set_refine_period(bool on) { options_.refine_period = on; }
   bool refine_period() const { return options_.refine_period; }

@@ -121,7 +121,10 @@ class RotationEstimator {
   }
   // Takes a fit computed by fitted() on an earlier snapshot of this estimator: its line,
   // its adopted period and its counts. Observations added since keep their unwrapping.
-  void adopt(const RotationEstimator& f) {
+  // A snapshot from before a segment started here is stale (that segment's own refit
+  // has run since): it is dropped, and false returned.
+  bool adopt(const RotationEstimator& f) {
+    if (f.segments_started_ != segments_started_) return false;
     t_ref_ = f.t_ref_;
     fit_slope_ = f.fit_slope_;
     fit_se_rel_ = f.fit_se_rel_;
@@ -134,6 +137,7 @@ class RotationEstimator {
     out_of_bounds_ = f.out_of_bounds_;
     period_refined_ = f.period_refined_;
     refit_due_ = false;
+    return true;
   }
   // Fits run by add() itself (in deferred mode only a new segment's).
   std::uint64_t inline_fits() const { return inline_fits_; }
@@ -299,6 +303,7 @@ class RotationEstimator {
 
   void refit() {
     ++inline_fits_;
+    refit_due_ = false;
     t_ref_ = obs_.back().t;
     const auto segs = segments();
     double b = fit_slope_;

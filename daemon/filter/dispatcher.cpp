@@ -8,11 +8,22 @@
 #include "common/futex.hpp"
 
 namespace disksched {
+namespace {
+
+// With a calibration thread (delta calibrated, a scratch model to replay on) the period's
+// refit runs there, not in the completion that makes it due.
+LiveCore::Options core_options(const Dispatcher::Options& o) {
+  LiveCore::Options c = o.core;
+  if (!c.fixed_delta && o.scratch_model) c.fit_period_inline = false;
+  return c;
+}
+
+}  // namespace
 
 Dispatcher::Dispatcher(std::unique_ptr<DeviceModel> model, std::unique_ptr<Scheduler> scheduler,
                        Options options, Clock clock)
     : options_(std::move(options)), clock_(std::move(clock)), t0_ns_(clock_()),
-      core_(std::move(model), std::move(scheduler), options_.core),
+      core_(std::move(model), std::move(scheduler), core_options(options_)),
       spec_(std::make_shared<const std::string>(core_.scheduler_spec())) {
   sector_us_ = real_us(core_.model().sector_time_ms());
   capacity_bytes_ = core_.model().capacity_bytes();
@@ -113,6 +124,15 @@ void Dispatcher::leave(LiveRecord& rec, bool ok) {
 }
 
 void Dispatcher::maybe_calibrate() {
+  if (core_.period_fit_due() && !period_fitting_) {
+    if (calibrator_.joinable()) {
+      pending_period_.emplace(core_.period_snapshot());
+      period_fitting_ = true;
+      calibration_cv_.notify_one();
+    } else {
+      core_.adopt_period_fit(core_.period_snapshot().fitted());  // no thread (not started)
+    }
+  }
   if (!calibrator_.joinable() || calibration_pending_ || !core_.calibration_due()) return;
   pending_samples_ = core_.take_calibration_samples();
   calibration_pending_ = true;
@@ -123,8 +143,21 @@ void Dispatcher::calibration_loop() {
   std::unique_ptr<DeviceModel> scratch = options_.scratch_model();
   std::unique_lock lock(mu_);
   for (;;) {
-    calibration_cv_.wait(lock, [&] { return stopping_ || calibration_pending_; });
+    calibration_cv_.wait(lock, [&] {
+      return stopping_ || calibration_pending_ || pending_period_.has_value();
+    });
     if (stopping_) return;
+    if (pending_period_) {
+      const RotationEstimator snapshot = std::move(*pending_period_);
+      pending_period_.reset();
+      lock.unlock();
+      const RotationEstimator fitted = snapshot.fitted();
+      lock.lock();
+      core_.adopt_period_fit(fitted);
+      ++period_fits_;
+      period_fitting_ = false;
+      continue;
+    }
     std::vector<TrackerSample> samples = std::move(pending_samples_);
     // Replay the samples on the tracks as the tracker now has them.
     const std::shared_ptr<const TrackAngles> learnt = core_.rotation().tracks;

@@ -19,6 +19,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -141,6 +142,11 @@ class Dispatcher {
   std::condition_variable calibration_cv_;
   std::vector<TrackerSample> pending_samples_;
   bool calibration_pending_ = false;
+  // The period's refit, off the completion path: a snapshot waiting for the thread, and
+  // whether one is being fitted.
+  std::optional<RotationEstimator> pending_period_;
+  bool period_fitting_ = false;
+  std::uint64_t period_fits_ = 0;  // fitted on the thread
   bool stopping_ = false;
   bool warned_ = false;
 

@@ -17,6 +17,7 @@ HeadTracker::Options tracker_options(const LiveCore::Options& o) {
   t.delta_ms = o.fixed_delta.value_or(o.initial_delta_ms);
   t.refine_period = o.refine_period;
   t.refine_track_phase = o.refine_track_phase;
+  t.fit_period_inline = o.fit_period_inline;
   return t;
 }
 

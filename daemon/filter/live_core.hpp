@@ -34,6 +34,9 @@ class LiveCore {
     std::size_t calibrate_every = 128;  // then after this many more
     bool refine_period = true;          // refine the rotation period from completions
     bool refine_track_phase = true;     // ... and each track's phase
+    // Refit the period inside complete() (no thread to do it); off: the owner does it
+    // (period_fit_due(), period_snapshot(), adopt_period_fit()).
+    bool fit_period_inline = true;
   };
 
   LiveCore(std::unique_ptr<DeviceModel> model, std::unique_ptr<Scheduler> scheduler,
@@ -72,6 +75,11 @@ class LiveCore {
   Millis nominal_period_ms() const { return tracker_->nominal_period_ms(); }
   const RotationEstimator* period_estimator() const { return tracker_->period_estimator(); }
   void set_refine_period(bool on) { tracker_->set_refine_period(on); }
+  bool period_fit_due() const { return tracker_->period_fit_due(); }
+  RotationEstimator period_snapshot() const { return tracker_->period_snapshot(); }
+  bool adopt_period_fit(const RotationEstimator& fitted) {
+    return tracker_->adopt_period_fit(fitted);
+  }
   bool refine_period() const { return tracker_->refine_period(); }
   // Per-track phase refinement (HeadTracker): tracks turned so far, corrections in all.
   void set_refine_track_phase(bool on) { tracker_->set_refine_track_phase(on); }
