@@ -18,7 +18,7 @@ struct ControlTarget {
   std::string save_dir;                         // sched-save-dir=; empty: `save` is refused
   LatencyLogWriter* log = nullptr;              // sched-log=, or null
   // Renders the Prometheus text for `metrics` ({"ok":true,"metrics":TEXT}); empty: none kept.
-  std::function<std::string()> metrics;
+  std::function<std::string()> metrics{};
 };
 
 // Answers one command line with one line of JSON. `lock`, when given, is held on entry
