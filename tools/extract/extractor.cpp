@@ -741,9 +741,8 @@ std::int64_t Extraction::crossing_distance(const ZoneLayout& z, std::int64_t c, 
   // them) ends on distances that fit badly: search once more on fresh seeks.
   Found best = search(cross(a), next_door);
   const Millis good_fit = std::max(0.04, 6.0 * r_.period.jitter_ms);
-  if (best.rms > good_fit && zones_over_share()) {
-    ++crossings_cut_;
-  } else if (best.rms > good_fit) {
+  // (Even past the zones' share: a count that fits badly is wrong, not merely unsure.)
+  if (best.rms > good_fit) {
     crossing_seeks_.clear();
     const Found again = search(cross(a), cross(0));
     if (again.rms < best.rms) best = again;
