@@ -119,6 +119,11 @@ class Extraction {
   std::uint64_t turned_round_ = 0;  // reach pairs measured the other way round
   std::int64_t last_spare_cylinders_ = 0;  // before the zone last found (a first guess)
   std::map<std::int64_t, Millis> crossing_seeks_;  // distance -> shortest seek measured
+  // The zones step's share of the budget: past it, a zone crossing is counted from the
+  // seeks first measured, without re-measuring close calls or searching again.
+  Millis zones_start_ = 0;
+  bool zones_over_share() { return elapsed() - zones_start_ > 0.25 * o_.budget_ms; }
+  int crossings_cut_ = 0;
 };
 
 Millis Extraction::reach(std::uint64_t src, std::uint64_t dst, Millis lo, Millis hi, Op op) {
@@ -719,6 +724,10 @@ std::int64_t Extraction::crossing_distance(const ZoneLayout& z, std::int64_t c, 
       r.d = fits[0].second;
       r.rms = std::sqrt(fits[0].first / 2);
       if (fits.size() < 2 || fits[0].first < 0.3 * fits[1].first || again == 2) break;
+      if (zones_over_share()) {
+        ++crossings_cut_;
+        break;
+      }
       for (std::int64_t dc : around) {
         measure(dc);
         measure(a + dc);
@@ -732,6 +741,7 @@ std::int64_t Extraction::crossing_distance(const ZoneLayout& z, std::int64_t c, 
   // them) ends on distances that fit badly: search once more on fresh seeks.
   Found best = search(cross(a), next_door);
   const Millis good_fit = std::max(0.04, 6.0 * r_.period.jitter_ms);
+  // (Even past the zones' share: a count that fits badly is wrong, not merely unsure.)
   if (best.rms > good_fit) {
     crossing_seeks_.clear();
     const Found again = search(cross(a), cross(0));
@@ -758,6 +768,7 @@ std::int64_t Extraction::crossing_distance(const ZoneLayout& z, std::int64_t c, 
 
 void Extraction::find_zones() {
   progress_.step("zones");
+  zones_start_ = elapsed();
   Layout& L = r_.layout;
   const std::uint64_t total = t_.sectors();
   std::size_t zi = 0;
@@ -862,6 +873,10 @@ void Extraction::find_zones() {
     ++zi;
     if (L.zones.size() > 512) throw std::runtime_error("more than 512 zones: not a zoned disk layout");
   }
+  if (crossings_cut_ > 0)
+    note(fmt::format("zones: past its share of the budget ({:.0f} s), {} close calls between spare-cylinder "
+                     "counts were decided without measuring their seeks again; a longer --budget re-measures them",
+                     0.25 * o_.budget_ms / 1000.0, crossings_cut_));
   tick(1.0);
 }
 

@@ -170,3 +170,15 @@ TEST_CASE("extraction through the imported C2247A's cache sees its front, slippe
   for (std::size_t i = 1; i < 8; ++i) CHECK(p.zones[i].first_block_sectors.has_value());
   CHECK(r.validation.within_tolerance > 0.9);
 }
+
+TEST_CASE("on a short budget the zones step keeps to its share and says what it cut", "[extract]") {
+  VirtualTarget t(std::make_unique<DiskModel>(c2247a_imported(true)), HostNoise{});
+  const ExtractResult r = run(t, true, 60'000);
+  const Comparison c = compare_profiles(r.profile, c2247a_imported(false), t.true_rotation_ms());
+  print("c2247a imported, 60 s budget", r, c);
+  const bool said = std::any_of(r.notes.begin(), r.notes.end(), [](const std::string& n) {
+    return n.find("zones: past its share of the budget") != std::string::npos;
+  });
+  CHECK(said);
+  CHECK(r.profile.zones.size() == 8);
+}
