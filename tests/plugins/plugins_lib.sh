@@ -33,3 +33,13 @@ wait_for() {
   done
   fail "timed out waiting for: $1"
 }
+
+# diskemu_test [COMMAND...]: the start of a diskemu test: nbdkit (and COMMANDs) present,
+# the plugin built (else skip), a private temporary folder T, and the plugin's path P.
+diskemu_test() {
+  requires nbdkit "$@"
+  [ -n "${DISKEMU_PLUGIN:-}" ] || skip "DISKEMU_PLUGIN is not set (plugin not built)"
+  make_tmpdir
+  T=$TMPDIR_TEST
+  P=$DISKEMU_PLUGIN
+}

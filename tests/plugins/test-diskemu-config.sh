@@ -4,10 +4,7 @@
 set -euo pipefail
 . "${TESTS_SRCDIR:?is not set: run through meson test}/lib.sh"
 . "$TESTS_SRCDIR/plugins/plugins_lib.sh"
-requires nbdkit
-[ -n "${DISKEMU_PLUGIN:-}" ] || skip "DISKEMU_PLUGIN is not set (plugin not built)"
-make_tmpdir
-P=$DISKEMU_PLUGIN
+diskemu_test
 
 expect_start_failure "model= parameter is required" "$P"
 expect_start_failure "model=nope" "$P" model=nope

@@ -7,11 +7,7 @@
 set -euo pipefail
 . "${TESTS_SRCDIR:?is not set: run through meson test}/lib.sh"
 . "$TESTS_SRCDIR/plugins/plugins_lib.sh"
-requires nbdkit
-[ -n "${DISKEMU_PLUGIN:-}" ] || skip "DISKEMU_PLUGIN is not set (plugin not built)"
-make_tmpdir
-T=$TMPDIR_TEST
-P=$DISKEMU_PLUGIN
+diskemu_test
 
 # --- the data path, in memory -------------------------------------------------
 cat > "$T/data.py" <<'PY'
