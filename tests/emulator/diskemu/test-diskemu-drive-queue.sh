@@ -4,7 +4,6 @@
 # default) nothing passes anything.
 set -euo pipefail
 . "${TESTS_SRCDIR:?is not set: run through meson test}/lib.sh"
-. "$TESTS_SRCDIR/plugins/plugins_lib.sh"
 diskemu_test
 
 # 32 writes at scattered offsets at once, then 32 reads of them at once; each read

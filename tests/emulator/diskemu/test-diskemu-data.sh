@@ -6,7 +6,6 @@
 # completes before the model says.
 set -euo pipefail
 . "${TESTS_SRCDIR:?is not set: run through meson test}/lib.sh"
-. "$TESTS_SRCDIR/plugins/plugins_lib.sh"
 diskemu_test
 
 # --- the data path, in memory -------------------------------------------------

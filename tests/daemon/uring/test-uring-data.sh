@@ -5,7 +5,6 @@
 # its data across a restart; a block device (loop) works too.
 set -euo pipefail
 . "${TESTS_SRCDIR:?is not set: run through meson test}/lib.sh"
-. "$TESTS_SRCDIR/plugins/plugins_lib.sh"
 requires nbdkit
 [ -n "${URING_PLUGIN:-}" ] || skip "URING_PLUGIN is not set (plugin not built)"
 make_tmpdir

@@ -5,7 +5,6 @@
 # Usage: test-uring-config.sh PATH-TO-no_uring
 set -euo pipefail
 . "${TESTS_SRCDIR:?is not set: run through meson test}/lib.sh"
-. "$TESTS_SRCDIR/plugins/plugins_lib.sh"
 requires nbdkit
 [ -n "${URING_PLUGIN:-}" ] || skip "URING_PLUGIN is not set (plugin not built)"
 NO_URING=${1:?usage: $0 PATH-TO-no_uring}

@@ -8,7 +8,6 @@
 # and no FUA.
 set -euo pipefail
 . "${TESTS_SRCDIR:?is not set: run through meson test}/lib.sh"
-. "$TESTS_SRCDIR/plugins/plugins_lib.sh"
 requires_filter_client
 [ -n "${DISKEMU_PLUGIN:-}" ] || skip "DISKEMU_PLUGIN is not set (plugin not built)"
 make_tmpdir

@@ -3,7 +3,6 @@
 # verified (crc32c) when read back.
 set -euo pipefail
 . "${TESTS_SRCDIR:?is not set: run through meson test}/lib.sh"
-. "$TESTS_SRCDIR/plugins/plugins_lib.sh"
 requires nbdkit fio
 fio --enghelp 2>/dev/null | grep -qw nbd || skip "fio has no nbd engine"
 make_tmpdir

@@ -3,7 +3,6 @@
 # documents every key.
 set -euo pipefail
 . "${TESTS_SRCDIR:?is not set: run through meson test}/lib.sh"
-. "$TESTS_SRCDIR/plugins/plugins_lib.sh"
 diskemu_test
 
 expect_start_failure "model= parameter is required" "$P"
