@@ -72,3 +72,24 @@ diskemu_test() {
   P=$DISKEMU_PLUGIN
 }
 
+# fuse_stack_dir NAME: for a test over nbdfuse (and a loop device, a mount), a scratch
+# folder $T on a real file system (/var/tmp: tmpfs has no O_DIRECT) with $T/fuse for
+# nbdfuse and $T/mnt; at exit, also after a failure, fuse_stack_cleanup takes down
+# whatever is still up. The test keeps NBDKIT_PID, FUSE_PID and LOOP set while those run.
+fuse_stack_dir() {
+  T=$(mktemp -d "/var/tmp/$1.XXXXXX")
+  mkdir -p "$T/fuse" "$T/mnt"
+  NBDKIT_PID= FUSE_PID= LOOP=
+  trap fuse_stack_cleanup EXIT
+}
+fuse_stack_cleanup() {
+  set +e
+  mountpoint -q "$T/mnt" && umount -l "$T/mnt"
+  [ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null
+  # mount -o loop sets autoclear, but a half-done mount may leave a loop device behind.
+  losetup -j "$T/fuse/disk" 2>/dev/null | cut -d: -f1 | xargs -r -n1 losetup -d
+  if [ -n "$FUSE_PID" ]; then kill -9 "$FUSE_PID" 2>/dev/null; wait "$FUSE_PID" 2>/dev/null; fi
+  umount -l "$T/fuse" 2>/dev/null   # a killed nbdfuse's mount is no "mountpoint" any more
+  if [ -n "$NBDKIT_PID" ]; then kill "$NBDKIT_PID" 2>/dev/null; fi
+  rm -rf "$T"
+}

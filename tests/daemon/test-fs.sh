@@ -10,27 +10,7 @@ requires nbdkit nbdfuse fusermount3 mkfs.ext4 fsck.ext4 mount umount losetup sha
 losetup -f >/dev/null 2>&1 || skip "no free loop device"
 [ "$(id -u)" = 0 ] || skip "mounting needs root"
 [ -n "${DISKEMU_PLUGIN:-}${URING_PLUGIN:-}" ] || skip "neither plugin is built"
-T=$(mktemp -d /var/tmp/plugins-fs.XXXXXX)   # not tmpfs: the uring plugin uses O_DIRECT
-mkdir -p "$T/fuse" "$T/mnt"
-NBDKIT_PID= FUSE_PID=
-
-cleanup() {
-  set +e
-  mountpoint -q "$T/mnt" && umount "$T/mnt"
-  # mount -o loop sets autoclear, but a half-done mount may leave a loop device behind.
-  losetup -j "$T/fuse/disk" 2>/dev/null | cut -d: -f1 | xargs -r -n1 losetup -d
-  mountpoint -q "$T/fuse" && fusermount3 -u "$T/fuse"
-  if [ -n "$FUSE_PID" ]; then wait "$FUSE_PID" 2>/dev/null; fi
-  if [ -n "$NBDKIT_PID" ]; then kill "$NBDKIT_PID" 2>/dev/null; fi
-  rm -rf "$T"
-}
-trap cleanup EXIT
-
-wait_for() {   # bounded: 30 s
-  local i
-  for i in $(seq 1 300); do eval "$1" && return 0; sleep 0.1; done
-  fail "timed out waiting for: $1"
-}
+fuse_stack_dir plugins-fs   # not tmpfs: the uring plugin uses O_DIRECT
 
 fs_roundtrip() {   # fs_roundtrip NAME NBDKIT-ARGS...
   local name=$1; shift

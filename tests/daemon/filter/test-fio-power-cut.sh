@@ -23,12 +23,13 @@ cd "$T"   # fio writes its verify state files into the current directory
 stack=(--filter="$DISKSCHED_FILTER" "$DISKEMU_PLUGIN" model=hp97560
        sched=asatf:w=30 sched-geometry=hp97560 file="$T/media.img")
 
-cat > write.fio <<'FIO'
-[global]
-ioengine=nbd
-uri=${uri}
-bs=4k
-verify=crc32c
+# fio_job FILE: a job file: fio's nbd engine on nbdkit's $uri, 4 KiB blocks with verify
+# headers, then what stdin adds (more [global] keys, the jobs).
+fio_job() {
+  { printf '%s\n' '[global]' 'ioengine=nbd' 'uri=${uri}' 'bs=4k' 'verify=crc32c'; cat; } > "$1"
+}
+
+fio_job write.fio <<'FIO'
 do_verify=0
 [flushed]
 rw=randwrite
@@ -44,12 +45,7 @@ size=256k
 iodepth=32
 FIO
 
-cat > verify.fio <<'FIO'
-[global]
-ioengine=nbd
-uri=${uri}
-bs=4k
-verify=crc32c
+fio_job verify.fio <<'FIO'
 verify_fatal=1
 [flushed]
 rw=randwrite

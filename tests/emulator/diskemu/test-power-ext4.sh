@@ -13,26 +13,7 @@ requires nbdkit nbdfuse fusermount3 mkfs.ext4 fsck.ext4 mount umount losetup sha
 losetup -f >/dev/null 2>&1 || skip "no free loop device"
 [ "$(id -u)" = 0 ] || skip "mounting needs root"
 [ -n "${DISKEMU_PLUGIN:-}" ] || skip "DISKEMU_PLUGIN is not set (plugin not built)"
-T=$(mktemp -d /var/tmp/power-ext4.XXXXXX)
-mkdir -p "$T/fuse" "$T/mnt"
-NBDKIT_PID= FUSE_PID= LOOP=
-
-cleanup() {
-  set +e
-  mountpoint -q "$T/mnt" && umount -l "$T/mnt"
-  [ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null
-  if [ -n "$FUSE_PID" ]; then kill -9 "$FUSE_PID" 2>/dev/null; wait "$FUSE_PID" 2>/dev/null; fi
-  umount -l "$T/fuse" 2>/dev/null   # a killed nbdfuse's mount is no "mountpoint" any more
-  if [ -n "$NBDKIT_PID" ]; then kill "$NBDKIT_PID" 2>/dev/null; fi
-  rm -rf "$T"
-}
-trap cleanup EXIT
-
-wait_for() {   # bounded: 30 s
-  local i
-  for i in $(seq 1 300); do eval "$1" && return 0; sleep 0.1; done
-  fail "timed out waiting for: $1"
-}
+fuse_stack_dir power-ext4
 
 attach() {   # nbdfuse and a direct-I/O loop device over it: $LOOP
   rm -f "$T/fuse.pid"
