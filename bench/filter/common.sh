@@ -29,11 +29,16 @@ fio_field() {
   /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
 }
 
+# abs_path PATH: PATH from the root (its folder must exist).
+abs_path() {
+  echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+}
+
 # bench_paths FILTER.so DISKEMU.so: absolute $filter and $diskemu, the $build they came
 # from and its $disksched; stops unless disksched is built and nbdkit is installed.
 bench_paths() {
-  filter=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-  diskemu=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
+  filter=$(abs_path "$1")
+  diskemu=$(abs_path "$2")
   build=$(find_build "$filter")
   disksched="$build/tools/disksched"
   [ -x "$disksched" ] || { echo "bench: build $disksched first (ninja -C $build)" >&2; exit 1; }

@@ -10,11 +10,10 @@
 # 2-vCPU host takes tens of us); it is shown beside it. SSTF and ASATF(30), with the
 # HP 97560 geometry, show what a costlier decision adds.
 . "$(dirname "$0")/common.sh"
-filter=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+filter=$(abs_path "$1")
 runtime=${2:-5}
 require_tools nbdkit fio
-work=$(mktemp -d /tmp/disksched-bench.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+make_workdir
 
 echo "settings: nbdkit -t 64 --filter=disksched --filter=delay memory 1G rdelay=1ms"
 echo "          sched-depth=1; fio ioengine=nbd"

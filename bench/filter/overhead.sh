@@ -7,12 +7,11 @@
 # filter depth 1, which serializes the device, is shown for information); at depth 1,
 # added median latency <= 10 us. Runs are interleaved and repeated; medians reported.
 . "$(dirname "$0")/common.sh"
-filter=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+filter=$(abs_path "$1")
 runtime=${2:-5}
 repeats=${3:-3}
 require_tools nbdkit fio
-work=$(mktemp -d /tmp/disksched-bench.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+make_workdir
 
 echo "settings: nbdkit -t 64 memory 1G; fio ioengine=nbd rw=randread bs=4k size=1g"
 echo "          runtime ${runtime}s, $repeats interleaved repeats, medians; filter sched=fcfs"
