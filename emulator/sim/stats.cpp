@@ -91,37 +91,40 @@ Estimate replicate(const std::vector<double>& values, double confidence) {
   return e;
 }
 
-RunSummary summarize(const SimResult& r) {
+namespace {
+
+// The one summary: `n` measured requests in seq order, `at(i)` the i-th one's sample.
+template <typename At>
+RunSummary summarize_with(const SimResult& r, std::size_t n_requests, At at) {
   RunSummary s;
   s.saturated = r.saturated;
-  const auto& recs = r.measured;
-  s.requests = recs.size();
-  if (recs.empty()) {
+  s.requests = n_requests;
+  if (n_requests == 0) {
     s.mean_ms = s.std_ms = s.sq_cv = s.p95_ms = s.p95_hist_ms = s.p99_ms = s.max_ms = kNaN;
     return s;
   }
   std::vector<double> resp;
-  resp.reserve(recs.size());
+  resp.reserve(n_requests);
   double sum = 0, wait = 0, delay = 0, service = 0, qlen = 0, seek = 0, rot = 0, xfer = 0, ovh = 0, travel = 0;
-  for (const auto& x : recs) {
-    const double rt = x.response_ms();
-    resp.push_back(rt);
-    sum += rt;
-    wait += x.wait_ms();
-    delay += x.dispatch_ms - x.arrival_ms;
-    service += x.service_ms();
+  for (std::size_t i = 0; i < n_requests; ++i) {
+    const MeasuredSample x = at(i);
+    resp.push_back(x.response_ms);
+    sum += x.response_ms;
+    wait += x.wait_ms;
+    delay += x.delay_ms;
+    service += x.service_ms;
     qlen += x.queue_len;
     seek += x.seek_ms;
     rot += x.rotation_ms;
     xfer += x.transfer_ms;
     travel += x.travel_ms;
-    ovh += x.overhead_ms + x.report_ms;
+    ovh += x.overhead_ms;
   }
-  const double n = static_cast<double>(recs.size());
+  const double n = static_cast<double>(n_requests);
   s.mean_ms = sum / n;
   double ss = 0;
   for (double v : resp) ss += (v - s.mean_ms) * (v - s.mean_ms);
-  s.std_ms = recs.size() > 1 ? std::sqrt(ss / (n - 1)) : 0.0;
+  s.std_ms = n_requests > 1 ? std::sqrt(ss / (n - 1)) : 0.0;
   s.sq_cv = s.mean_ms > 0 ? (s.std_ms * s.std_ms) / (s.mean_ms * s.mean_ms) : 0.0;
   s.p95_hist_ms = histogram_percentile(resp, 0.95, 200);
   s.max_ms = *std::max_element(resp.begin(), resp.end());
@@ -141,6 +144,31 @@ RunSummary summarize(const SimResult& r) {
       window > 0 ? static_cast<double>(r.completions_in_window) * 1000.0 / window : kNaN;
   s.utilization = window > 0 ? r.busy_in_window_ms / window : kNaN;
   return s;
+}
+
+}  // namespace
+
+MeasuredSample sample_of(const RequestRecord& x) {
+  MeasuredSample m;
+  m.response_ms = x.response_ms();
+  m.wait_ms = x.wait_ms();
+  m.delay_ms = x.dispatch_ms - x.arrival_ms;
+  m.service_ms = x.service_ms();
+  m.queue_len = x.queue_len;
+  m.seek_ms = x.seek_ms;
+  m.rotation_ms = x.rotation_ms;
+  m.transfer_ms = x.transfer_ms;
+  m.travel_ms = x.travel_ms;
+  m.overhead_ms = x.overhead_ms + x.report_ms;
+  return m;
+}
+
+RunSummary summarize(const SimResult& r) {
+  return summarize_with(r, r.measured.size(), [&](std::size_t i) { return sample_of(r.measured[i]); });
+}
+
+RunSummary summarize(const SimResult& r, const std::vector<MeasuredSample>& measured) {
+  return summarize_with(r, measured.size(), [&](std::size_t i) { return measured[i]; });
 }
 
 Replicated replicate(const std::vector<RunSummary>& runs) {

@@ -8,18 +8,52 @@ namespace disksched {
 
 std::uint64_t replication_seed(std::uint64_t seed, std::size_t rep) { return Rng::derive(seed, rep); }
 
-RunSummary run_once(const DeviceModel& model, const Workload& workload, const std::string& sched,
-                    double rate, std::uint64_t seed, const SimConfig& cfg, SimResult* out) {
-  Simulator sim(model, make_scheduler(sched, model), cfg);
-  if (out) sim.reuse(std::move(out->measured));
-  SimResult r;
+namespace {
+
+template <typename Sim>
+SimResult run_stream(Sim& sim, const DeviceModel& model, const Workload& workload, double rate,
+                     std::uint64_t seed) {
   if (workload.is_closed()) {
     auto clients = workload.closed_stream(DeviceExtent::of(model), seed);
-    r = sim.run(*clients);
-  } else {
-    auto arrivals = workload.open_stream(DeviceExtent::of(model), rate, seed);
-    r = sim.run(*arrivals);
+    return sim.run(*clients);
   }
+  auto arrivals = workload.open_stream(DeviceExtent::of(model), rate, seed);
+  return sim.run(*arrivals);
+}
+
+}  // namespace
+
+RunSummary run_once(const DeviceModel& model, const Workload& workload, const std::string& sched,
+                    double rate, std::uint64_t seed, const SimConfig& cfg, SimResult* out) {
+  if (out == nullptr && cfg.keep_records && cfg.measured > 0) {
+    // Only the summary is wanted: each measured request's few values go to its place
+    // by seq as it completes (as the simulator places records), not its whole record.
+    // The storage serves every run of this thread.
+    thread_local std::vector<MeasuredSample> samples;
+    thread_local std::vector<unsigned char> placed;
+    samples.resize(cfg.measured);
+    placed.assign(cfg.measured, 0);
+    SimConfig c = cfg;
+    c.keep_records = false;
+    Simulator sim(model, make_scheduler(sched, model), c);
+    const std::uint64_t first = cfg.warmup;
+    sim.on_complete([&](const RequestRecord& x) {
+      if (x.phase != Phase::Measured) return;
+      samples[x.seq - first] = sample_of(x);
+      placed[x.seq - first] = 1;
+    });
+    const SimResult r = run_stream(sim, model, workload, rate, seed);
+    if (r.measured_completed < cfg.measured) {  // a saturated run: only those done
+      std::size_t n = 0;
+      for (std::size_t i = 0; i < placed.size(); ++i)
+        if (placed[i]) samples[n++] = samples[i];
+      samples.resize(n);
+    }
+    return summarize(r, samples);
+  }
+  Simulator sim(model, make_scheduler(sched, model), cfg);
+  if (out) sim.reuse(std::move(out->measured));
+  SimResult r = run_stream(sim, model, workload, rate, seed);
   RunSummary s = summarize(r);
   if (out) *out = std::move(r);
   return s;
@@ -29,10 +63,10 @@ PointResult run_point(const DeviceModel& model, const Workload& workload, const 
   PointResult p;
   p.sched = make_scheduler(spec.sched, model)->spec();
   p.rate = spec.rate;
-  SimResult last;  // its storage serves the next replication
+  p.runs.reserve(spec.reps);
   for (std::size_t rep = 0; rep < spec.reps; ++rep)
     p.runs.push_back(run_once(model, workload, spec.sched, spec.rate,
-                              replication_seed(spec.seed, rep), spec.cfg, &last));
+                              replication_seed(spec.seed, rep), spec.cfg));
   p.stats = replicate(p.runs);
   return p;
 }

@@ -2,6 +2,8 @@
 // count, JW's sustained-rate interpolation, range parsing.
 #include <catch2/catch.hpp>
 
+#include <cstring>
+
 #include "bench/sim/sweep/experiment.hpp"
 #include "bench/sim/sweep/sweep.hpp"
 #include "schedulers/registry.hpp"
@@ -30,6 +32,45 @@ TEST_CASE("same seed, byte-identical JSON; another seed, different JSON", "[sim]
                           "\"mean_queue_len\"", "\"mean_seek_ms\"", "\"mean_rotation_ms\"",
                           "\"mean_transfer_ms\"", "\"utilization\""})
     CHECK_THAT(a, Contains(key));
+}
+
+// The summary from samples taken as requests complete (no records kept: run_once
+// without `out`) is the summary from the kept records, bit for bit, also for a
+// saturated run (only the completed measured requests) and a run where the scheduler
+// reorders (completion order is not seq order).
+TEST_CASE("a run's summary without records equals the one from its records", "[sim][experiment]") {
+  auto model = load_model("hp97560");
+  const Workload w = Workload::parse("uniform:size=8k");
+  struct Case {
+    const char* sched;
+    double rate;
+    std::size_t max_queue;
+  };
+  for (const Case& k : {Case{"fcfs", 30, 0}, Case{"asatf:w=30", 70, 0}, Case{"sstf", 45, 0},
+                        Case{"fcfs", 90, 150}}) {
+    SimConfig cfg;
+    cfg.warmup = 100;
+    cfg.measured = 400;
+    cfg.max_queue = k.max_queue;
+    SimResult full;
+    const RunSummary a = run_once(*model, w, k.sched, k.rate, 9, cfg, &full);
+    const RunSummary b = run_once(*model, w, k.sched, k.rate, 9, cfg);
+    INFO(k.sched << " at " << k.rate);
+    CHECK(a.saturated == (k.max_queue > 0));
+    CHECK(b.saturated == a.saturated);
+    CHECK(b.requests == a.requests);
+    CHECK(a.requests == full.measured.size());
+    CHECK(a.requests > 0);
+    if (k.max_queue > 0) CHECK(a.requests < cfg.measured);
+    for (double RunSummary::*f :
+         {&RunSummary::throughput_per_s, &RunSummary::mean_ms, &RunSummary::std_ms,
+          &RunSummary::sq_cv, &RunSummary::p95_ms, &RunSummary::p95_hist_ms, &RunSummary::p99_ms,
+          &RunSummary::max_ms, &RunSummary::mean_wait_ms, &RunSummary::mean_delay_ms,
+          &RunSummary::mean_service_ms, &RunSummary::mean_queue_len, &RunSummary::mean_seek_ms,
+          &RunSummary::mean_rotation_ms, &RunSummary::mean_transfer_ms,
+          &RunSummary::mean_travel_ms, &RunSummary::mean_overhead_ms, &RunSummary::utilization})
+      CHECK(std::memcmp(&(a.*f), &(b.*f), sizeof(double)) == 0);
+  }
 }
 
 TEST_CASE("a sweep gives the same results on 1 and on 3 threads", "[sim][experiment]") {
