@@ -89,13 +89,19 @@ CacheFindings check_cache(ProbeTarget& t) {
     for (std::uint32_t k = 2; k <= 4096 && held(k); k *= 2) f.read_ahead_sectors = k;
   }
   if (f.read_cache) {
-    // Segments: how many reads of other places until a re-read misses.
-    for (unsigned others = 1; others <= 32; ++others) {
+    // Segments: how many reads of other places until a re-read misses. A hit is proof
+    // that the sector was held; a miss is believed when a second trial misses too: a host
+    // that delays one completion by a few milliseconds makes a hit look like a miss, and
+    // a count one short lets every later probe hit the segment it forgot.
+    auto misses_after = [&](unsigned others) {
       const std::uint64_t x = fresh();
       t.read(x, 1);
       for (unsigned j = 0; j < others; ++j) t.read(fresh(), 1);
       const ProbeResult r = t.read(x, 1);
-      if (r.complete_ms - r.issue_ms >= kCachedBelow * f.behind_ms) {
+      return r.complete_ms - r.issue_ms >= kCachedBelow * f.behind_ms;
+    };
+    for (unsigned others = 1; others <= 32; ++others) {
+      if (misses_after(others) && misses_after(others)) {
         f.evicting_reads = others;
         break;
       }

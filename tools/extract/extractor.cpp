@@ -5,6 +5,8 @@
 #include <cmath>
 #include <ctime>
 #include <functional>
+#include <limits>
+#include <optional>
 #include <map>
 #include <set>
 #include <random>
@@ -31,9 +33,50 @@ double snap(double sectors) {
   return std::fabs(sectors - r) <= kSnapSectors ? r : std::round(sectors * 100.0) / 100.0;
 }
 
+// t = p + q sqrt(x) by least squares over the points, once more without those off by
+// more than 4 robust sigmas (a probe a late host delayed); nothing with fewer than three
+// points or two distances.
+struct SqrtFit {
+  double p = 0, q = 0;
+};
+std::optional<SqrtFit> fit_sqrt(const std::vector<SeekPoint>& pts) {
+  auto solve = [](const std::vector<SeekPoint>& v) -> std::optional<SqrtFit> {
+    if (v.size() < 3) return std::nullopt;
+    double ms = 0, mt = 0;
+    for (const auto& p : v) ms += std::sqrt(static_cast<double>(p.distance)), mt += p.ms;
+    ms /= static_cast<double>(v.size());
+    mt /= static_cast<double>(v.size());
+    double sxx = 0, sxy = 0;
+    for (const auto& p : v) {
+      const double s = std::sqrt(static_cast<double>(p.distance)) - ms;
+      sxx += s * s;
+      sxy += s * (p.ms - mt);
+    }
+    if (!(sxx > 1e-12)) return std::nullopt;
+    SqrtFit f;
+    f.q = sxy / sxx;
+    f.p = mt - f.q * ms;
+    return f;
+  };
+  auto f = solve(pts);
+  if (!f) return f;
+  std::vector<double> res;
+  for (const auto& p : pts) res.push_back(p.ms - f->p - f->q * std::sqrt(static_cast<double>(p.distance)));
+  const double cut = std::max(0.02, 4.0 * robust_sigma(res));
+  std::vector<SeekPoint> kept;
+  for (std::size_t i = 0; i < pts.size(); ++i)
+    if (std::fabs(res[i]) <= cut) kept.push_back(pts[i]);
+  if (kept.size() == pts.size()) return f;
+  auto g = solve(kept);
+  return g ? g : f;
+}
+
 class Extraction {
  public:
-  Extraction(ProbeTarget& t, const ExtractOptions& o, const CacheFindings& cache, CacheDefeat* defeat)
+  // `started`: when the extraction began on the target's clock (the budget counts from
+  // there: a first attempt that a cache answered and the cache check are spent from it).
+  Extraction(ProbeTarget& t, const ExtractOptions& o, const CacheFindings& cache, CacheDefeat* defeat,
+             Millis started)
       : t_(t),
         o_(o),
         // Behind a cache defeat, reference reads are several turns apart: the time of the
@@ -42,6 +85,7 @@ class Extraction {
         rng_(o.seed),
         progress_(o.progress, {"period", "tracks", "heads", "zones", "skews", "switch", "seek",
                                "writes", "validate"}),
+        start_(started),
         defeat_(defeat),
         cache_(cache) {}
 
@@ -118,7 +162,9 @@ class Extraction {
   CacheFindings cache_;
   std::uint64_t turned_round_ = 0;  // reach pairs measured the other way round
   std::int64_t last_spare_cylinders_ = 0;  // before the zone last found (a first guess)
-  std::map<std::int64_t, Millis> crossing_seeks_;  // distance -> shortest seek measured
+  // Seeks inside zones, outwards onto a zone's last cylinder (every sample: the
+  // spare-cylinder counts fit a curve through them).
+  std::vector<SeekPoint> inside_seeks_;
   // The zones step's share of the budget: past it, a zone crossing is counted from the
   // seeks first measured, without re-measuring close calls or searching again.
   Millis zones_start_ = 0;
@@ -660,108 +706,162 @@ std::int64_t Extraction::crossing_distance(const ZoneLayout& z, std::int64_t c, 
       if (!best || std::llabs(p.distance - dist) < std::llabs(best->distance - dist)) best = &p;
     return best ? std::max(0.0, best->ms - 0.4) : 0.0;
   };
-  // A seek of a + d cylinders inside the zone, from its last cylinder inwards; a seek
-  // costs the same in every zone, so one measured at another zone's end is kept (the
-  // shortest of those taken: a delay only ever lengthens one).
-  auto measure = [&](std::int64_t dist) {
+  // Every seek here is taken as the crossing is: outwards (towards the next zone), from
+  // head 0 to head 0, the destination's phase read from the destination itself. Inside
+  // the zone a seek of x cylinders ends on its last cylinder c; the crossing starts a
+  // cylinders in from c and ends on the next zone's first track. A seek costs the same
+  // in every zone, so the seeks measured at other zones' ends count here too (each
+  // sample kept: a robust fit, not the shortest, takes the noise out).
+  // (A head whose tracks hold data at both ends, head 0 where it does: a slipped track
+  // holds none.)
+  auto head_at = [&](std::int64_t cyl) -> std::optional<std::int32_t> {
+    if (cyl < first) return std::nullopt;
+    for (std::int32_t h = 0; h < L.heads; ++h)
+      if (L.has_data(cyl, h) && L.has_data(c, h)) return h;
+    return std::nullopt;
+  };
+  auto has_head0 = [&](std::int64_t cyl) { return head_at(cyl).has_value(); };
+  auto inside = [&](std::int64_t x) {
+    const std::int32_t h = head_at(c - x).value_or(0);
     const Millis ms =
-        move_time(L.lba(c, 0, sector(z.spt)), L.lba(c - dist, 0, sector(z.spt)), z.spt, guess(dist));
-    r_.seek_points.push_back({dist, ms});
-    auto [it, fresh] = crossing_seeks_.emplace(dist, ms);
-    if (!fresh) it->second = std::min(it->second, ms);
-    return it->second;
+        move_time(L.lba(c - x, h, sector(z.spt)), L.lba(c, h, sector(z.spt)), z.spt, guess(x));
+    r_.seek_points.push_back({x, ms});
+    inside_seeks_.push_back({x, ms});
+    return ms;
   };
-  auto m = [&](std::int64_t a, std::int64_t d) {
-    auto it = crossing_seeks_.find(a + d);
-    return it != crossing_seeks_.end() ? it->second : measure(a + d);
+  // The mean of the samples at x, measured when there is none.
+  auto at = [&](std::int64_t x) {
+    double sum = 0;
+    int n = 0;
+    for (const auto& p : inside_seeks_)
+      if (p.distance == x) sum += p.ms, ++n;
+    return n > 0 ? sum / n : inside(x);
   };
+  std::vector<std::pair<std::int64_t, Millis>> crossings;  // (a, seek from c - a into the next zone)
   auto cross = [&](std::int64_t a) {
     // (Its distance is what is sought: a guess from the spare cylinders just found.)
-    return move_time(L.lba(c - a, 0, sector(z.spt)), next + sector(next_spt), next_spt,
-                     guess(a + 1 + last_spare_cylinders_));
+    const Millis ms = move_time(L.lba(c - a, head_at(c - a).value_or(0), sector(z.spt)), next + sector(next_spt), next_spt,
+                                guess(a + 1 + last_spare_cylinders_));
+    crossings.emplace_back(a, ms);
+    return ms;
   };
   // Next door or not: seeks of one and two cylinders differ the most.
   const Millis next_door = cross(0);
-  if (next_door < 0.5 * (m(0, 1) + m(0, 2))) return 1;
-  // Spare cylinders between: matched from a cylinders further in, clear of the short
-  // seeks' settling steps (the C2247A's 6- and 8-cylinder seeks take the same time).
-  const std::int64_t a = std::min<std::int64_t>(10, room / 3);
-  const std::int64_t dmax = room - a;
-  struct Found {
-    std::int64_t d = 1;
-    double rms = 1e9;  // ms, of the two seeks against the crossing's
-    Millis f = 0, f0 = 0;
-  };
-  auto search = [&](Millis far, Millis near) {
-    // The smallest d whose seek is at least the crossing's, by galloping and bisection.
+  if (has_head0(c - 1) && has_head0(c - 2) && next_door < 0.5 * (at(1) + at(2))) return 1;
+
+  // Spare cylinders between. Far out a cylinder is a few hundredths of a millisecond of
+  // seek (0.03 ms at 35 cylinders on the C2247A), about the probes' noise, so no single
+  // pair of seeks decides it: the seeks inside the zone around the crossing's length
+  // are fitted (t = p + q sqrt(x), the shape of any seek curve past its settling steps,
+  // locally), and crossings from several cylinders in are each read off that curve as a
+  // number of cylinders; their median, less the offset, is the count.
+  // A first count: from a cylinders in, clear of the short seeks' settling steps (the
+  // C2247A's 6- and 8-cylinder seeks take the same time), by galloping and bisection.
+  const std::int64_t a0 = std::min<std::int64_t>(10, room / 3);
+  const std::int64_t dmax = room - a0;
+  const Millis f_a0 = cross(a0);
+  constexpr std::int64_t kFar0 = 12;
+  std::int64_t d0 = 0;
+  {
+    // Seeks from earlier zones' ends already cover the range: read it off their curve.
+    std::vector<SeekPoint> pts;
+    for (const auto& p : inside_seeks_)
+      if (p.distance >= kFar0) pts.push_back(p);
+    const auto fit = fit_sqrt(pts);
+    if (fit && fit->q > 0) {
+      const double x = std::pow((f_a0 - fit->p) / fit->q, 2.0);
+      std::int64_t lo_x = std::numeric_limits<std::int64_t>::max(), hi_x = 0;
+      for (const auto& p : pts) lo_x = std::min(lo_x, p.distance), hi_x = std::max(hi_x, p.distance);
+      if (x >= static_cast<double>(lo_x) - 4 && x <= static_cast<double>(hi_x) + 4)
+        d0 = std::clamp<std::int64_t>(std::llround(x) - a0, 1, dmax);
+    }
+  }
+  if (d0 == 0) {
     std::int64_t lo = 1, hi = 2;
-    while (m(a, hi) < far && hi < dmax) {
+    while (at(a0 + hi) < f_a0 && hi < dmax) {
       lo = hi;
       hi = std::min(dmax, 2 * hi);
     }
     while (hi - lo > 1) {
       const std::int64_t mid = lo + (hi - lo) / 2;
-      (m(a, mid) < far ? lo : hi) = mid;
+      (at(a0 + mid) < f_a0 ? lo : hi) = mid;
     }
-    // The best of the distances around it, by the seeks from both offsets: far out,
-    // neighbouring seeks differ by a few hundredths of a millisecond (0.03 ms at 35
-    // cylinders on the C2247A), about the probes' noise, and one delayed seek moves
-    // the bisection by one; next door they differ by more, except where the settling
-    // makes two alike. While the best two fit about as well, each seek is measured
-    // again (from other sectors) and the shortest kept: a delay only ever lengthens one.
-    Found r{hi, 1e9, far, near};
-    auto misfit = [&](std::int64_t dc) {
-      const double e0 = m(0, dc) - r.f0, e1 = m(a, dc) - r.f;
-      return e0 * e0 + e1 * e1;
-    };
-    std::vector<std::int64_t> around;
-    for (std::int64_t dc = std::max<std::int64_t>(2, hi - 1); dc <= std::min(dmax, hi + 1); ++dc)
-      around.push_back(dc);
-    for (int again = 0; again < 3; ++again) {
-      std::vector<std::pair<double, std::int64_t>> fits;
-      for (std::int64_t dc : around) fits.emplace_back(misfit(dc), dc);
-      std::sort(fits.begin(), fits.end());
-      r.d = fits[0].second;
-      r.rms = std::sqrt(fits[0].first / 2);
-      if (fits.size() < 2 || fits[0].first < 0.3 * fits[1].first || again == 2) break;
-      if (zones_over_share()) {
-        ++crossings_cut_;
-        break;
-      }
-      for (std::int64_t dc : around) {
-        measure(dc);
-        measure(a + dc);
-      }
-      r.f = std::min(r.f, cross(a));
-      r.f0 = std::min(r.f0, cross(0));
-    }
-    return r;
-  };
-  // A search led astray (a seek read early or late by more than the steps between
-  // them) ends on distances that fit badly: search once more on fresh seeks.
-  Found best = search(cross(a), next_door);
-  const Millis good_fit = std::max(0.04, 6.0 * r_.period.jitter_ms);
-  // (Even past the zones' share: a count that fits badly is wrong, not merely unsure.)
-  if (best.rms > good_fit) {
-    crossing_seeks_.clear();
-    const Found again = search(cross(a), cross(0));
-    if (again.rms < best.rms) best = again;
+    d0 = hi;
   }
-  const std::int64_t d = best.d;
-  const Millis f = best.f, f0 = best.f0;
-  if (best.rms > good_fit)
-    note(fmt::format("cylinder {}: no seek inside the zone matches the seek into the next zone within {:.3f} ms "
-                     "(best {:.3f} ms): its spare cylinders may be off",
-                     c, good_fit, best.rms));
-  if (d == dmax)
+  // The offsets: each crossing at least kFar cylinders long (past the settling steps),
+  // three cylinders apart, all inside the zone with room for the seeks around them.
+  constexpr std::int64_t kFar = 12;
+  double est = static_cast<double>(d0), spread = 0;
+  std::int64_t d = d0;
+  std::vector<std::int64_t> offsets;
+  bool sure = false;
+  // Past the zones step's share of the budget: three offsets, not four (and no second
+  // round for a close call, below).
+  const bool short_of_time = zones_over_share();
+  if (short_of_time) ++crossings_cut_;
+  for (int round = 0; round < 4 && !sure; ++round) {
+    const std::int64_t a_lo = std::min(room, std::max<std::int64_t>(0, kFar - d));
+    offsets.clear();
+    for (std::int64_t k = 0; k < (short_of_time ? 3 : 4); ++k) {
+      const std::int64_t a = a_lo + 3 * k;
+      if (k == 0 || a + d + 4 <= room) offsets.push_back(a);
+    }
+    // Inside the zone: every second distance across the crossings' lengths and a few past.
+    const std::int64_t x_lo = std::min(room, std::max(kFar, offsets.front() + d - 4));
+    const std::int64_t x_hi = std::min(room, offsets.back() + d + 4);
+    // (The curve is better known than any one crossing: its seeks again every other round.)
+    for (std::int64_t x = x_lo; x <= x_hi; x += 2) {
+      const auto n = std::count_if(inside_seeks_.begin(), inside_seeks_.end(),
+                                   [&](const SeekPoint& p) { return p.distance == x; });
+      if (n < 1 + round / 2 && has_head0(c - x)) inside(x);
+    }
+    for (std::int64_t a : offsets) {
+      const auto n = std::count_if(crossings.begin(), crossings.end(), [&](const auto& q) { return q.first == a; });
+      if (n < round + 1 && has_head0(c - a)) cross(a);
+    }
+    // The curve near the crossings' lengths, and each crossing read off it.
+    std::vector<SeekPoint> pts;
+    for (const auto& p : inside_seeks_)
+      if (p.distance >= std::max(kFar, x_lo - 2) && p.distance <= x_hi + 2) pts.push_back(p);
+    const auto fit = fit_sqrt(pts);
+    if (!fit || !(fit->q > 0)) {
+      note(fmt::format("cylinder {}: the seeks inside the zone do not grow with distance near {} cylinders; "
+                       "its spare cylinders are counted from one seek",
+                       c, offsets.front() + d));
+      break;
+    }
+    std::vector<double> ds;
+    for (const auto& [a, ms] : crossings) {
+      if (a < offsets.front() || a > offsets.back()) continue;
+      ds.push_back(std::pow(std::max(0.0, (ms - fit->p) / fit->q), 2.0) - static_cast<double>(a));
+    }
+    if (ds.empty()) break;
+    est = median(ds);
+    spread = ds.size() > 1 ? robust_sigma(ds) / std::sqrt(static_cast<double>(ds.size())) : 1.0;
+    const std::int64_t nd = std::clamp<std::int64_t>(std::llround(est), 1, std::max<std::int64_t>(1, room));
+    const bool moved = std::llabs(nd - d) > 2;  // the curve was fitted around another length
+    d = nd;
+    // Sure when the estimate sits near a whole count, clearly so for its spread.
+    sure = !moved && std::fabs(est - static_cast<double>(d)) < 0.3 &&
+           std::fabs(est - static_cast<double>(d)) + 2.0 * spread < 0.5;
+    if (!sure && !moved && zones_over_share()) {
+      if (!short_of_time) ++crossings_cut_;
+      break;
+    }
+  }
+  if (!sure)
+    note(fmt::format("cylinder {}: the seeks into the next zone put it {:.2f} cylinders on (+- {:.2f}): its "
+                     "spare cylinders may be off by one",
+                     c, est, spread));
+  if (d >= room)
     note(fmt::format("the seek from cylinder {} into the next zone is as long as any inside its zone: its spare "
                      "tracks are counted as {} cylinders at most",
-                     c, dmax));
-  note(fmt::format("cylinder {}: the seeks into the next zone from it and from {} cylinders in took {:.3f} and "
-                   "{:.3f} ms; inside the zone, {} and {} cylinders {:.3f} and {:.3f} ms: {} cylinders on",
-                   c, a, f0, f, d, a + d, m(0, d), m(a, d), d));
-  r_.seek_points.push_back({a + d, f});
-  r_.seek_points.push_back({d, f0});
+                     c, room));
+  note(fmt::format("cylinder {}: {} seeks into the next zone from {} to {} cylinders in, read off {} seeks inside "
+                   "the zone, put it {:.2f} cylinders on (+- {:.2f}): {} cylinders on",
+                   c, crossings.size(), offsets.empty() ? 0 : offsets.front(), offsets.empty() ? 0 : offsets.back(),
+                   inside_seeks_.size(), est, spread, d));
+  for (const auto& [a, ms] : crossings) r_.seek_points.push_back({a + d, ms});
   last_spare_cylinders_ = d - 1;
   return d;
 }
@@ -874,8 +974,9 @@ void Extraction::find_zones() {
     if (L.zones.size() > 512) throw std::runtime_error("more than 512 zones: not a zoned disk layout");
   }
   if (crossings_cut_ > 0)
-    note(fmt::format("zones: past its share of the budget ({:.0f} s), {} close calls between spare-cylinder "
-                     "counts were decided without measuring their seeks again; a longer --budget re-measures them",
+    note(fmt::format("zones: past its share of the budget ({:.0f} s), {} zone crossings were counted from fewer "
+                     "seeks (three crossings, not four, or no second round for a close call); a longer --budget "
+                     "measures more",
                      0.25 * o_.budget_ms / 1000.0, crossings_cut_));
   tick(1.0);
 }
@@ -1255,7 +1356,8 @@ void Extraction::validate() {
   const Millis tol = std::max(2.0 * p_.period() / r_.layout.zones.front().spt, 0.02 * p_.period());
   std::vector<double> err;
   const Millis start = elapsed();
-  const Millis budget = std::max(left(), 0.03 * o_.budget_ms);
+  // What is left of the budget (at least 30 pairs, a second or two, when none is).
+  const Millis budget = std::max(left(), 0.0);
   for (int i = 0; i < o_.max_validation_pairs; ++i) {
     if (i >= 30 && elapsed() - start > budget) break;
     const std::uint64_t a = rand_below(total), b = rand_below(total);
@@ -1302,7 +1404,6 @@ void Extraction::validate() {
 }
 
 ExtractResult Extraction::run() {
-  start_ = t_.now_ms();
   r_.cache = cache_;
   if (defeat_) r_.notes.push_back(cache_.describe());
   if (t_.sectors() < 1024) throw std::runtime_error("the device is too small to hold a disk geometry");
@@ -1430,8 +1531,9 @@ ExtractResult extract_geometry(ProbeTarget& target, const ExtractOptions& option
   // As long as back-to-back reads of the reference take a revolution each, no buffer
   // answers them, and the probes go straight to the target (unchanged).
   std::string answered;
+  const Millis started = target.now_ms();
   try {
-    Extraction plain(target, options, CacheFindings{}, nullptr);
+    Extraction plain(target, options, CacheFindings{}, nullptr, started);
     return plain.run();
   } catch (const CacheAnswersError& e) {
     if (!options.defeat_cache) throw;
@@ -1442,7 +1544,7 @@ ExtractResult extract_geometry(ProbeTarget& target, const ExtractOptions& option
   if (options.progress) std::fprintf(options.progress, "extract: %s\n", cache.describe().c_str());
   if (!cache.any()) throw std::runtime_error(answered);
   CacheDefeat defeat(target, cache);
-  Extraction e(defeat, options, cache, &defeat);
+  Extraction e(defeat, options, cache, &defeat, started);
   return e.run();
 }
 

@@ -94,6 +94,20 @@ TrackScan scan_tracks(Prober& p, std::uint64_t start, double step_hint, int min_
     for (double x : d) off += std::fabs(wrap_half(x - d0)) > kBoundaryThreshold * d0 / m;
     if (d0 <= 0 || d0 > 0.35 || off * 10 > 4 * d.size()) {
       if (step_hint > 0) return scan_tracks(p, start, 0.0, min_boundaries);
+      // Reads that came back late or from a buffer scatter single phases: once more, each
+      // phase the median of more reads, before giving up.
+      if (p.repeats() < 3) {
+        const int r = p.repeats();
+        p.set_repeats(std::max(3, r + 2));
+        try {
+          TrackScan again = scan_tracks(p, start, 0.0, min_boundaries);
+          p.set_repeats(r);
+          return again;
+        } catch (...) {
+          p.set_repeats(r);
+          throw;
+        }
+      }
       throw TimingNoiseError(fmt::format(
           "no regular sector structure near LBA {} (phase step per {} sectors: {:.4f} rotations)",
           start, m, d0));

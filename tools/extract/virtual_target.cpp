@@ -39,6 +39,8 @@ ProbeResult VirtualTarget::serve(Op op, std::uint64_t lba, std::uint32_t count) 
   Millis to_device = noise_.issue_base_ms + jitter(noise_.issue_jitter_ms);
   Millis from_device = noise_.completion_base_ms + jitter(noise_.completion_jitter_ms);
   std::uniform_real_distribution<double> u(0.0, 1.0);
+  if (noise_.completion_uniform_ms > 0)
+    from_device = std::max(0.0, from_device + (2.0 * u(rng_) - 1.0) * noise_.completion_uniform_ms);
   if (noise_.preemption_rate > 0 && u(rng_) < noise_.preemption_rate) {
     const Millis spike = noise_.preemption_min_ms +
                          u(rng_) * (noise_.preemption_max_ms - noise_.preemption_min_ms);

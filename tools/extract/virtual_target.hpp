@@ -4,7 +4,8 @@
 //
 // Host path model: a request reaches the device `issue_latency` after it is issued
 // and its completion is seen `completion_latency` after the device finishes. Both are
-// a base plus exponentially distributed jitter; now and then a preemption adds a
+// a base plus exponentially distributed jitter (the completion also a symmetric
+// uniform one, `completion_uniform_ms`); now and then a preemption adds a
 // longer delay to one side (the probe is then flagged `disturbed` with probability
 // `preemption_flagged`, like a context switch counted by getrusage). A busy host adds
 // two more: completions seen late (`late_rate`, never flagged: a server that woke late)
@@ -33,6 +34,9 @@ struct HostNoise {
   Millis issue_jitter_ms = 0.0;     // mean of the exponential jitter added to it
   Millis completion_base_ms = 0.0;  // fixed latency after the device finishes
   Millis completion_jitter_ms = 0.0;
+  // Symmetric measurement noise: each completion seen up to this much early or late
+  // (uniform; completion_base_ms should be at least as large).
+  Millis completion_uniform_ms = 0.0;
   double preemption_rate = 0.0;     // probability per probe of a preemption
   Millis preemption_min_ms = 0.3, preemption_max_ms = 5.0;
   double preemption_flagged = 1.0;  // probability that a preemption is flagged

@@ -182,3 +182,33 @@ TEST_CASE("on a short budget the zones step keeps to its share and says what it 
   CHECK(said);
   CHECK(r.profile.zones.size() == 8);
 }
+
+// Real time adds noise of about a hundredth of a millisecond to every probe; far out a
+// cylinder is 0.03 ms of seek, so a count of spare cylinders read off one crossing and
+// one seek inside the zone came out one short (README, issue 12). Each completion here
+// is seen up to 0.01 ms early or late at random, in eight runs (seeds 1-8): the counts
+// must all still be right. (Counted from one crossing and the seeks inside the zone,
+// as before, seeds 1, 3 and 6 counted a zone's spare cylinders two off: zone 3's 6 as 8
+// with seed 1.)
+TEST_CASE("the imported C2247A's spare cylinders are counted right under +-0.01 ms of timing noise",
+          "[extract]") {
+  HostNoise noise;
+  noise.completion_base_ms = 0.02;
+  noise.completion_uniform_ms = 0.01;
+  noise.seed = GENERATE(range(1, 9));
+  INFO("noise seed " << noise.seed);
+  VirtualTarget t(std::make_unique<DiskModel>(c2247a_imported(true)), noise);
+  const ExtractResult r = run(t, true, 240'000);
+  const DiskProfile truth = c2247a_imported(false);
+  const Comparison c = compare_profiles(r.profile, truth, t.true_rotation_ms());
+  print("c2247a imported, +-0.01 ms noise", r, c);
+  REQUIRE(r.profile.zones.size() == 8);
+  const std::vector<std::uint64_t> spares{325, 130, 65, 78, 52, 104, 78};
+  for (std::size_t i = 0; i < spares.size(); ++i) {
+    INFO("zone " << i);
+    CHECK(r.profile.zones[i].spares == spares[i]);
+  }
+  CHECK(c.zones_equal);
+  CHECK(c.mapping_differ == 0);
+  CHECK(r.elapsed_ms <= 240'000);
+}
