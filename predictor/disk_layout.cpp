@@ -135,6 +135,7 @@ DiskLayout::DiskLayout(const DiskProfile& p) : heads_(p.heads), mapping_(p.layou
     }
     std::sort(z.remap.begin(), z.remap.end());
     std::sort(z.remap_back.begin(), z.remap_back.end());
+    z.direct = !z.track_units && z.unit == z.per_unit && z.slips.empty() && z.remap.empty();
     zones_.push_back(std::move(z));
   }
   cylinders_ = zones_.back().last_cylinder + 1;
@@ -194,6 +195,7 @@ std::uint64_t DiskLayout::zone_first_lba(std::size_t zone) const {
 }
 
 std::size_t DiskLayout::zone_of_cylinder(std::int64_t c) const {
+  if (zones_.size() == 1) return 0;
   auto it = std::upper_bound(zones_.begin(), zones_.end(), c,
                              [](std::int64_t cyl, const Zone& z) { return cyl < z.first_cylinder; });
   return static_cast<std::size_t>(std::max<std::ptrdiff_t>(it - zones_.begin() - 1, 0));
@@ -211,12 +213,14 @@ std::int32_t DiskLayout::track_index(std::int64_t c, std::int32_t head) const {
 }
 
 std::size_t DiskLayout::zone_of_lbn(std::uint64_t lbn) const {
+  if (zones_.size() == 1) return 0;
   auto it = std::upper_bound(zones_.begin(), zones_.end(), lbn,
                              [](std::uint64_t l, const Zone& z) { return l < z.first_lbn; });
   return static_cast<std::size_t>(it - zones_.begin() - 1);
 }
 
 std::uint64_t DiskLayout::position_of(const Zone& z, std::uint64_t slot) const {
+  if (z.direct) return slot;
   const std::uint64_t* s = z.slips.data();
   if (z.track_units) return nth_free(s, s + z.slips.size(), 0, slot / z.spt);
   if (z.slip_to_end) {
@@ -267,15 +271,19 @@ Chs DiskLayout::chs_of(const Zone& z, std::uint64_t position, std::uint64_t slot
 Chs DiskLayout::lbn_to_chs(std::uint64_t lbn) const {
   const Zone& z = zones_[zone_of_lbn(lbn)];
   const std::uint64_t slot = lbn - z.first_lbn + z.front;
+  if (z.direct) return chs_of(z, slot, slot);
   std::uint64_t p = position_of(z, slot);
   if (const auto* r = find_pair(z.remap, p)) p = r->second;
   return chs_of(z, p, slot);
 }
 
-Chs DiskLayout::to_chs(std::uint64_t lba) const {
+std::uint64_t DiskLayout::lbn_of(std::uint64_t lba) const {
+  if (legacy_slips_.empty()) return lba;
   const std::uint64_t* s = legacy_slips_.data();
-  return lbn_to_chs(nth_free(s, s + legacy_slips_.size(), 0, lba));
+  return nth_free(s, s + legacy_slips_.size(), 0, lba);
 }
+
+Chs DiskLayout::to_chs(std::uint64_t lba) const { return lbn_to_chs(lbn_of(lba)); }
 
 std::optional<std::uint64_t> DiskLayout::to_lba(const Chs& chs) const {
   if (chs.cylinder < 0 || chs.cylinder >= cylinders_ || chs.head < 0 || chs.head >= heads_ ||
@@ -305,8 +313,13 @@ std::uint64_t DiskLayout::run_end(std::uint64_t lba, std::uint64_t last) const {
 
 std::uint64_t DiskLayout::run_end(std::uint64_t lba, std::uint64_t last, const Chs& c0,
                                   Chs& end) const {
-  const std::uint32_t spt = zones_[zone_of_cylinder(c0.cylinder)].spt;
-  std::uint64_t e = std::min<std::uint64_t>(last, lba + (spt - c0.sector) - 1);
+  const Zone& z = zones_[zone_of_cylinder(c0.cylinder)];
+  std::uint64_t e = std::min<std::uint64_t>(last, lba + (z.spt - c0.sector) - 1);
+  if (z.direct && remapped_.empty() && legacy_slips_.empty() && e < z.first_lbn + z.lbns) {
+    // Consecutive LBAs of a direct zone are consecutive sectors of the track.
+    end = Chs{c0.cylinder, c0.head, c0.sector + static_cast<std::uint32_t>(e - lba)};
+    return e;
+  }
   if (!remapped_.empty()) {
     // A remapped range is a run of its own: it lies on its spare.
     const std::uint64_t lbn = nth_free(legacy_slips_.data(),

@@ -70,6 +70,9 @@ class DiskLayout {
     std::vector<std::uint64_t> slips;       // sorted positions
     std::vector<std::uint64_t> slip_data;   // slip_to_end: the slips as data indices
     std::vector<std::pair<std::uint64_t, std::uint64_t>> remap, remap_back;  // sorted by .first
+    // Every slot is its position (sectors, no spares, slips or remaps): a request's
+    // CHS and run end are then plain arithmetic, the common case the hot path takes.
+    bool direct = false;
   };
   std::optional<std::uint64_t> slot_of(const Zone& z, std::uint64_t position) const;
   std::uint64_t position_of(const Zone& z, std::uint64_t slot) const;
@@ -77,6 +80,7 @@ class DiskLayout {
   std::optional<std::uint64_t> lbn_at(const Zone& z, std::uint64_t position, std::uint32_t sector) const;
   Chs lbn_to_chs(std::uint64_t lbn) const;
   std::size_t zone_of_lbn(std::uint64_t lbn) const;
+  std::uint64_t lbn_of(std::uint64_t lba) const;
 
   int heads_ = 1;
   Mapping mapping_ = Mapping::Conventional;

@@ -52,6 +52,7 @@ DiskModel::DiskModel(DiskProfile profile) : profile_(std::move(profile)) {
   }
   cylinders_ = zones_.back().last_cylinder + 1;
   lbas_ = layout_.lbas();
+  per_physical_ = physical_sector_bytes() / profile_.sector_bytes;
   if (profile_.capacity_sectors) {
     if (*profile_.capacity_sectors > lbas_)
       throw ModelError(fmt::format("{}: capacity_sectors {} is more than the layout's {} sectors",
@@ -89,6 +90,11 @@ std::uint32_t DiskModel::sectors_per_track(std::int64_t cylinder) const {
 }
 
 double DiskModel::track_angle(std::int64_t c, std::int32_t h, const TrackAngles* learnt) const {
+  return track_angle_in(zone_of_cylinder(c), c, h, learnt);
+}
+
+double DiskModel::track_angle_in(const Zone& z, std::int64_t c, std::int32_t h,
+                                 const TrackAngles* learnt) const {
   if (learnt != nullptr && !learnt->empty()) {
     auto it = learnt->find(c * profile_.heads + h);
     if (it != learnt->end()) return it->second;
@@ -97,14 +103,17 @@ double DiskModel::track_angle(std::int64_t c, std::int32_t h, const TrackAngles*
     auto it = track_phase_.find(c * profile_.heads + h);
     if (it != track_phase_.end()) return it->second;
   }
-  const Zone& z = zone_of_cylinder(c);
   return frac(z.base_angle + static_cast<double>(c - z.first_cylinder) * z.per_cyl +
               z.head_skew[static_cast<std::size_t>(layout_.track_index(c, h))]);
 }
 
 double DiskModel::sector_angle(const Chs& chs, const TrackAngles* learnt) const {
-  return frac(track_angle(chs.cylinder, chs.head, learnt) +
-              static_cast<double>(chs.sector) / zone_of_cylinder(chs.cylinder).spt);
+  return sector_angle_in(zone_of_cylinder(chs.cylinder), chs, learnt);
+}
+
+double DiskModel::sector_angle_in(const Zone& z, const Chs& chs, const TrackAngles* learnt) const {
+  return frac(track_angle_in(z, chs.cylinder, chs.head, learnt) +
+              static_cast<double>(chs.sector) / z.spt);
 }
 
 Millis DiskModel::sector_time_ms() const { return spin_.period_ms / zones_.front().spt; }
@@ -249,9 +258,10 @@ Cost DiskModel::service(const HeadState& from, Op op, std::uint64_t offset, std:
   const Chs start = layout_.to_chs(lba);
   const Millis settle = settle_of(op);
   const Spin& spin = spin_from(from);
+  const Zone* z = &zone_of_cylinder(start.cylinder);
   c.seek_ms = move_ms(from.cylinder, from.head, start.cylinder, start.head, settle);
   Millis t = from.time_ms + c.overhead_ms + c.seek_ms;
-  c.rotation_ms = wait_for(spin, t, sector_angle(start, learnt));
+  c.rotation_ms = wait_for(spin, t, sector_angle_in(*z, start, learnt));
   t += c.rotation_ms;
   const Millis transfer_start = t;
 
@@ -263,15 +273,15 @@ Cost DiskModel::service(const HeadState& from, Op op, std::uint64_t offset, std:
   const std::uint64_t last = end_lba - 1;
   Chs pos = start;
   for (;;) {
-    const Zone& z = zone_of_cylinder(pos.cylinder);
     Chs end;
     const std::uint64_t e = layout_.run_end(first, last, pos, end);
-    t += static_cast<double>(end.sector - pos.sector + 1) * spin.period_ms / z.spt;
+    t += static_cast<double>(end.sector - pos.sector + 1) * spin.period_ms / z->spt;
     if (e == last) break;
     first = e + 1;
     const Chs next = layout_.to_chs(first);
+    z = &zone_of_cylinder(next.cylinder);
     t += move_ms(pos.cylinder, pos.head, next.cylinder, next.head, settle);
-    t += wait_for(spin, t, sector_angle(next, learnt));
+    t += wait_for(spin, t, sector_angle_in(*z, next, learnt));
     pos = next;
   }
   if (rmw) t += spin.period_ms;

@@ -89,6 +89,10 @@ class DiskModel final : public DeviceModel {
     std::vector<double> head_skew;
   };
   const Zone& zone_of_cylinder(std::int64_t c) const { return zones_[layout_.zone_of_cylinder(c)]; }
+  // track_angle and sector_angle for a caller that has the track's zone.
+  double track_angle_in(const Zone& z, std::int64_t c, std::int32_t h,
+                        const TrackAngles* learnt) const;
+  double sector_angle_in(const Zone& z, const Chs& chs, const TrackAngles* learnt) const;
   Millis settle_of(Op op) const {
     return op == Op::Write || op == Op::Zero ? profile_.write_settle_ms : 0.0;
   }
@@ -101,7 +105,7 @@ class DiskModel final : public DeviceModel {
                const TrackAngles* learnt) const;
   double end_angle(std::uint64_t lba, std::uint32_t sectors, const TrackAngles* learnt) const;
   // Logical sectors per physical one (8 on 512e, else 1).
-  std::uint64_t per_physical() const { return physical_sector_bytes() / profile_.sector_bytes; }
+  std::uint64_t per_physical() const { return per_physical_; }
   // A write of [lba, end) that leaves a physical sector partly written (512e).
   bool read_modify_write(Op op, std::uint64_t lba, std::uint64_t end) const {
     const std::uint64_t k = per_physical();
@@ -114,6 +118,7 @@ class DiskModel final : public DeviceModel {
   std::vector<Zone> zones_;
   std::int64_t cylinders_ = 0;
   std::uint64_t lbas_ = 0;
+  std::uint64_t per_physical_ = 1;
   TrackAngles track_phase_;  // the profile's measured ones: c * heads + h -> angle
   Spin spin_;                // the profile's
 };

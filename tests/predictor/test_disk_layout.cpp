@@ -16,7 +16,7 @@ namespace {
 
 // Every LBA's sector, found the slow way: walk the zone's positions in order and hand out
 // slots as the scheme says, then LBAs after the empty front; remapped LBAs move last.
-std::vector<Chs> reference_layout(const DiskProfile& p) {
+std::vector<Chs> reference_layout(const DiskProfile& p, std::vector<bool>* remapped = nullptr) {
   std::vector<Chs> out;
   const auto heads = static_cast<std::uint64_t>(p.heads);
   for (const ZoneSpec& z : p.zones) {
@@ -71,11 +71,13 @@ std::vector<Chs> reference_layout(const DiskProfile& p) {
     const bool tracks_unit = p.layout.sparing == Sparing::TracksPerZone;
     for (std::size_t k = z.empty_front; k < slots.size(); ++k) {
       std::uint64_t pos = slots[k];
+      bool moved = false;
       for (const auto& [defect, spare] : z.remaps) {
-        if (tracks_unit && pos / spt == defect) pos = spare * spt + pos % spt;
-        else if (!tracks_unit && pos == defect) pos = spare;
+        if (tracks_unit && pos / spt == defect) pos = spare * spt + pos % spt, moved = true;
+        else if (!tracks_unit && pos == defect) pos = spare, moved = true;
       }
       out.push_back(chs(pos / spt, pos % spt));
+      if (remapped) remapped->push_back(moved);
     }
   }
   return out;
@@ -91,7 +93,8 @@ DiskProfile small(Sparing sparing, std::uint64_t spares) {
 
 void check_against_reference(const DiskProfile& p) {
   const DiskModel m(p);
-  const std::vector<Chs> want = reference_layout(p);
+  std::vector<bool> remapped;
+  const std::vector<Chs> want = reference_layout(p, &remapped);
   REQUIRE(m.lbas() == want.size());
   std::map<std::tuple<std::int64_t, std::int32_t, std::uint32_t>, std::uint64_t> at;
   for (std::uint64_t l = 0; l < want.size(); ++l) {
@@ -101,6 +104,24 @@ void check_against_reference(const DiskProfile& p) {
     CHECK(got.head == want[l].head);
     CHECK(got.sector == want[l].sector);
     at[{want[l].cylinder, want[l].head, want[l].sector}] = l;
+  }
+  // Every run end (direct zones take the arithmetic path, the others the general one):
+  // the last LBA from l on that lies on l's track in rising sectors; a remapped defect
+  // (a sector, or a whole track under track units) is a run of its own.
+  const DiskLayout& layout = m.layout();
+  for (std::uint64_t l = 0; l < want.size(); ++l) {
+    std::uint64_t e = l;
+    const bool alone = remapped[l] && p.layout.sparing != Sparing::TracksPerZone;
+    while (!alone && e + 1 < want.size() && want[e + 1].cylinder == want[l].cylinder &&
+           want[e + 1].head == want[l].head && want[e + 1].sector > want[e].sector &&
+           remapped[e + 1] == remapped[l])
+      ++e;
+    INFO("run from lba " << l);
+    Chs end;
+    CHECK(layout.run_end(l, want.size() - 1, layout.to_chs(l), end) == e);
+    CHECK(end == want[e]);
+    const std::uint64_t cut = std::min<std::uint64_t>(e, l + 2);
+    CHECK(layout.run_end(l, cut) == cut);
   }
   // Every physical sector: its LBA, or none (spare, slipped, defect, front).
   for (const ZoneSpec& z : p.zones)
