@@ -194,8 +194,7 @@ std::uint64_t DiskLayout::zone_first_lba(std::size_t zone) const {
   return lbn - count_below(legacy_slips_, lbn);
 }
 
-std::size_t DiskLayout::zone_of_cylinder(std::int64_t c) const {
-  if (zones_.size() == 1) return 0;
+std::size_t DiskLayout::zone_search(std::int64_t c) const {
   auto it = std::upper_bound(zones_.begin(), zones_.end(), c,
                              [](std::int64_t cyl, const Zone& z) { return cyl < z.first_cylinder; });
   return static_cast<std::size_t>(std::max<std::ptrdiff_t>(it - zones_.begin() - 1, 0));
@@ -205,7 +204,7 @@ bool DiskLayout::in_gap(std::int64_t c) const {
   return c > zones_[zone_of_cylinder(c)].last_cylinder;
 }
 
-std::int32_t DiskLayout::track_index(std::int64_t c, std::int32_t head) const {
+std::int32_t DiskLayout::serpentine_index(std::int64_t c, std::int32_t head) const {
   const std::int64_t odd = mapping_ == Mapping::Serpentine
                                ? (c - zones_[zone_of_cylinder(c)].first_cylinder) % 2
                                : mapping_ == Mapping::SerpentineGlobal ? c % 2 : 0;

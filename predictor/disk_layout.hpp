@@ -41,10 +41,14 @@ class DiskLayout {
   std::uint64_t zone_lbas(std::size_t zone) const { return zones_[zone].lbns; }
   std::uint64_t zone_first_lba(std::size_t zone) const;
   // The zone holding `cylinder`, or for a cylinder in a gap the zone before it.
-  std::size_t zone_of_cylinder(std::int64_t cylinder) const;
+  std::size_t zone_of_cylinder(std::int64_t cylinder) const {
+    return zones_.size() == 1 ? 0 : zone_search(cylinder);
+  }
   bool in_gap(std::int64_t cylinder) const;
   // The index of `head` in the order the cylinder's tracks are filled (serpentine).
-  std::int32_t track_index(std::int64_t cylinder, std::int32_t head) const;
+  std::int32_t track_index(std::int64_t cylinder, std::int32_t head) const {
+    return mapping_ == Mapping::Conventional ? head : serpentine_index(cylinder, head);
+  }
 
   Chs to_chs(std::uint64_t lba) const;  // lba < lbas()
   // The LBA stored at `chs`; none for a slipped, spare, defective or front sector.
@@ -80,6 +84,8 @@ class DiskLayout {
   std::optional<std::uint64_t> lbn_at(const Zone& z, std::uint64_t position, std::uint32_t sector) const;
   Chs lbn_to_chs(std::uint64_t lbn) const;
   std::size_t zone_of_lbn(std::uint64_t lbn) const;
+  std::size_t zone_search(std::int64_t cylinder) const;
+  std::int32_t serpentine_index(std::int64_t cylinder, std::int32_t head) const;
   std::uint64_t lbn_of(std::uint64_t lba) const;
 
   int heads_ = 1;

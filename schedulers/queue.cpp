@@ -225,9 +225,14 @@ void RequestQueue::complete(std::uint64_t id, Millis now) {
     throw std::logic_error("complete: request " + std::to_string(id) + " was never dispatched");
   scheduler_->completed(u->req, now);
   unindex(*u);
+  --in_flight_;
+  if (blocked_count_ == 0) {  // nothing waits on it: no copy to release by
+    remove(id);
+    drop_overlap_index();
+    return;
+  }
   const Request gone = u->req;
   remove(id);
-  --in_flight_;
   release_after(gone);
   drop_overlap_index();
 }
