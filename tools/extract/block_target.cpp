@@ -72,6 +72,7 @@ BlockTarget::BlockTarget(const std::string& path,
 
 BlockTarget::~BlockTarget() {
   if (fd_ >= 0) ::close(fd_);
+  if (buffered_fd_ >= 0) ::close(buffered_fd_);
   std::free(buf_);
 }
 
@@ -92,12 +93,25 @@ ProbeResult BlockTarget::read(std::uint64_t lba, std::uint32_t count) {
 }
 
 ProbeResult BlockTarget::write(std::uint64_t lba, std::uint32_t count) {
+  return put(fd_, lba, count);
+}
+
+std::optional<ProbeResult> BlockTarget::write_buffered(std::uint64_t lba, std::uint32_t count) {
+  if (buffered_fd_ < 0) {
+    if (!writable_) return std::nullopt;
+    buffered_fd_ = ::open(path_.c_str(), O_RDWR | O_DIRECT | O_CLOEXEC);
+    if (buffered_fd_ < 0) return std::nullopt;
+  }
+  return put(buffered_fd_, lba, count);
+}
+
+ProbeResult BlockTarget::put(int fd, std::uint64_t lba, std::uint32_t count) {
   check_write_probe(writable_, lba, count);
   const std::size_t n = std::size_t{count} * sector_;
   std::memcpy(buf_, saved_.data() + (lba - writable_->first) * sector_, n);
   bool ok = false;
   const ProbeResult r = timed_probe(
-      [&] { return pwrite(fd_, buf_, n, static_cast<off_t>(lba * sector_)) == static_cast<ssize_t>(n); },
+      [&] { return pwrite(fd, buf_, n, static_cast<off_t>(lba * sector_)) == static_cast<ssize_t>(n); },
       &ok);
   if (!ok) sys_fail(fmt::format("{}: write at sector {}", path_, lba));
   return r;

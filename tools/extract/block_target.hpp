@@ -31,13 +31,17 @@ class BlockTarget final : public ProbeTarget {
   void wait_until(Millis t_ms) override;
   ProbeResult read(std::uint64_t lba, std::uint32_t count) override;
   ProbeResult write(std::uint64_t lba, std::uint32_t count) override;
+  std::optional<ProbeResult> write_buffered(std::uint64_t lba, std::uint32_t count) override;
   bool is_block_device() const { return block_; }
   // The writable range in sectors, [first, last].
   std::optional<std::pair<std::uint64_t, std::uint64_t>> writable_sectors() const { return writable_; }
 
  private:
+  // A write of the saved bytes back to [lba, lba + count) through `fd`.
+  ProbeResult put(int fd, std::uint64_t lba, std::uint32_t count);
   std::string path_;
   int fd_ = -1;
+  int buffered_fd_ = -1;  // the same device without O_DSYNC (writable only)
   bool block_ = false;
   std::uint32_t sector_ = 512;
   std::uint64_t sectors_ = 0;

@@ -33,10 +33,36 @@ std::string CacheFindings::describe() const {
                      ahead_ms, read_ahead_sectors);
   if (read_cache)
     s += fmt::format(" {} reads of other places push a sector out;", evicting_reads);
-  s += " write-behind not probed: write probes are FUA (O_DSYNC), which a drive must not "
-       "acknowledge from its buffer;";
+  s += " " + describe_write_behind() + ";";
   s.pop_back();
   return s;
+}
+
+std::string CacheFindings::describe_write_behind() const {
+  if (!write_behind)
+    return "write-behind not probed (" + write_behind_unprobed +
+           "); write probes are FUA (O_DSYNC), which a drive must not acknowledge from its buffer";
+  return fmt::format("{} (a write without FUA completes {:.2f} ms after a read, with FUA {:.2f} ms){}",
+                     *write_behind ? "write-behind" : "no write-behind", buffered_write_ms, fua_write_ms,
+                     *write_behind ? "; write probes are FUA, so it answers none of them" : "");
+}
+
+void check_write_behind(ProbeTarget& t, std::uint64_t x, std::uint64_t y, CacheFindings& f) {
+  std::vector<double> fua, buffered;
+  for (int i = 0; i < kTrials; ++i) {
+    const ProbeResult a = t.read(x, 1);
+    fua.push_back(since(a, t.write(y, 1)));
+    const ProbeResult b = t.read(x, 1);
+    const std::optional<ProbeResult> w = t.write_buffered(y, 1);
+    if (!w) {
+      f.write_behind_unprobed = "the target cannot issue a write without FUA";
+      return;
+    }
+    buffered.push_back(since(b, *w));
+  }
+  f.fua_write_ms = median(fua);
+  f.buffered_write_ms = median(buffered);
+  f.write_behind = f.buffered_write_ms < kCachedBelow * f.fua_write_ms;
 }
 
 CacheFindings check_cache(ProbeTarget& t) {

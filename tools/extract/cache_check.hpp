@@ -4,8 +4,9 @@
 //                 sector just behind it (which waits a revolution less one sector)
 //   read-ahead    a read of a sector a little past the one just read, issued once the
 //                 platter has carried it past the head, costs far less than that too
-// Write-behind is not probed: every write probe is FUA (O_DSYNC), which a drive must not
-// acknowledge from its buffer, so a write cache cannot answer one.
+// Every write probe is FUA (O_DSYNC), which a drive must not acknowledge from its
+// buffer, so a write cache cannot answer one. Where writes are allowed, write-behind is
+// still looked for (check_write_behind), so that the profile says whether the drive has it.
 // Where a read cache is found, also how far read-ahead reaches and how many reads of
 // other places push a sector out (the segments), which is what defeating it needs.
 #pragma once
@@ -32,12 +33,27 @@ struct CacheFindings {
   // Reads of other places after which a sector was no longer in the buffer.
   unsigned evicting_reads = 0;
 
+  // Write-behind: a write without FUA acknowledged from the buffer. None: not probed
+  // (`write_behind_unprobed` says why).
+  std::optional<bool> write_behind;
+  Millis buffered_write_ms = 0.0;  // medians, ms from a read's completion to the write's
+  Millis fua_write_ms = 0.0;
+  std::string write_behind_unprobed = "no writable range (--allow-writes)";
+
   bool any() const { return read_cache || read_ahead; }
   // One line for stderr and the profile's notes.
   std::string describe() const;
+  // One line on write-behind.
+  std::string describe_write_behind() const;
 };
 
 // Reads only, at places spread over the device (none at LBA 0, the usual reference).
 CacheFindings check_cache(ProbeTarget& t);
+
+// Writes `y` (about half a track past `x` on x's track, inside the writable range) right
+// after reading `x`, with FUA and without: to the media a write waits for y to come
+// round, from a write-behind buffer it costs command overhead and bus time. Fills the
+// write-behind fields of `f`.
+void check_write_behind(ProbeTarget& t, std::uint64_t x, std::uint64_t y, CacheFindings& f);
 
 }  // namespace disksched::extract

@@ -35,6 +35,9 @@ class CacheDefeat final : public ProbeTarget {
   void wait_until(Millis t_ms) override { inner_.wait_until(t_ms); }
   ProbeResult read(std::uint64_t lba, std::uint32_t count) override;
   ProbeResult write(std::uint64_t lba, std::uint32_t count) override;
+  std::optional<ProbeResult> write_buffered(std::uint64_t lba, std::uint32_t count) override {
+    return inner_.write_buffered(lba, count);
+  }
   bool set_spin_wait(bool on) override { return inner_.set_spin_wait(on); }
   std::optional<Millis> null_round_trip_ms() override { return inner_.null_round_trip_ms(); }
   void pair(std::uint64_t src, std::uint64_t dst) override;

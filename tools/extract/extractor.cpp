@@ -1259,6 +1259,8 @@ void Extraction::measure_writes() {
     return;
   }
   const std::uint64_t x = *track + 1, y = x + zspt / 2;
+  check_write_behind(t_, x, y, r_.cache);
+  note(r_.cache.describe_write_behind());
   const int n = std::max(3, p_.repeats());
   const double pr = p_.phase(y, n, Op::Read), pw = p_.phase(y, n, Op::Write);
   write_completion_ = wrap_half(pw - pr) * p_.period();
@@ -1517,6 +1519,10 @@ ExtractResult Extraction::run() {
                   {"reread_ms", r_.cache.reread_ms},
                   {"behind_ms", r_.cache.behind_ms},
                   {"ahead_ms", r_.cache.ahead_ms},
+                  {"write_behind", r_.cache.write_behind ? nlohmann::json(*r_.cache.write_behind)
+                                                         : nlohmann::json(nullptr)},
+                  {"buffered_write_ms", r_.cache.buffered_write_ms},
+                  {"fua_write_ms", r_.cache.fua_write_ms},
                   {"defeated", defeat_ != nullptr},
                   {"evictions", r_.cache_evictions}};
   src["notes"] = r_.notes;

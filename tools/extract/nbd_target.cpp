@@ -88,12 +88,19 @@ ProbeResult NbdTarget::read(std::uint64_t lba, std::uint32_t count) {
 }
 
 ProbeResult NbdTarget::write(std::uint64_t lba, std::uint32_t count) {
+  // FUA: the write is complete when it is on the medium, not in a cache. Asked before
+  // the clock starts: it is not part of the probe.
+  return put(lba, count, nbd_can_fua(h_) == 1 ? LIBNBD_CMD_FLAG_FUA : 0);
+}
+
+std::optional<ProbeResult> NbdTarget::write_buffered(std::uint64_t lba, std::uint32_t count) {
+  return put(lba, count, 0);
+}
+
+ProbeResult NbdTarget::put(std::uint64_t lba, std::uint32_t count, std::uint32_t flags) {
   check_write_probe(writable_, lba, count);
   const std::size_t n = std::size_t{count} * sector_;
   const std::uint8_t* data = saved_.data() + (lba - writable_->first) * sector_;
-  // FUA: the write is complete when it is on the medium, not in a cache. Asked before
-  // the clock starts: it is not part of the probe.
-  const std::uint32_t flags = nbd_can_fua(h_) == 1 ? LIBNBD_CMD_FLAG_FUA : 0;
   bool ok = false;
   const ProbeResult r =
       timed_probe([&] { return nbd_pwrite(h_, data, n, lba * sector_, flags) != -1; }, &ok);

@@ -31,6 +31,7 @@ class NbdTarget final : public ProbeTarget {
   void wait_until(Millis t_ms) override;
   ProbeResult read(std::uint64_t lba, std::uint32_t count) override;
   ProbeResult write(std::uint64_t lba, std::uint32_t count) override;
+  std::optional<ProbeResult> write_buffered(std::uint64_t lba, std::uint32_t count) override;
   bool set_spin_wait(bool on) override {
     spin_ = on;
     return true;
@@ -41,6 +42,8 @@ class NbdTarget final : public ProbeTarget {
   std::optional<std::pair<std::uint64_t, std::uint64_t>> writable_sectors() const { return writable_; }
 
  private:
+  // A write of the saved bytes back to [lba, lba + count) with these NBD flags.
+  ProbeResult put(std::uint64_t lba, std::uint32_t count, std::uint32_t flags);
   std::string uri_;
   nbd_handle* h_ = nullptr;
   bool spin_ = false;

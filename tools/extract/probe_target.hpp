@@ -43,6 +43,12 @@ class ProbeTarget {
   // targets write back the bytes they read from the same sectors.
   virtual ProbeResult read(std::uint64_t lba, std::uint32_t count) = 0;
   virtual ProbeResult write(std::uint64_t lba, std::uint32_t count) = 0;
+  // The same write without FUA: a drive with write-behind may acknowledge it from its
+  // buffer. Only to find out whether it does (the extraction's probes stay FUA); none
+  // where the target cannot issue one.
+  virtual std::optional<ProbeResult> write_buffered(std::uint64_t /*lba*/, std::uint32_t /*count*/) {
+    return std::nullopt;
+  }
 
   // The next two probes are a reach pair: a read of `src`, then `dst` at a chosen time.
   // A target that clears the drive's buffer before reads (cache_defeat.hpp) does it

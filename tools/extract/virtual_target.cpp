@@ -32,7 +32,7 @@ Millis VirtualTarget::jitter(Millis mean) {
   return std::exponential_distribution<double>(1.0 / mean)(rng_);
 }
 
-ProbeResult VirtualTarget::serve(Op op, std::uint64_t lba, std::uint32_t count) {
+ProbeResult VirtualTarget::serve(Op op, std::uint64_t lba, std::uint32_t count, bool fua) {
   ++probes_;
   ProbeResult r;
   r.issue_ms = now_;
@@ -57,9 +57,9 @@ ProbeResult VirtualTarget::serve(Op op, std::uint64_t lba, std::uint32_t count) 
   from.time_ms = std::max(head_.time_ms, now_ + to_device);
   const std::uint32_t sb = model_->sector_bytes();
   Cost c;
-  // Writes are FUA, as the real targets write (nbd FUA, O_DSYNC).
+  // Writes are FUA, as the real targets write (nbd FUA, O_DSYNC), but for write_buffered.
   if (drive_) {
-    const DriveResult d = drive_->serve(from.time_ms, op, lba, count, /*fua=*/op == Op::Write,
+    const DriveResult d = drive_->serve(from.time_ms, op, lba, count, /*fua=*/op == Op::Write && fua,
                                          from.spin);
     c = d.cost;
     hits_ += d.hit ? 1 : 0;
@@ -78,6 +78,10 @@ ProbeResult VirtualTarget::read(std::uint64_t lba, std::uint32_t count) {
 
 ProbeResult VirtualTarget::write(std::uint64_t lba, std::uint32_t count) {
   return serve(Op::Write, lba, count);
+}
+
+std::optional<ProbeResult> VirtualTarget::write_buffered(std::uint64_t lba, std::uint32_t count) {
+  return serve(Op::Write, lba, count, /*fua=*/false);
 }
 
 std::optional<Millis> VirtualTarget::null_round_trip_ms() {

@@ -61,6 +61,7 @@ class VirtualTarget final : public ProbeTarget {
   void wait_until(Millis t_ms) override;
   ProbeResult read(std::uint64_t lba, std::uint32_t count) override;
   ProbeResult write(std::uint64_t lba, std::uint32_t count) override;
+  std::optional<ProbeResult> write_buffered(std::uint64_t lba, std::uint32_t count) override;
   std::optional<Millis> null_round_trip_ms() override;
 
   // The truth, for tests.
@@ -73,7 +74,7 @@ class VirtualTarget final : public ProbeTarget {
   std::uint64_t hits() const { return hits_; }
 
  private:
-  ProbeResult serve(Op op, std::uint64_t lba, std::uint32_t count);
+  ProbeResult serve(Op op, std::uint64_t lba, std::uint32_t count, bool fua = true);
   Millis jitter(Millis mean);
 
   std::unique_ptr<DeviceModel> model_;

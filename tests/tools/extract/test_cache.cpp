@@ -86,6 +86,32 @@ TEST_CASE("the cache check finds the C2247A's read cache and read-ahead, and non
   CHECK_FALSE(g.any());
 }
 
+TEST_CASE("write-behind is found where the drive acknowledges writes from its buffer", "[extract]") {
+  // x on sector 1 of a track, y half a track further on the same track.
+  auto places = [](const DiskModel& m) {
+    std::uint64_t x = 100'000;
+    while (m.lba_to_chs(x).sector != 1) ++x;
+    return std::pair{x, x + m.sectors_per_track(m.lba_to_chs(x).cylinder) / 2};
+  };
+  struct Case { const char* what; bool cache; int fast_write; bool want; };
+  for (const Case& c : {Case{"write-behind on", true, 1, true}, Case{"cache, write-behind off", true, 0, false},
+                        Case{"no cache", false, 0, false}}) {
+    DiskProfile p = c2247a(c.cache);
+    p.drive.cache.fast_write = c.fast_write;
+    VirtualTarget t(std::make_unique<DiskModel>(p), HostNoise{});
+    const auto [x, y] = places(dynamic_cast<const DiskModel&>(t.model()));
+    CacheFindings f;
+    CHECK_FALSE(f.write_behind.has_value());
+    check_write_behind(t, x, y, f);
+    INFO(c.what << ": " << f.describe_write_behind());
+    REQUIRE(f.write_behind.has_value());
+    CHECK(*f.write_behind == c.want);
+    // To the media a write of y waits for it to come round: about half a revolution.
+    CHECK(f.fua_write_ms > 0.3 * (60000.0 / 5400.0));
+    if (c.want) CHECK(f.buffered_write_ms < 2.0);  // overhead and one sector over the bus
+  }
+}
+
 TEST_CASE("extraction through the C2247A's cache meets the tolerances", "[extract]") {
   VirtualTarget t(std::make_unique<DiskModel>(c2247a(true)), HostNoise{});
   const ExtractResult r = run(t, true);

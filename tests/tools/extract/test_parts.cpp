@@ -3,12 +3,17 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <unistd.h>
 #include <memory>
 #include <random>
 
 #include "predictor/disk_model.hpp"
 #include "predictor/profile.hpp"
 #include "predictor/rotation_estimator.hpp"
+#include "tools/extract/block_target.hpp"
 #include "tools/extract/compare.hpp"
 #include "tools/extract/device_checks.hpp"
 #include "tools/extract/geometry_probe.hpp"
@@ -367,4 +372,29 @@ TEST_CASE("the live rotation estimator unwraps across idle gaps only when it can
 TEST_CASE("the live rotation estimator rejects bad options", "[extract][parts]") {
   CHECK_THROWS(RotationEstimator({.nominal_period_ms = 10.0, .reject_rotations = 0.0}));
   CHECK_THROWS(RotationEstimator({.nominal_period_ms = 10.0, .max_relative_change = 0.7}));
+}
+
+TEST_CASE("a block target writes back the bytes it read, with FUA and without", "[extract][parts]") {
+  // A regular file in the working directory (O_DIRECT: not a tmpfs).
+  const std::string path = "extract-block-target-" + std::to_string(::getpid()) + ".img";
+  std::string bytes(1 << 20, '\0');
+  for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 131 % 251);
+  std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  {
+    BlockTarget t(path, std::pair<std::uint64_t, std::uint64_t>{65536, 65536});
+    REQUIRE(t.sectors() == (1u << 20) / t.sector_bytes());
+    const std::uint64_t first = 65536 / t.sector_bytes();
+    const ProbeResult w = t.write(first + 1, 1);
+    CHECK(w.complete_ms >= w.issue_ms);
+    const std::optional<ProbeResult> b = t.write_buffered(first + 2, 1);
+    REQUIRE(b.has_value());
+    CHECK(b->complete_ms >= b->issue_ms);
+    CHECK_THROWS(t.write_buffered(0, 1));  // outside the writable range
+    BlockTarget read_only(path);
+    CHECK_FALSE(read_only.write_buffered(first, 1).has_value());
+  }
+  std::ifstream in(path, std::ios::binary);
+  const std::string after((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ::unlink(path.c_str());
+  CHECK(after == bytes);
 }
