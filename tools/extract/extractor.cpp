@@ -103,6 +103,10 @@ class Extraction {
     return n == 0 ? 0 : std::uniform_int_distribution<std::uint64_t>(0, n - 1)(rng_);
   }
   double tau(std::uint32_t spt) const { return p_.period() / spt; }
+  // A skew found on the way (heads and zones steps): on a noisy host a quarter of a
+  // sector off, multiplied by the tracks that the tests of a cylinder cross, sends them
+  // astray, so whole sectors until the skews step measures them.
+  double first_skew(double sectors) const { return p_.noisy() ? std::round(sectors) + 0.0 : snap(sectors); }
 
   void choose_completion_wait();
   void measure_period();
@@ -170,6 +174,20 @@ class Extraction {
   Millis zones_start_ = 0;
   bool zones_over_share() { return elapsed() - zones_start_ > 0.25 * o_.budget_ms; }
   int crossings_cut_ = 0;
+  // The zones step ends, wherever its search has got to, once this much of the budget
+  // is spent (counted from the run's start): the steps after it need the rest.
+  static constexpr double kZonesEnd = 0.85;
+  struct ZonesOutOfTime {};
+  void zones_check_time() {
+    if (in_zones_ && elapsed() > kZonesEnd * o_.budget_ms) throw ZonesOutOfTime{};
+  }
+  bool in_zones_ = false;
+  // The first LBA the zones step did not search (the device's size when it searched all).
+  std::uint64_t zones_unsearched_ = 0;
+  // The zones step stops in zone zi (out of time, or a structure it could not see): the
+  // zone is taken to run to the end of the device, and a note says from where nothing
+  // was measured. `confirmed`: cylinders past the zone's first found in it.
+  void close_zones(std::size_t zi, const std::string& why, std::int64_t confirmed);
 };
 
 Millis Extraction::reach(std::uint64_t src, std::uint64_t dst, Millis lo, Millis hi, Op op) {
@@ -349,6 +367,7 @@ void Extraction::localize_track(std::uint64_t track_pba, const std::function<boo
   Layout& L = r_.layout;
   const std::uint32_t spt = L.zone_of_pba(track_pba).spt;
   for (std::uint32_t k = 0; k <= spt; ++k) {
+    zones_check_time();
     if (done()) return;
     const std::uint64_t first = L.next_good(track_pba);
     const std::uint64_t y0 = L.lba_of_pba(first);
@@ -379,6 +398,7 @@ void Extraction::localize(std::uint64_t bad) {
   const std::uint64_t target = bad;
   int retries = 0;
   for (int found = 0; found < 64; ++found) {
+    zones_check_time();
     auto it = verified_.lower_bound(bad);
     std::uint64_t good = it == verified_.begin() ? 0 : *std::prev(it);
     // Bisect over cylinder starts first: a slipped track shows only where the cylinder
@@ -506,8 +526,8 @@ void Extraction::find_heads() {
     first_head = c.first_head;
     ZoneLayout z;
     z.spt = spt0_;
-    z.track_skew = snap(c.track_value);
-    z.cylinder_skew = snap(c.cylinder_value);
+    z.track_skew = first_skew(c.track_value);
+    z.cylinder_skew = first_skew(c.cylinder_value);
     L.zones.push_back(z);
   } else {
     // Equal (or invisible) skews: a cylinder switch is a seek, a head switch is not.
@@ -570,8 +590,8 @@ void Extraction::find_heads() {
         ((i + 1 + static_cast<std::size_t>(first_head)) % static_cast<std::size_t>(heads) == 0 ? cyl : trk)
             .push_back(walk[i].skew);
       const double all = median(trk.empty() ? cyl : trk);
-      z.track_skew = snap(trk.empty() ? all : median(trk));
-      z.cylinder_skew = snap(cyl.empty() ? all : median(cyl));
+      z.track_skew = first_skew(trk.empty() ? all : median(trk));
+      z.cylinder_skew = first_skew(cyl.empty() ? all : median(cyl));
     } else {
       z.track_skew = z.cylinder_skew = 0.0;
     }
@@ -604,6 +624,7 @@ void Extraction::find_heads() {
 // Is cylinder first_cylinder + n still in zone z (same track size)? Also confirms
 // (and, with slipped sectors, corrects) where its first track starts.
 bool Extraction::in_zone(const ZoneLayout& z, std::int64_t n) {
+  zones_check_time();
   Layout& L = r_.layout;
   const std::uint64_t per_cyl = static_cast<std::uint64_t>(L.heads) * z.spt;
   const std::uint64_t P = z.first_pba + static_cast<std::uint64_t>(n) * per_cyl;
@@ -722,6 +743,7 @@ std::int64_t Extraction::crossing_distance(const ZoneLayout& z, std::int64_t c, 
   };
   auto has_head0 = [&](std::int64_t cyl) { return head_at(cyl).has_value(); };
   auto inside = [&](std::int64_t x) {
+    zones_check_time();
     const std::int32_t h = head_at(c - x).value_or(0);
     const Millis ms =
         move_time(L.lba(c - x, h, sector(z.spt)), L.lba(c, h, sector(z.spt)), z.spt, guess(x));
@@ -739,6 +761,7 @@ std::int64_t Extraction::crossing_distance(const ZoneLayout& z, std::int64_t c, 
   };
   std::vector<std::pair<std::int64_t, Millis>> crossings;  // (a, seek from c - a into the next zone)
   auto cross = [&](std::int64_t a) {
+    zones_check_time();
     // (Its distance is what is sought: a guess from the spare cylinders just found.)
     const Millis ms = move_time(L.lba(c - a, head_at(c - a).value_or(0), sector(z.spt)), next + sector(next_spt), next_spt,
                                 guess(a + 1 + last_spare_cylinders_));
@@ -866,21 +889,68 @@ std::int64_t Extraction::crossing_distance(const ZoneLayout& z, std::int64_t c, 
   return d;
 }
 
+void Extraction::close_zones(std::size_t zi, const std::string& why, std::int64_t confirmed) {
+  Layout& L = r_.layout;
+  const std::uint64_t total = t_.sectors();
+  L.zones.resize(zi + 1);
+  ZoneLayout& z = L.zones[zi];
+  const std::uint64_t first_lba = L.zone_first_lba(z);
+  const std::uint64_t per_cyl = static_cast<std::uint64_t>(L.heads) * z.spt;
+  // As many cylinders as hold the rest of the device at this zone's track size.
+  auto n = static_cast<std::int64_t>((total - first_lba) / per_cyl);
+  while (L.lba_of_pba(z.first_pba + static_cast<std::uint64_t>(n) * per_cyl) < total) ++n;
+  z.cylinders = std::max<std::int64_t>(1, n);
+  // What was confirmed: zone zi's track size over its first `confirmed` + 1 cylinders.
+  const std::uint64_t seen = std::min<std::uint64_t>(
+      total, L.lba_of_pba(z.first_pba + static_cast<std::uint64_t>(confirmed + 1) * per_cyl));
+  zones_unsearched_ = seen;
+  note(fmt::format("zones: {}; zone {} ({} sectors per track from cylinder {}) was confirmed over {} cylinders, to LBA "
+                   "{} ({:.0f} % of the device), and is taken to run to the end of the device: the zones, spare "
+                   "tracks and slipped sectors past LBA {} are not measured",
+                   why, zi, z.spt, z.first_cylinder, confirmed + 1, seen,
+                   100.0 * static_cast<double>(seen) / static_cast<double>(total), seen));
+}
+
 void Extraction::find_zones() {
   progress_.step("zones");
   zones_start_ = elapsed();
+  in_zones_ = true;
   Layout& L = r_.layout;
   const std::uint64_t total = t_.sectors();
+  zones_unsearched_ = total;
   std::size_t zi = 0;
+  // A zone whose search runs out of time, or cannot see the structure it looks for, ends
+  // the search there: the layout as it was at the zone's start, the zone to the end.
+  Layout at_zone_start = L;
+  std::set<std::uint64_t> verified_at_start = verified_;
+  // (Within a zone, what each test of a cylinder found stands: the layout after the last
+  // one that returned, slipped tracks and sectors included.)
+  std::int64_t confirmed = 0;  // cylinders of the zone searched past its first, all in it
+  auto stop = [&](const std::string& why) {
+    L = at_zone_start;
+    verified_ = verified_at_start;
+    close_zones(zi, why, confirmed);
+  };
   while (true) {
+   at_zone_start = L;
+   verified_at_start = verified_;
+   confirmed = 0;
+   try {
+    if (elapsed() > kZonesEnd * o_.budget_ms) throw ZonesOutOfTime{};
     ZoneLayout& z = L.zones[zi];
     const std::uint64_t per_cyl = static_cast<std::uint64_t>(L.heads) * z.spt;
     const std::uint64_t first_lba = L.zone_first_lba(z);
     const auto avail = static_cast<std::int64_t>((total - first_lba) / per_cyl + 2);
     // Gallop, then bisect: in_zone(lo) holds, in_zone(hi) does not.
     std::int64_t lo = 0, hi = avail;
+    auto tested = [&](std::int64_t n, bool in) {
+      at_zone_start = L;
+      verified_at_start = verified_;
+      if (in) confirmed = std::max(confirmed, n);
+      return in;
+    };
     for (std::int64_t n = 1; n < avail; n *= 2) {
-      if (in_zone(z, n)) {
+      if (tested(n, in_zone(z, n))) {
         lo = n;
       } else {
         hi = n;
@@ -891,7 +961,7 @@ void Extraction::find_zones() {
     }
     while (hi - lo > 1) {
       const std::int64_t mid = lo + (hi - lo) / 2;
-      (in_zone(L.zones[zi], mid) ? lo : hi) = mid;
+      (tested(mid, in_zone(L.zones[zi], mid)) ? lo : hi) = mid;
     }
     ZoneLayout& zz = L.zones[zi];
     zz.cylinders = hi;
@@ -930,7 +1000,7 @@ void Extraction::find_zones() {
     if (k < L.heads) quick = track_from(start_lba, old_spt);
     const TrackScan s = quick ? *quick : scan_tracks(p_, start_lba - 1, 1.0 / old_spt, 2);
     if (s.spt == old_spt)
-      throw std::runtime_error(fmt::format(
+      throw TimingNoiseError(fmt::format(
           "zone search is inconsistent at LBA {}: cylinder {} does not continue zone {} but has "
           "its track size ({}); an irregular layout",
           start_lba, zz.first_cylinder + zz.cylinders, zi, old_spt));
@@ -960,19 +1030,29 @@ void Extraction::find_zones() {
     // After spare tracks the zone's first track is placed on its own, not by a switch:
     // its cylinder skew is measured at its second cylinder instead.
     if (spare > 0 && start_lba + 2 * static_cast<std::uint64_t>(L.heads) * nz.spt < total)
-      nz.cylinder_skew = snap(measure_skew(p_, start_lba + static_cast<std::uint64_t>(L.heads) * nz.spt,
+      nz.cylinder_skew = first_skew(measure_skew(p_, start_lba + static_cast<std::uint64_t>(L.heads) * nz.spt,
                                            1.0 / nz.spt, 3, 0));
     else if (at)
-      nz.cylinder_skew = snap(s.skews[*at] - gap_before(s.boundaries[*at]));
+      nz.cylinder_skew = first_skew(s.skews[*at] - gap_before(s.boundaries[*at]));
     std::vector<double> ts;
     for (std::size_t i = 0; i < s.boundaries.size(); ++i)
       if (!at || i > *at) ts.push_back(s.skews[i] - gap_before(s.boundaries[i]));
-    if (!ts.empty() && L.heads > 1) nz.track_skew = snap(median(ts));
+    if (!ts.empty() && L.heads > 1) nz.track_skew = first_skew(median(ts));
     verified_.insert(nz.first_pba);
     L.zones.push_back(nz);
     ++zi;
     if (L.zones.size() > 512) throw std::runtime_error("more than 512 zones: not a zoned disk layout");
+   } catch (const ZonesOutOfTime&) {
+    stop(fmt::format("out of its time ({:.0f} s of the {:.0f} s budget spent; the steps after it need the rest)",
+                     elapsed() / 1000.0, o_.budget_ms / 1000.0));
+    break;
+   } catch (const TimingNoiseError& e) {
+    stop(fmt::format("zone {} could not be timed: {} (completion jitter {:.3f} ms, {:.0f} % of completions late)",
+                     zi, e.what(), p_.period_estimate().jitter_ms, 100 * p_.late_fraction()));
+    break;
+   }
   }
+  in_zones_ = false;
   if (crossings_cut_ > 0)
     note(fmt::format("zones: past its share of the budget ({:.0f} s), {} zone crossings were counted from fewer "
                      "seeks (three crossings, not four, or no second round for a close call); a longer --budget "
@@ -984,6 +1064,7 @@ void Extraction::find_zones() {
 void Extraction::measure_skews() {
   progress_.step("skews");
   Layout& L = r_.layout;
+  const Millis skews_left = left();
   for (std::size_t zi = 0; zi < L.zones.size(); ++zi) {
     ZoneLayout& z = L.zones[zi];
     const double step = 1.0 / z.spt;
@@ -1006,7 +1087,9 @@ void Extraction::measure_skews() {
     // Sample until the standard error is under a tenth of a sector (at least 5
     // boundaries of each kind, at most 25, less when the budget is short).
     const Millis zone_start = elapsed();
-    const Millis share = 0.1 * o_.budget_ms / static_cast<double>(L.zones.size());
+    // (A tenth of the budget, or half of what is left when the zones step took more.)
+    const Millis share = std::min(0.1 * o_.budget_ms, 0.5 * std::max(0.0, skews_left)) /
+                         static_cast<double>(L.zones.size());
     for (int i = 0; i < 25 && z.cylinders >= 2; ++i) {
       const bool done = i >= 5 && sem(cyl) < 0.1 && (L.heads == 1 || sem(track) < 0.1);
       if (done || (i >= 5 && elapsed() - zone_start > share)) break;
@@ -1091,7 +1174,7 @@ void Extraction::measure_switches() {
   std::vector<double> dead{r_.dead_time_ms};
   std::vector<double> hs;
   const Millis start = elapsed();
-  const Millis share = 0.15 * o_.budget_ms;
+  const Millis share = std::min(0.15 * o_.budget_ms, 0.5 * std::max(0.0, left()));
   auto sem = [](const std::vector<double>& v) {
     return v.size() < 3 ? 1e9 : 1.253 * robust_sigma(v) / std::sqrt(static_cast<double>(v.size()));
   };
@@ -1480,6 +1563,8 @@ ExtractResult Extraction::run() {
   }
   src["budget_s"] = o_.budget_ms / 1000.0;
   src["elapsed_s"] = r_.elapsed_ms / 1000.0;
+  // Where the zones step stopped when it did not search the whole device (its note says why).
+  if (zones_unsearched_ < t_.sectors()) src["zones_unmeasured_from_lba"] = zones_unsearched_;
   src["probes"] = r_.probes;
   src["period"] = {{"ms", r_.period.period_ms},
                    {"jitter_ms", r_.period.jitter_ms},
