@@ -182,6 +182,20 @@ class Extraction {
     if (in_zones_ && elapsed() > kZonesEnd * o_.budget_ms) throw ZonesOutOfTime{};
   }
   bool in_zones_ = false;
+  // Where the zones step's time goes (in its note when it stops early): tests of a
+  // cylinder, track scans among them, slip searches and zone crossings, and their time.
+  struct ZonesSpent {
+    int tests = 0, scans = 0, searches = 0, crossings = 0;
+    Millis search_ms = 0, crossing_ms = 0;
+  } spent_;
+  // Adds the time from its construction to its end (or an exception through it).
+  struct Timed {
+    Extraction& x;
+    Millis& into;
+    Millis start;
+    Timed(Extraction& e, Millis& m) : x(e), into(m), start(e.elapsed()) {}
+    ~Timed() { into += x.elapsed() - start; }
+  };
   // The first LBA the zones step did not search (the device's size when it searched all).
   std::uint64_t zones_unsearched_ = 0;
   // The zones step stops in zone zi (out of time, or a structure it could not see): the
@@ -394,6 +408,8 @@ void Extraction::localize_track(std::uint64_t track_pba, const std::function<boo
 }
 
 void Extraction::localize(std::uint64_t bad) {
+  ++spent_.searches;
+  const Timed timed(*this, spent_.search_ms);
   const Layout& L = r_.layout;
   const std::uint64_t target = bad;
   int retries = 0;
@@ -625,6 +641,7 @@ void Extraction::find_heads() {
 // (and, with slipped sectors, corrects) where its first track starts.
 bool Extraction::in_zone(const ZoneLayout& z, std::int64_t n) {
   zones_check_time();
+  ++spent_.tests;
   Layout& L = r_.layout;
   const std::uint64_t per_cyl = static_cast<std::uint64_t>(L.heads) * z.spt;
   const std::uint64_t P = z.first_pba + static_cast<std::uint64_t>(n) * per_cyl;
@@ -658,6 +675,7 @@ bool Extraction::in_zone(const ZoneLayout& z, std::int64_t n) {
   }
   if (!p_.noisy() && !at_mid && !at_end) return false;
   // Otherwise confirm with a scan, so that one noisy read cannot end a zone.
+  ++spent_.scans;
   const TrackScan s = scan_tracks(p_, y > z.spt / 4 ? y - z.spt / 4 : 0, step, 2);
   if (s.spt != z.spt) return false;
   if (!s.exact) return true;
@@ -713,6 +731,8 @@ int Extraction::data_tracks(const ZoneLayout& z, std::int64_t c) {
 
 std::int64_t Extraction::crossing_distance(const ZoneLayout& z, std::int64_t c, std::uint64_t next,
                                            std::uint32_t next_spt) {
+  ++spent_.crossings;
+  const Timed timed(*this, spent_.crossing_ms);
   const Layout& L = r_.layout;
   std::int64_t first = z.first_cylinder;
   while (first < c && !L.has_data(first, 0)) ++first;
@@ -906,9 +926,12 @@ void Extraction::close_zones(std::size_t zi, const std::string& why, std::int64_
   zones_unsearched_ = seen;
   note(fmt::format("zones: {}; zone {} ({} sectors per track from cylinder {}) was confirmed over {} cylinders, to LBA "
                    "{} ({:.0f} % of the device), and is taken to run to the end of the device: the zones, spare "
-                   "tracks and slipped sectors past LBA {} are not measured",
+                   "tracks and slipped sectors past LBA {} are not measured (the step's {:.0f} s: {} tests of a "
+                   "cylinder, {} of them with a track scan; {} slip searches, {:.0f} s; {} zone crossings, {:.0f} s)",
                    why, zi, z.spt, z.first_cylinder, confirmed + 1, seen,
-                   100.0 * static_cast<double>(seen) / static_cast<double>(total), seen));
+                   100.0 * static_cast<double>(seen) / static_cast<double>(total), seen,
+                   (elapsed() - zones_start_) / 1000.0, spent_.tests, spent_.scans, spent_.searches,
+                   spent_.search_ms / 1000.0, spent_.crossings, spent_.crossing_ms / 1000.0));
 }
 
 void Extraction::find_zones() {

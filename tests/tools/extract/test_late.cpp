@@ -45,13 +45,15 @@ HostNoise late_tail(std::uint64_t seed) {
 }
 
 // For exploring (hidden: `test_extract_late "[late-explore]"`): the noise from the
-// environment, LJ (exponential jitter, ms), LR (late rate), LM (late mean, ms), SEED,
+// environment, LJ (exponential jitter, ms), LR (late rate), LM (late mean, ms), IJ
+// (exponential issue jitter, ms), SEED,
 // BUDGET (s); progress on stderr.
 HostNoise from_env() {
   HostNoise n = late_tail(std::getenv("SEED") ? std::strtoull(std::getenv("SEED"), nullptr, 10) : 1);
   if (const char* v = std::getenv("LJ")) n.completion_jitter_ms = std::atof(v);
   if (const char* v = std::getenv("LR")) n.late_rate = std::atof(v);
   if (const char* v = std::getenv("LM")) n.late_mean_ms = std::atof(v);
+  if (const char* v = std::getenv("IJ")) n.issue_jitter_ms = std::atof(v);
   return n;
 }
 
