@@ -103,10 +103,13 @@ class Extraction {
     return n == 0 ? 0 : std::uniform_int_distribution<std::uint64_t>(0, n - 1)(rng_);
   }
   double tau(std::uint32_t spt) const { return p_.period() / spt; }
-  // A skew found on the way (heads and zones steps): on a noisy host a quarter of a
-  // sector off, multiplied by the tracks that the tests of a cylinder cross, sends them
-  // astray, so whole sectors until the skews step measures them.
-  double first_skew(double sectors) const { return p_.noisy() ? std::round(sectors) + 0.0 : snap(sectors); }
+  // A skew found on the way (heads and zones steps): where the timing is noisy enough to
+  // take several reads a phase, a quarter of a sector off, multiplied by the tracks that
+  // the tests of a cylinder cross, sends them astray, so whole sectors until the skews
+  // step measures them.
+  double first_skew(double sectors) const {
+    return p_.noisy() || p_.repeats() > 1 ? std::round(sectors) + 0.0 : snap(sectors);
+  }
 
   void choose_completion_wait();
   void measure_period();
