@@ -102,6 +102,10 @@ TEST_CASE("under the real-time run's late completions a 240 s budget ends near 2
   CHECK(r.profile.heads == truth.heads);
   REQUIRE(!r.profile.zones.empty());
   CHECK(r.profile.zones[0].sectors_per_track == truth.zones[0].sectors_per_track);
+  // Sampled where the layout was measured, the skews and the head switch are right too.
+  CHECK(c.max_track_skew_error < 1.0);
+  CHECK(c.max_cylinder_skew_error < 1.0);
+  CHECK(std::fabs(c.head_switch_error) < 0.1);
 }
 
 TEST_CASE("explore the noise from the environment", "[.late-explore]") {
