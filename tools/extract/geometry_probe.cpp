@@ -49,15 +49,20 @@ int repeats_for(const Prober& p, double step) {
 
 double rough_step(Prober& p, std::uint64_t start) {
   const std::uint64_t n = p.target().sectors();
-  for (std::uint64_t m = 1; m <= 4096; m *= 2) {
-    if (start + 6 * m >= n) break;
-    std::vector<double> ph;
-    for (int j = 0; j <= 6; ++j) ph.push_back(p.phase(start + static_cast<std::uint64_t>(j) * m));
-    std::vector<double> d;
-    for (std::size_t j = 1; j < ph.size(); ++j) d.push_back(wrap_half(ph[j] - ph[j - 1]));
-    const double med = median(d);
-    if (med > 0.3) break;  // strides this long wrap around: no finer structure to see
-    if (med > 0 && robust_sigma(d) < 0.25 * med) return med / static_cast<double>(m);
+  // On a noisy host single reads scatter: a second pass takes each phase from more.
+  const int first = p.repeats();
+  for (int reps : {first, std::max({first, 5, repeats_for(p, 1.0)})}) {
+    for (std::uint64_t m = 1; m <= 4096; m *= 2) {
+      if (start + 6 * m >= n) break;
+      std::vector<double> ph;
+      for (int j = 0; j <= 6; ++j) ph.push_back(p.phase(start + static_cast<std::uint64_t>(j) * m, reps));
+      std::vector<double> d;
+      for (std::size_t j = 1; j < ph.size(); ++j) d.push_back(wrap_half(ph[j] - ph[j - 1]));
+      const double med = median(d);
+      if (med > 0.3) break;  // strides this long wrap around: no finer structure to see
+      if (med > 0 && robust_sigma(d) < 0.25 * med) return med / static_cast<double>(m);
+    }
+    if (!p.noisy() || reps > first) break;
   }
   throw TimingNoiseError(fmt::format(
       "no sector structure near LBA {}: completion phases of neighbouring sectors do not "

@@ -209,8 +209,9 @@ double Prober::phase(std::uint64_t lba, int repeats, Op op) {
   for (int i = 0; i < repeats; ++i) ph.push_back(phase_of(read_clean(lba, 1, op).complete_ms));
   if (repeats == 1) return ph.front();
   // On a noisy host the late reads are rejected: the densest cluster, a few core
-  // jitters wide, not the median of all.
-  return noisy() ? circular_mode(ph, std::max(4.0 * core_jitter_, 0.02) / period_) : circular_median(ph);
+  // jitters wide, not the median of all; and of the cluster the earliest, since delays
+  // only ever make a completion later.
+  return noisy() ? circular_earliest(ph, std::max(4.0 * core_jitter_, 0.02) / period_) : circular_median(ph);
 }
 
 ReachSample Prober::reach(std::uint64_t src, std::uint64_t dst, double dst_phase, Millis slack,

@@ -69,6 +69,18 @@ double circular_mode(const std::vector<double>& angles, double width) {
   return wrap_unit(centre + median(std::move(in)));
 }
 
+double circular_earliest(const std::vector<double>& angles, double width) {
+  const double mode = circular_mode(angles, width);
+  // The cluster's members lie within `width` of its median; on-time reads may lie up to
+  // `width` before the cluster's own earliest.
+  double first = 0.0;
+  for (double a : angles) {
+    const double r = wrap_half(a - mode);
+    if (r >= -2.0 * width && r <= width) first = std::min(first, r);
+  }
+  return wrap_unit(mode + first);
+}
+
 double circular_concentration(const std::vector<double>& angles) {
   if (angles.empty()) return 0.0;
   double s = 0, c = 0;

@@ -23,6 +23,10 @@ double circular_median(const std::vector<double>& angles);
 // that woke late) scatter after the true phase and seldom cluster, so this rejects them
 // even when they are the majority; when every angle fits in one window it is the median.
 double circular_mode(const std::vector<double>& angles, double width);
+// The earliest angle of that cluster, or of the angles up to `width` before it: where
+// noise only ever delays (a completion is never seen before its sector has passed), the
+// earliest of a few reads is nearer the truth than their middle. Result in [0, 1).
+double circular_earliest(const std::vector<double>& angles, double width);
 // Mean resultant length of angles (rotations): 1 when they agree, 0 when spread evenly.
 double circular_concentration(const std::vector<double>& angles);
 

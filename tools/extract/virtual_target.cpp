@@ -51,7 +51,9 @@ ProbeResult VirtualTarget::serve(Op op, std::uint64_t lba, std::uint32_t count, 
     r.disturbed = u(rng_) < noise_.preemption_flagged;
   }
   if (noise_.late_rate > 0 && u(rng_) < noise_.late_rate)
-    from_device += noise_.late_min_ms + u(rng_) * (noise_.late_max_ms - noise_.late_min_ms);
+    from_device += noise_.late_mean_ms > 0
+                       ? jitter(noise_.late_mean_ms)
+                       : noise_.late_min_ms + u(rng_) * (noise_.late_max_ms - noise_.late_min_ms);
   if (noise_.flag_rate > 0 && u(rng_) < noise_.flag_rate) r.disturbed = true;
   HeadState from = head_;
   from.time_ms = std::max(head_.time_ms, now_ + to_device);

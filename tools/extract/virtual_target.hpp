@@ -8,8 +8,8 @@
 // uniform one, `completion_uniform_ms`); now and then a preemption adds a
 // longer delay to one side (the probe is then flagged `disturbed` with probability
 // `preemption_flagged`, like a context switch counted by getrusage). A busy host adds
-// two more: completions seen late (`late_rate`, never flagged: a server that woke late)
-// and probes flagged though nothing delayed them (`flag_rate`: a thread that keeps
+// two more: completions seen late (`late_rate`, never flagged: a server that woke late;
+// uniform between two bounds, or exponential with `late_mean_ms`) and probes flagged though nothing delayed them (`flag_rate`: a thread that keeps
 // losing the CPU while it waits). `rpm_error`
 // makes the platter spin at (1 + rpm_error) times the model's speed, so the true
 // period differs from the model's nominal one. A profile with a controller, bus or cache
@@ -42,6 +42,11 @@ struct HostNoise {
   double preemption_flagged = 1.0;  // probability that a preemption is flagged
   double late_rate = 0.0;           // probability per probe of a completion seen late
   Millis late_min_ms = 0.2, late_max_ms = 8.0;
+  // When > 0, a late completion is late by an exponential amount of this mean instead
+  // (late_min_ms and late_max_ms unused): a heavy tail of small and large delays, as a
+  // real-time server on a shared host shows (many late by a fraction of a sector, a few
+  // by several).
+  Millis late_mean_ms = 0.0;
   double flag_rate = 0.0;           // probability per probe of a flag with no delay
   double rpm_error = 0.0;           // true speed = (1 + rpm_error) * nominal
   std::uint64_t seed = 1;

@@ -5,6 +5,7 @@
 // around it and still meet issue 7's tolerances; with the defeat off it must not.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <memory>
 
@@ -197,16 +198,27 @@ TEST_CASE("extraction through the imported C2247A's cache sees its front, slippe
   CHECK(r.validation.within_tolerance > 0.9);
 }
 
-TEST_CASE("on a short budget the zones step keeps to its share and says what it cut", "[extract]") {
+// (Before the zones step stopped at 85 % of the budget, a 60 s budget took 170.6 s of
+// the drive's time, all 8 zones found.)
+TEST_CASE("on a short budget the run ends near it and says which zones it did not measure", "[extract]") {
   VirtualTarget t(std::make_unique<DiskModel>(c2247a_imported(true)), HostNoise{});
   const ExtractResult r = run(t, true, 60'000);
-  const Comparison c = compare_profiles(r.profile, c2247a_imported(false), t.true_rotation_ms());
+  const DiskProfile truth = c2247a_imported(false);
+  const Comparison c = compare_profiles(r.profile, truth, t.true_rotation_ms());
   print("c2247a imported, 60 s budget", r, c);
-  const bool said = std::any_of(r.notes.begin(), r.notes.end(), [](const std::string& n) {
-    return n.find("zones: past its share of the budget") != std::string::npos;
-  });
-  CHECK(said);
-  CHECK(r.profile.zones.size() == 8);
+  auto said = [&](const char* what) {
+    return std::any_of(r.notes.begin(), r.notes.end(),
+                       [&](const std::string& n) { return n.find(what) != std::string::npos; });
+  };
+  CHECK(said("zones: out of its time"));
+  CHECK(said("are not measured"));
+  CHECK(r.elapsed_ms <= 1.2 * 60'000);
+  // What it measured is right: the period, the heads, the first zone's track size (its
+  // data end was found; the seeks that count its spare cylinders did not fit).
+  CHECK(std::fabs(r.period.period_ms / t.true_rotation_ms() - 1.0) < 0.001);
+  CHECK(r.profile.heads == truth.heads);
+  REQUIRE(!r.profile.zones.empty());
+  CHECK(r.profile.zones[0].sectors_per_track == truth.zones[0].sectors_per_track);
 }
 
 // Real time adds noise of about a hundredth of a millisecond to every probe; far out a

@@ -195,6 +195,11 @@ TEST_CASE("the densest cluster of phases rejects late reads, even most of them",
   CHECK(circular_mode(tight, 0.01) == Approx(circular_median(tight)).margin(1e-12));
   // Two clusters of two: the earlier wins (delays only make reads later).
   CHECK(circular_mode({0.30, 0.301, 0.60, 0.601}, 0.005) == Approx(0.3005).margin(1e-12));
+  // The earliest of the cluster, across the wrap, and not a read far before it.
+  CHECK(wrap_half(circular_earliest(ph, 0.005) - 0.9795) == Approx(0.0).margin(1e-12));
+  CHECK(circular_earliest(tight, 0.01) == Approx(0.499).margin(1e-12));
+  CHECK(circular_earliest({0.9990, 0.0030, 0.0040, 0.0045, 0.2}, 0.004) == Approx(0.9990).margin(1e-12));
+  CHECK(circular_earliest({0.10, 0.50, 0.501, 0.5015}, 0.004) == Approx(0.50).margin(1e-12));
 }
 
 namespace {
