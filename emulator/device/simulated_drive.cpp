@@ -37,30 +37,32 @@ const Prediction& SimulatedDrive::dispatched(std::uint64_t id, Millis now, Op op
   for (const std::uint64_t lba : stops) device_.serve(now, Op::Read, lba * sb, sb);
   const HeadState from = predict(now);
   const Millis travel = from.time_ms - start;
-  Service service = device_.serve(now, op, offset, length);
-  // A write cache serves a command from its buffer while the mechanism destages: it
-  // starts when the controller takes it, before the mechanism is free.
-  if (stops.empty()) start = std::min(start, service.start_ms);
-  if (!(service.completion_ms >= start))
-    throw std::logic_error("model '" + device_.model().name() +
-                           "' returned a completion before the start");
-  if (first_ == held_.size()) {
-    held_.clear();
-    first_ = 0;
-  } else if (first_ >= 32 && 2 * first_ >= held_.size()) {
-    held_.erase(held_.begin(), held_.begin() + static_cast<std::ptrdiff_t>(first_));
+  if (first_ == end_) {
+    first_ = end_ = 0;
+  } else if (first_ >= 32 && 2 * first_ >= end_) {
+    std::move(held_.begin() + static_cast<std::ptrdiff_t>(first_),
+              held_.begin() + static_cast<std::ptrdiff_t>(end_), held_.begin());
+    end_ -= first_;
     first_ = 0;
   }
-  // Filled in place: InService is large, and a copy into the FIFO cost as much as the rest.
-  InService& s = held_.emplace_back();
+  // Served straight into the FIFO's next slot, which is taken only once it is good.
+  if (end_ == held_.size()) held_.emplace_back();
+  InService& s = held_[end_];
+  device_.serve_into(s.service, now, op, offset, length);
+  // A write cache serves a command from its buffer while the mechanism destages: it
+  // starts when the controller takes it, before the mechanism is free.
+  if (stops.empty()) start = std::min(start, s.service.start_ms);
+  if (!(s.service.completion_ms >= start))
+    throw std::logic_error("model '" + device_.model().name() +
+                           "' returned a completion before the start");
+  ++end_;
   s.id = id;
   s.start_ms = start;
   s.travel_ms = travel;
   s.prediction.dispatch_ms = now;
   s.prediction.idle_start = idle;
   s.prediction.from = from;
-  s.prediction.cost = service.cost;
-  s.service = std::move(service);
+  s.prediction.cost = s.service.cost;
   return s.prediction;
 }
 

@@ -61,13 +61,14 @@ class SimulatedDrive final : public HeadSource {
   }
 
  private:
-  std::size_t held() const { return held_.size() - first_; }
+  std::size_t held() const { return end_ - first_; }
 
   VirtualDevice& device_;
-  // In service order from held_[first_]: a FIFO that reuses its storage (no allocation
-  // per request once it has grown to the device's depth).
+  // In service order, [first_, end_): a FIFO that reuses its slots, those past end_
+  // too (an InService is large: a fresh one per request cost as much as the rest of
+  // the dispatch, and its destaged list keeps its storage).
   std::vector<InService> held_;
-  std::size_t first_ = 0;
+  std::size_t first_ = 0, end_ = 0;
   // With a drive queue: the command being served, and the predictions of those held.
   DriveQueue* queue_ = nullptr;
   std::optional<InService> serving_;

@@ -149,11 +149,20 @@ VirtualDevice::PowerCut VirtualDevice::power_cut(Millis t, std::optional<std::ui
 
 Service VirtualDevice::serve(Millis arrival_ms, Op op, std::uint64_t offset, std::uint32_t length,
                              bool fua) {
+  Service s;
+  serve_into(s, arrival_ms, op, offset, length, fua);
+  return s;
+}
+
+void VirtualDevice::serve_into(Service& s, Millis arrival_ms, Op op, std::uint64_t offset,
+                               std::uint32_t length, bool fua) {
   const std::uint64_t cap = model_->capacity_bytes();
   if (offset > cap || length > cap - offset)
     throw ModelError(fmt::format("{}: bytes [{}, {}) lie beyond the device ({} bytes)",
                                  model_->name(), offset, offset + length, cap));
-  Service s;
+  s.destaged.clear();
+  s.hit = false;
+  s.buffered = false;
   s.seq = seq_;
   s.op = op;
   s.arrival_ms = arrival_ms;
@@ -245,7 +254,6 @@ Service VirtualDevice::serve(Millis arrival_ms, Op op, std::uint64_t offset, std
   }
   controller_free_ = s.completion_ms;
   ++seq_;
-  return s;
 }
 
 }  // namespace disksched

@@ -81,6 +81,10 @@ class VirtualDevice {
   // for a range beyond the device; the device state is then unchanged.
   Service serve(Millis arrival_ms, Op op, std::uint64_t offset, std::uint32_t length,
                 bool fua = false);
+  // The same into `s` (every field set; its destaged list keeps its storage): a
+  // simulator's loop reuses one Service per request in flight.
+  void serve_into(Service& s, Millis arrival_ms, Op op, std::uint64_t offset,
+                  std::uint32_t length, bool fua = false);
   // The drive's controller and buffer, or null (the platter alone).
   const DriveCache* drive() const { return drive_ ? &*drive_ : nullptr; }
   // The write buffer, or null (none, or write-through): write-cache='s (WhenIdle), or
