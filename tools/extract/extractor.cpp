@@ -384,11 +384,16 @@ bool Extraction::consistent(std::uint64_t y0, double phase0, std::uint64_t y, do
   const auto expected = expected_delta(L.pba_of_lba(y0), L.pba_of_lba(y));
   if (!expected) return true;
   const double want = *expected;
-  if (std::fabs(wrap_half(p_.phase(y, p_.repeats()) - phase0 - want)) < tolerance * step) return true;
-  // A "no" is confirmed with more reads against the anchor read again just before: one
-  // read seconds ago may be off by more than half a sector on a real-time host, whose
-  // timing wanders (the pair read back to back is not).
   const int reps = std::max(5, p_.repeats() + 2);
+  double err = 0.0;
+  for (int n : {p_.repeats(), reps}) {
+    err = std::fabs(wrap_half(p_.phase(y, n) - phase0 - want)) / step;
+    if (err < tolerance) return true;
+  }
+  // Off by less than a slipped sector is: the anchor, read seconds ago, may be off by
+  // more than half a sector on a real-time host, whose timing wanders (a pair read back
+  // to back is not). Once more against the anchor read again just before.
+  if (err > tolerance + 0.35) return false;
   const double anchor = p_.phase(y0, reps);
   return std::fabs(wrap_half(p_.phase(y, reps) - anchor - want)) < tolerance * step;
 }
