@@ -145,7 +145,9 @@ class Extraction {
   std::optional<double> expected_delta(std::uint64_t p1, std::uint64_t p2) const;
   // `phase_out`: the phase of the track's first LBA read on the way (when read).
   bool aligned(std::uint64_t track_pba, double* phase_out = nullptr);
-  bool consistent(std::uint64_t y0, double phase0, std::uint64_t y);
+  // `tolerance`: sectors (half a sector tells a slipped sector; a test between layouts a
+  // whole skew apart may allow more).
+  bool consistent(std::uint64_t y0, double phase0, std::uint64_t y, double tolerance = 0.5);
   void localize_track(std::uint64_t track_pba, const std::function<bool()>& done);
   void localize(std::uint64_t bad_track_pba);
   int gap_before(std::uint64_t lba) const;
@@ -376,15 +378,24 @@ bool Extraction::aligned(std::uint64_t track_pba, double* phase_out) {
   return false;
 }
 
-bool Extraction::consistent(std::uint64_t y0, double phase0, std::uint64_t y) {
+bool Extraction::consistent(std::uint64_t y0, double phase0, std::uint64_t y, double tolerance) {
   const Layout& L = r_.layout;
   const double step = 1.0 / L.zone_of_pba(L.pba_of_lba(y)).spt;
   const auto expected = expected_delta(L.pba_of_lba(y0), L.pba_of_lba(y));
   if (!expected) return true;
   const double want = *expected;
-  for (int reps : {p_.repeats(), std::max(5, p_.repeats() + 2)})
-    if (std::fabs(wrap_half(p_.phase(y, reps) - phase0 - want)) < 0.5 * step) return true;
-  return false;
+  const int reps = std::max(5, p_.repeats() + 2);
+  double err = 0.0;
+  for (int n : {p_.repeats(), reps}) {
+    err = std::fabs(wrap_half(p_.phase(y, n) - phase0 - want)) / step;
+    if (err < tolerance) return true;
+  }
+  // Off by less than a slipped sector is: the anchor, read seconds ago, may be off by
+  // more than half a sector on a real-time host, whose timing wanders (a pair read back
+  // to back is not). Once more against the anchor read again just before.
+  if (err > tolerance + 0.35) return false;
+  const double anchor = p_.phase(y0, reps);
+  return std::fabs(wrap_half(p_.phase(y, reps) - anchor - want)) < tolerance * step;
 }
 
 void Extraction::localize_track(std::uint64_t track_pba, const std::function<bool()>& done) {
@@ -458,7 +469,15 @@ void Extraction::localize(std::uint64_t bad) {
     Layout& W = r_.layout;
     if (W.next_good(first_off) == first_off && W.lba_of_pba(first_off + z.spt) == y + z.spt) {
       W.add_hole(first_off, z.spt, HoleKind::Track);
-      if (L.lba_of_pba(first_off + z.spt) == y && consistent(y0, ph0, y) && consistent(y0, ph0, y + z.spt - 1)) {
+      // The hole against the layout without it is a switch's skew apart, against the hole
+      // with a slipped sector in the track before it one sector. The anchor, read a
+      // second or more before and several tracks back, may be off by more than half a
+      // sector on a real-time host (its timing wanders): it only has to say the hole,
+      // within a sector; the pair across the hole, read back to back, says exactly.
+      const double skew = std::min(std::fabs(z.track_skew.value_or(0.0)), std::fabs(z.cylinder_skew.value_or(0.0)));
+      const double far_tol = std::clamp(skew / 3.0, 0.5, 1.0);
+      if (L.lba_of_pba(first_off + z.spt) == y && aligned(first_off + z.spt) &&
+          consistent(y0, ph0, y, far_tol) && consistent(y0, ph0, y + z.spt - 1, far_tol)) {
         verified_.insert(first_off + z.spt);
         if (aligned(target)) return;
         bad = target;

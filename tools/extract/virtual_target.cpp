@@ -1,6 +1,8 @@
 #include "tools/extract/virtual_target.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <numbers>
 
 #include <fmt/format.h>
 
@@ -55,6 +57,8 @@ ProbeResult VirtualTarget::serve(Op op, std::uint64_t lba, std::uint32_t count, 
                        ? jitter(noise_.late_mean_ms)
                        : noise_.late_min_ms + u(rng_) * (noise_.late_max_ms - noise_.late_min_ms);
   if (noise_.flag_rate > 0 && u(rng_) < noise_.flag_rate) r.disturbed = true;
+  if (noise_.wander_ms > 0)
+    from_device += noise_.wander_ms * (1.0 + std::sin(2.0 * std::numbers::pi * now_ / noise_.wander_period_ms));
   HeadState from = head_;
   from.time_ms = std::max(head_.time_ms, now_ + to_device);
   const std::uint32_t sb = model_->sector_bytes();

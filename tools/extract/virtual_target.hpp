@@ -48,6 +48,11 @@ struct HostNoise {
   // by several).
   Millis late_mean_ms = 0.0;
   double flag_rate = 0.0;           // probability per probe of a flag with no delay
+  // A completion delay that wanders slowly (a sine of this amplitude and period): the
+  // real-time host's timing offset drifts by a few hundredths of a millisecond over
+  // seconds, so two phases read seconds apart disagree by more than two read back to back.
+  Millis wander_ms = 0.0;
+  Millis wander_period_ms = 10'000.0;
   double rpm_error = 0.0;           // true speed = (1 + rpm_error) * nominal
   std::uint64_t seed = 1;
 };

@@ -54,6 +54,8 @@ HostNoise from_env() {
   if (const char* v = std::getenv("LR")) n.late_rate = std::atof(v);
   if (const char* v = std::getenv("LM")) n.late_mean_ms = std::atof(v);
   if (const char* v = std::getenv("IJ")) n.issue_jitter_ms = std::atof(v);
+  if (const char* v = std::getenv("WA")) n.wander_ms = std::atof(v);
+  if (const char* v = std::getenv("WP")) n.wander_period_ms = std::atof(v);
   return n;
 }
 
@@ -108,6 +110,45 @@ TEST_CASE("under the real-time run's late completions a 240 s budget ends near 2
   CHECK(std::fabs(c.head_switch_error) < 0.1);
 }
 
+// The real-time run at BUDGET=900 (completion jitter 0.015 ms, 1 % late) stopped at
+// zone 1's first slipped track: "the sectors of track ... do not follow any pattern of
+// slipped sectors". Read in real time, diskemu's phases there follow the model (the
+// slipped track, the cache and the device are right: `[.slip-probe]`), but a phase read
+// seconds apart from another disagrees with it by up to 0.6-0.8 sectors where two read
+// back to back agree within 0.25: the host's timing wanders. A slipped track's test
+// against its anchor (several tracks back, read before the bisection) came out 0.77 and
+// 0.84 sectors off and was refused. The same noise with a completion delay wandering by
+// 0.04 ms over 3 s. Before: seed 1 spent 613 of the zones step's 691 s in 6 slip
+// searches and ran out of time in zone 1; seed 2 stopped in zone 0 with real time's
+// message ("irregular layout: the sectors of track 296064 ... do not follow any pattern
+// of slipped sectors").
+TEST_CASE("under a wandering host delay the slipped tracks are found and every zone measured",
+          "[extract][late]") {
+  const std::uint64_t seed = GENERATE(1, 2);
+  INFO("noise seed " << seed);
+  HostNoise n = late_tail(seed);
+  n.completion_jitter_ms = 0.015;
+  n.late_rate = 0.01;
+  n.wander_ms = 0.04;
+  n.wander_period_ms = 3000.0;
+  VirtualTarget t(std::make_unique<DiskModel>(c2247a_imported(true)), n);
+  const ExtractResult r = run(t, 900'000);
+  const DiskProfile truth = c2247a_imported(false);
+  const Comparison c = compare_profiles(r.profile, truth, t.true_rotation_ms());
+  print("c2247a imported, wandering delay", r, c);
+  CHECK(!says(r, "could not be timed"));
+  CHECK(!says(r, "are not measured"));
+  // Every zone found with its track size (the spare cylinders at a crossing are read off
+  // seek times, which the wander moves too: not checked here).
+  REQUIRE(r.profile.zones.size() == truth.zones.size());
+  for (std::size_t i = 0; i < truth.zones.size(); ++i)
+    CHECK(r.profile.zones[i].sectors_per_track == truth.zones[i].sectors_per_track);
+  CHECK(c.defects_missing == 0);
+  CHECK(std::fabs(r.period.period_ms / t.true_rotation_ms() - 1.0) < 0.001);
+  CHECK(c.max_track_skew_error < 1.0);
+  CHECK(c.max_cylinder_skew_error < 1.0);
+}
+
 TEST_CASE("explore the noise from the environment", "[.late-explore]") {
   const double budget = std::getenv("BUDGET") ? std::atof(std::getenv("BUDGET")) : 240;
   VirtualTarget t(std::make_unique<DiskModel>(c2247a_imported(true)), from_env());
@@ -117,5 +158,97 @@ TEST_CASE("explore the noise from the environment", "[.late-explore]") {
           compare_profiles(r.profile, c2247a_imported(false), t.true_rotation_ms()));
   } catch (const std::exception& e) {
     std::printf("failed after %.1f s of drive time: %s\n", (t.now_ms() - 1000) / 1000.0, e.what());
+  }
+}
+
+// Why real time stopped at zone 1's first slipped track (hidden: `test_extract_late
+// "[.slip-probe]"`; URI=nbd+unix://... for diskemu in real time, as `nbdkit -U - diskemu
+// model=... --run 'URI=$uri ...'`, else virtual time with the noise from the
+// environment; C0 the first cylinder, REPS reads a phase): the completion phases of the
+// first, middle and last sector of each track of two cylinders against the model's
+// sector angles, the first re-read at the end; WAITS=1 instead: one sector's phase
+// after issue delays of 0-11 ms, twice.
+#include "tools/extract/cache_check.hpp"
+#include "tools/extract/cache_defeat.hpp"
+#include "tools/extract/nbd_target.hpp"
+#include "tools/extract/prober.hpp"
+TEST_CASE("phases around zone 1's first slipped track", "[.slip-probe]") {
+  const DiskProfile truth = c2247a_imported(false);
+  const DiskModel m(truth);
+  std::unique_ptr<ProbeTarget> tp;
+  if (const char* uri = std::getenv("URI"))
+    tp = std::make_unique<NbdTarget>(uri);
+  else
+    tp = std::make_unique<VirtualTarget>(std::make_unique<DiskModel>(c2247a_imported(true)), from_env());
+  ProbeTarget& t = *tp;
+  t.set_spin_wait(true);
+  const CacheFindings cache = check_cache(t);
+  std::printf("%s\n", cache.describe().c_str());
+  CacheDefeat d(t, cache);
+  Prober p(d, ProberOptions{0, 3000.0, 0.05, cache.behind_ms});
+  const PeriodEstimate pe = p.measure_period(100);
+  std::printf("period %.5f jitter %.4f late %.3f\n", pe.period_ms, pe.jitter_ms, pe.late_fraction);
+  const int reps = std::getenv("REPS") ? std::atoi(std::getenv("REPS")) : 5;
+  const int c0 = std::getenv("C0") ? std::atoi(std::getenv("C0")) : 575;
+  std::vector<std::pair<std::uint64_t, Chs>> lbas;
+  for (int c = c0; c <= c0 + 1; ++c)
+    for (int h = 0; h < truth.heads; ++h) {
+      const std::uint32_t spt = m.sectors_per_track(c);
+      for (std::uint32_t s : {0u, spt / 2, spt - 1}) {
+        try {
+          lbas.push_back({m.chs_to_lba({c, h, s}), Chs{c, h, s}});
+        } catch (const std::exception&) {
+          std::printf("(%d,%d,%u): no LBA\n", c, h, s);
+        }
+      }
+    }
+  if (std::getenv("WAITS")) {
+    const std::uint64_t y = lbas.front().first;
+    const double spt_w = m.sectors_per_track(c0);
+    double base = 0;
+    for (int round = 0; round < 2; ++round)
+    for (int dd = 0; dd <= 22; ++dd) {
+      std::vector<double> ph;
+      for (int i = 0; i < 9; ++i) {
+        d.read(y + 100000 + 997 * i, 1);
+        d.wait_until(d.now_ms() + 0.5 * dd);
+        ph.push_back(p.phase_of(d.read(y, 1).complete_ms));
+      }
+      std::sort(ph.begin(), ph.end());
+      const double med = ph[4];
+      if (dd == 0 && round == 0) base = med;
+      double e = med - base;
+      e -= std::round(e);
+      std::printf("wait %4.1f ms: phase %+6.2f sectors (spread %.2f)\n", 0.5 * dd, e * spt_w, (ph[6] - ph[2]) * spt_w);
+    }
+    return;
+  }
+  const std::uint64_t y0 = lbas.front().first;
+  const double spt = m.sectors_per_track(c0);
+  const double ph0 = p.phase(y0, reps);
+  const double a0 = m.sector_angle(lbas.front().second);
+  for (const auto& [y, chs] : lbas) {
+    const double ph = p.phase(y, reps);
+    double want = m.sector_angle(chs) - a0, got = ph - ph0;
+    want -= std::floor(want);
+    got -= std::floor(got);
+    double err = (got - want) * spt;
+    if (err > spt / 2) err -= spt;
+    if (err < -spt / 2) err += spt;
+    std::printf("lba %8llu (%lld,%d,%u) model %6.2f measured %6.2f sectors, off %+6.2f\n",
+                static_cast<unsigned long long>(y), static_cast<long long>(chs.cylinder), chs.head, chs.sector,
+                want * spt, got * spt, err);
+  }
+  for (int i = 0; i < 6; ++i) {
+    const std::uint64_t y1 = lbas[15].first, y2 = lbas[17].first;
+    double d1 = p.phase(y1, reps) - p.phase(y0, reps), d2 = p.phase(y2, reps) - p.phase(y1, reps);
+    double w1 = m.sector_angle(lbas[15].second) - a0, w2 = m.sector_angle(lbas[17].second) - m.sector_angle(lbas[15].second);
+    auto e = [&](double x) { x -= std::round(x); return x * spt; };
+    std::printf("interleaved: y1-y0 off %+6.2f, y2-y1 off %+6.2f\n", e(d1 - w1), e(d2 - w2));
+  }
+  for (int i = 0; i < 4; ++i) {
+    double again = p.phase(y0, reps) - ph0;
+    again -= std::round(again);
+    std::printf("lba %8llu again: %+6.2f sectors\n", static_cast<unsigned long long>(y0), again * spt);
   }
 }
