@@ -16,9 +16,11 @@
 #include "tools/extract/compare.hpp"
 #include "tools/extract/extractor.hpp"
 #include "tools/extract/virtual_target.hpp"
+#include "tests/tools/extract/c2247a_extraction.hpp"
 
 using namespace disksched;
 using namespace disksched::extract;
+using namespace disksched::extract::testing;
 
 namespace {
 
@@ -40,34 +42,6 @@ DiskProfile c2247a(bool cache) {
   c.fast_write = 1;  // write-behind live (the validated drive had it off)
   c.combine_sequential_writes = true;
   return p;
-}
-
-// The drive as `disksched model import` reads DiskSim's files: an empty front of 17
-// tracks (LBA 0 on head 4 of cylinder 1), spare tracks at each zone's end, slipped
-// tracks, each zone's first track at its own angle; its cache as DiskSim has it, with
-// write-behind on.
-DiskProfile c2247a_imported(bool cache) {
-  DiskProfile p = disksim::import_disksim(DISKSIM_VALID_DIR "/hp_c2247a.parv").profile;
-  p.drive.has_cache = p.drive.has_bus = cache;
-  p.drive.cache.fast_write = 1;
-  return p;
-}
-
-ExtractResult run(VirtualTarget& t, bool defeat, Millis budget_ms = 300'000) {
-  ExtractOptions o;
-  o.budget_ms = budget_ms;
-  o.seed = 3;
-  o.name = "test";
-  o.defeat_cache = defeat;
-  return extract_geometry(t, o);
-}
-
-void print(const char* title, const ExtractResult& r, const Comparison& c) {
-  std::printf("%s: %llu probes, %.1f s virtual, validation %.1f %%\n", title,
-              static_cast<unsigned long long>(r.probes), r.elapsed_ms / 1000.0,
-              100 * r.validation.within_tolerance);
-  for (const auto& l : c.lines) std::printf("  %s\n", l.c_str());
-  for (const auto& n : r.notes) std::printf("  note: %s\n", n.c_str());
 }
 
 }  // namespace
@@ -115,16 +89,16 @@ TEST_CASE("write-behind is found where the drive acknowledges writes from its bu
 
 TEST_CASE("extraction through the C2247A's cache meets the tolerances", "[extract]") {
   VirtualTarget t(std::make_unique<DiskModel>(c2247a(true)), HostNoise{});
-  const ExtractResult r = run(t, true);
+  const ExtractResult r = run_extraction(t, 300'000, true);
   const Comparison c = compare_profiles(r.profile, c2247a(false), t.true_rotation_ms());
-  print("c2247a, cache defeated", r, c);
+  print_extraction("c2247a, cache defeated", r, c);
   CHECK(r.cache.read_cache);
   CHECK(c.pass);
   // Past the check, no probe was answered by the buffer: the first period step that
   // the buffer answered and the check, on the same drive from the same start, saw as
   // many hits.
   VirtualTarget same(std::make_unique<DiskModel>(c2247a(true)), HostNoise{});
-  CHECK_THROWS_AS(run(same, false), CacheAnswersError);
+  CHECK_THROWS_AS(run_extraction(same, 300'000, false), CacheAnswersError);
   check_cache(same);
   CHECK(t.hits() == same.hits());
 }
@@ -133,9 +107,9 @@ TEST_CASE("without the defeat the C2247A's cache fools the extraction", "[extrac
   VirtualTarget t(std::make_unique<DiskModel>(c2247a(true)), HostNoise{});
   bool fooled = false;
   try {
-    const ExtractResult r = run(t, false);
+    const ExtractResult r = run_extraction(t, 300'000, false);
     const Comparison c = compare_profiles(r.profile, c2247a(false), t.true_rotation_ms());
-    print("c2247a, cache left on", r, c);
+    print_extraction("c2247a, cache left on", r, c);
     fooled = !c.pass;
   } catch (const std::exception& e) {
     std::printf("c2247a, cache left on: %s\n", e.what());
@@ -167,10 +141,10 @@ TEST_CASE("behind the defeat a re-read, a read within read-ahead and a reach pai
 TEST_CASE("extraction through the imported C2247A's cache sees its front, slipped and spare tracks",
           "[extract]") {
   VirtualTarget t(std::make_unique<DiskModel>(c2247a_imported(true)), HostNoise{});
-  const ExtractResult r = run(t, true, 240'000);  // the bench's budget
+  const ExtractResult r = run_extraction(t, 240'000, true);  // the bench's budget
   const DiskProfile truth = c2247a_imported(false);
   const Comparison c = compare_profiles(r.profile, truth, t.true_rotation_ms());
-  print("c2247a imported, cache defeated", r, c);
+  print_extraction("c2247a imported, cache defeated", r, c);
   CHECK(r.cache.read_cache);
   CHECK(c.pass);
   CHECK(c.zones_equal);
@@ -202,10 +176,10 @@ TEST_CASE("extraction through the imported C2247A's cache sees its front, slippe
 // the drive's time, all 8 zones found.)
 TEST_CASE("on a short budget the run ends near it and says which zones it did not measure", "[extract]") {
   VirtualTarget t(std::make_unique<DiskModel>(c2247a_imported(true)), HostNoise{});
-  const ExtractResult r = run(t, true, 60'000);
+  const ExtractResult r = run_extraction(t, 60'000, true);
   const DiskProfile truth = c2247a_imported(false);
   const Comparison c = compare_profiles(r.profile, truth, t.true_rotation_ms());
-  print("c2247a imported, 60 s budget", r, c);
+  print_extraction("c2247a imported, 60 s budget", r, c);
   auto said = [&](const char* what) {
     return std::any_of(r.notes.begin(), r.notes.end(),
                        [&](const std::string& n) { return n.find(what) != std::string::npos; });
@@ -236,10 +210,10 @@ TEST_CASE("the imported C2247A's spare cylinders are counted right under +-0.01 
   noise.seed = GENERATE(range(1, 9));
   INFO("noise seed " << noise.seed);
   VirtualTarget t(std::make_unique<DiskModel>(c2247a_imported(true)), noise);
-  const ExtractResult r = run(t, true, 240'000);
+  const ExtractResult r = run_extraction(t, 240'000, true);
   const DiskProfile truth = c2247a_imported(false);
   const Comparison c = compare_profiles(r.profile, truth, t.true_rotation_ms());
-  print("c2247a imported, +-0.01 ms noise", r, c);
+  print_extraction("c2247a imported, +-0.01 ms noise", r, c);
   REQUIRE(r.profile.zones.size() == 8);
   const std::vector<std::uint64_t> spares{325, 130, 65, 78, 52, 104, 78};
   for (std::size_t i = 0; i < spares.size(); ++i) {

@@ -16,18 +16,13 @@
 #include "tools/extract/compare.hpp"
 #include "tools/extract/extractor.hpp"
 #include "tools/extract/virtual_target.hpp"
+#include "tests/tools/extract/c2247a_extraction.hpp"
 
 using namespace disksched;
 using namespace disksched::extract;
+using namespace disksched::extract::testing;
 
 namespace {
-
-DiskProfile c2247a_imported(bool cache) {
-  DiskProfile p = disksim::import_disksim(DISKSIM_VALID_DIR "/hp_c2247a.parv").profile;
-  p.drive.has_cache = p.drive.has_bus = cache;
-  p.drive.cache.fast_write = 1;
-  return p;
-}
 
 // The real-time run's noise (README: completion jitter 0.086 ms, 12 % of reference
 // completions late, on an idle machine): every completion seen 0.05 ms +- 0.01 ms after
@@ -59,23 +54,6 @@ HostNoise from_env() {
   return n;
 }
 
-ExtractResult run(VirtualTarget& t, Millis budget_ms, std::FILE* progress = nullptr) {
-  ExtractOptions o;
-  o.budget_ms = budget_ms;
-  o.seed = 3;
-  o.name = "test";
-  o.progress = progress;
-  return extract_geometry(t, o);
-}
-
-void print(const char* title, const ExtractResult& r, const Comparison& c) {
-  std::printf("%s: %llu probes, %.1f s virtual, validation %.1f %%, jitter %.3f ms, %.0f %% late\n", title,
-              static_cast<unsigned long long>(r.probes), r.elapsed_ms / 1000.0, 100 * r.validation.within_tolerance,
-              r.period.jitter_ms, 100 * r.period.late_fraction);
-  for (const auto& l : c.lines) std::printf("  %s\n", l.c_str());
-  for (const auto& n : r.notes) std::printf("  note: %s\n", n.c_str());
-}
-
 bool says(const ExtractResult& r, const std::string& what) {
   return std::any_of(r.notes.begin(), r.notes.end(),
                      [&](const std::string& n) { return n.find(what) != std::string::npos; });
@@ -91,10 +69,10 @@ TEST_CASE("under the real-time run's late completions a 240 s budget ends near 2
   const std::uint64_t seed = GENERATE(1, 2);
   INFO("noise seed " << seed);
   VirtualTarget t(std::make_unique<DiskModel>(c2247a_imported(true)), late_tail(seed));
-  const ExtractResult r = run(t, 240'000);
+  const ExtractResult r = run_extraction(t, 240'000);
   const DiskProfile truth = c2247a_imported(false);
   const Comparison c = compare_profiles(r.profile, truth, t.true_rotation_ms());
-  print("c2247a imported, late completions", r, c);
+  print_extraction("c2247a imported, late completions", r, c);
   CHECK(r.period.late_fraction > 0.1);  // the noise is what real time showed
   CHECK(r.period.jitter_ms > 0.06);
   CHECK(r.elapsed_ms <= 1.1 * 240'000);
@@ -132,10 +110,10 @@ TEST_CASE("under a wandering host delay the slipped tracks are found and every z
   n.wander_ms = 0.04;
   n.wander_period_ms = 3000.0;
   VirtualTarget t(std::make_unique<DiskModel>(c2247a_imported(true)), n);
-  const ExtractResult r = run(t, 900'000);
+  const ExtractResult r = run_extraction(t, 900'000);
   const DiskProfile truth = c2247a_imported(false);
   const Comparison c = compare_profiles(r.profile, truth, t.true_rotation_ms());
-  print("c2247a imported, wandering delay", r, c);
+  print_extraction("c2247a imported, wandering delay", r, c);
   CHECK(!says(r, "could not be timed"));
   CHECK(!says(r, "are not measured"));
   // Every zone found with its track size (the spare cylinders at a crossing are read off
@@ -153,8 +131,8 @@ TEST_CASE("explore the noise from the environment", "[.late-explore]") {
   const double budget = std::getenv("BUDGET") ? std::atof(std::getenv("BUDGET")) : 240;
   VirtualTarget t(std::make_unique<DiskModel>(c2247a_imported(true)), from_env());
   try {
-    const ExtractResult r = run(t, budget * 1000, stderr);
-    print("c2247a imported, noise from the environment", r,
+    const ExtractResult r = run_extraction(t, budget * 1000, true, stderr);
+    print_extraction("c2247a imported, noise from the environment", r,
           compare_profiles(r.profile, c2247a_imported(false), t.true_rotation_ms()));
   } catch (const std::exception& e) {
     std::printf("failed after %.1f s of drive time: %s\n", (t.now_ms() - 1000) / 1000.0, e.what());
