@@ -219,7 +219,6 @@ std::size_t DiskLayout::zone_of_lbn(std::uint64_t lbn) const {
 }
 
 std::uint64_t DiskLayout::position_of(const Zone& z, std::uint64_t slot) const {
-  if (z.direct) return slot;
   const std::uint64_t* s = z.slips.data();
   if (z.track_units) return nth_free(s, s + z.slips.size(), 0, slot / z.spt);
   if (z.slip_to_end) {
@@ -314,8 +313,9 @@ std::uint64_t DiskLayout::run_end(std::uint64_t lba, std::uint64_t last, const C
                                   Chs& end) const {
   const Zone& z = zones_[zone_of_cylinder(c0.cylinder)];
   std::uint64_t e = std::min<std::uint64_t>(last, lba + (z.spt - c0.sector) - 1);
-  if (z.direct && remapped_.empty() && legacy_slips_.empty() && e < z.first_lbn + z.lbns) {
-    // Consecutive LBAs of a direct zone are consecutive sectors of the track.
+  if (z.direct && legacy_slips_.empty() && e < z.first_lbn + z.lbns) {
+    // Consecutive LBAs of a direct zone are consecutive sectors of the track (a remap
+    // stays within its own zone, so none of another zone's can fall in this run).
     end = Chs{c0.cylinder, c0.head, c0.sector + static_cast<std::uint32_t>(e - lba)};
     return e;
   }

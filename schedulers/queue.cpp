@@ -226,14 +226,11 @@ void RequestQueue::complete(std::uint64_t id, Millis now) {
   scheduler_->completed(u->req, now);
   unindex(*u);
   --in_flight_;
-  if (blocked_count_ == 0) {  // nothing waits on it: no copy to release by
-    remove(id);
-    drop_overlap_index();
-    return;
-  }
-  const Request gone = u->req;
+  // Copied only when a blocked request may wait on it (a Request is large).
+  std::optional<Request> gone;
+  if (blocked_count_ > 0) gone = u->req;
   remove(id);
-  release_after(gone);
+  if (gone) release_after(*gone);
   drop_overlap_index();
 }
 
