@@ -180,8 +180,9 @@ std::uint64_t DriveCache::read_ahead_limit(std::uint64_t lba, std::uint64_t end,
   const CacheParams& c = params_.cache;
   if (!c.enabled()) return end;
   std::uint64_t limit = end + c.min_read_ahead;
-  const std::uint64_t most = c.read_ahead_over_requested ? end + c.max_read_ahead
-                                                         : std::max(end, lba + c.max_read_ahead);
+  // The maximum counts the sectors read ahead after the request (as DiskSim's manual and
+  // code have it), whatever read_ahead_over_requested says.
+  const std::uint64_t most = end + c.max_read_ahead;
   if (c.continuous_read == 4) {
     // DiskSim's "DEC prefetch scheme": to the end of the track that holds the sector after
     // the request, and one track further when the segment began on an earlier track (a
@@ -216,9 +217,14 @@ std::uint64_t DriveCache::read_ahead_limit(std::uint64_t lba, std::uint64_t end,
     }
     limit = std::max(limit, std::min(lo + 1, most));
   }
-  // The segment is a ring: read-ahead may overwrite what the host has been sent, but
-  // never runs more than a segment past the request's end.
-  limit = std::min(limit, end + c.segment_sectors);
+  // The segment is a ring. With read_ahead_over_requested, read-ahead may overwrite what
+  // the host has been sent, but never runs more than a segment past the request's end.
+  // Without, it may not overwrite this request's own sectors (DiskSim's "Read-ahead over
+  // requested = 0"): it stops once they and it fill the segment, the minimum read-ahead
+  // still read.
+  limit = std::min(limit, c.read_ahead_over_requested
+                              ? end + c.segment_sectors
+                              : std::max(end + c.min_read_ahead, lba + c.segment_sectors));
   return std::min(limit, lbas_);
 }
 

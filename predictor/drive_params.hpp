@@ -70,10 +70,12 @@ struct CacheParams {
   // continuous read").
   unsigned continuous_read = 0;
   unsigned min_read_ahead = 0;      // sectors read ahead even when a request arrives
-  unsigned max_read_ahead = 0;      // sectors beyond the request at most
-  bool read_ahead_over_requested = false;  // the maximum counts beyond the request's end
+  unsigned max_read_ahead = 0;      // sectors read ahead after the request's end at most
+  // Read-ahead may overwrite the sectors the request sent the host (it runs up to a
+  // segment past the request's end); else it stops once they and it fill the segment.
+  bool read_ahead_over_requested = false;
   bool read_ahead_on_idle_hit = false;     // a full hit restarts read-ahead behind it
-  bool read_any_free_blocks = false;       // read-ahead may fill the whole segment
+  bool read_any_free_blocks = false;       // DiskSim's "Read any free blocks": imported, not modelled
   // 0: writes go through to the media before completing; 1, 2: write-behind (fast
   // write): a write completes once its data is in the buffer and is destaged later.
   unsigned fast_write = 0;

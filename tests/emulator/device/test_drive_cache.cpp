@@ -121,6 +121,45 @@ TEST_CASE("read-ahead stops at its limit; the next miss starts from there", "[dr
   CHECK_THAT(miss.completion_ms, WithinAbs(7.0 + 9.0 + 1.0, kEps));
 }
 
+TEST_CASE("the maximum read-ahead counts after the request's end, over requested or not",
+          "[drive]") {
+  // DiskSim's "Maximum read-ahead": the sectors read ahead after the request. A 10-sector
+  // read at 0 reads ahead to sector 60 (not 50) whether or not read-ahead may overwrite
+  // the request's sectors (the segment, 200 sectors, holds both).
+  for (const bool over : {true, false}) {
+    DriveParams d = read_ahead_drive();
+    d.cache.read_ahead_over_requested = over;
+    VirtualDevice dev(disk_with(d));
+    dev.serve(0.0, Op::Read, 0, 10 * kSector);  // read-ahead done at 6.0 ms
+    CHECK(dev.drive()->holds(7.0, 0, 60));
+    CHECK_FALSE(dev.drive()->holds(7.0, 0, 61));
+    const Service hit = dev.serve(20.0, Op::Read, 55 * kSector, 5 * kSector);
+    CHECK(hit.hit);
+    CHECK_THAT(hit.completion_ms, WithinAbs(20.5, kEps));
+  }
+}
+
+TEST_CASE("read-ahead not over requested keeps the request's sectors in a full segment",
+          "[drive]") {
+  // A 30-sector segment, at most 50 read ahead. Over requested, read-ahead runs a segment
+  // past the request's end (to 40) and the ring keeps [10, 40): a re-read of [0, 10)
+  // misses, waits for angle 0 (20.0 ms, two rotations) and reads to 21.0. Not over
+  // requested (DiskSim's "Read-ahead over requested = 0": prefetched data may not replace
+  // the request's), it stops at 30 when the request and it fill the segment: a hit.
+  for (const bool over : {true, false}) {
+    DriveParams d = read_ahead_drive();
+    d.cache.segment_sectors = 30;
+    d.cache.read_ahead_over_requested = over;
+    VirtualDevice dev(disk_with(d));
+    dev.serve(0.0, Op::Read, 0, 10 * kSector);
+    CHECK(dev.drive()->holds(19.0, over ? 10 : 0, 30) == true);
+    CHECK(dev.drive()->holds(19.0, over ? 10 : 0, 31) == false);
+    const Service again = dev.serve(20.0, Op::Read, 0, 10 * kSector);
+    CHECK(again.hit == !over);
+    CHECK_THAT(again.completion_ms, WithinAbs(over ? 21.0 : 20.5, kEps));
+  }
+}
+
 TEST_CASE("a transfer runs at the slower of media and bus", "[drive]") {
   for (const auto& [bus, done] : {std::pair{0.15, 0.1 + 10 * 0.15}, std::pair{0.05, 1.0 + 0.05}}) {
     DriveParams d;
