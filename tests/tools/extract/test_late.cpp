@@ -116,11 +116,14 @@ TEST_CASE("under a wandering host delay the slipped tracks are found and every z
   print_extraction("c2247a imported, wandering delay", r, c);
   CHECK(!says(r, "could not be timed"));
   CHECK(!says(r, "are not measured"));
-  // Every zone found with its track size (the spare cylinders at a crossing are read off
-  // seek times, which the wander moves too: not checked here).
+  // Every zone found with its track size, and its spare cylinders counted right: they are
+  // read off seek times, which the wander moves too (each crossing is measured between
+  // two seeks inside the zone, back to back).
   REQUIRE(r.profile.zones.size() == truth.zones.size());
   for (std::size_t i = 0; i < truth.zones.size(); ++i)
     CHECK(r.profile.zones[i].sectors_per_track == truth.zones[i].sectors_per_track);
+  CHECK(c.zones_equal);
+  CHECK(c.mapping_differ == 0);
   CHECK(c.defects_missing == 0);
   CHECK(std::fabs(r.period.period_ms / t.true_rotation_ms() - 1.0) < 0.001);
   CHECK(c.max_track_skew_error < 1.0);
