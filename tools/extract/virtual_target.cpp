@@ -2,7 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <numbers>
+
+#include "predictor/disk_model.hpp"
 
 #include <fmt/format.h>
 
@@ -21,6 +25,7 @@ VirtualTarget::VirtualTarget(std::unique_ptr<DeviceModel> model, HostNoise noise
   // Start the clock somewhere arbitrary so nothing depends on t = 0 being special.
   now_ = 1000.0 + std::uniform_real_distribution<double>(0.0, 100.0)(rng_);
   head_.time_ms = now_;
+  if (std::getenv("DISKSCHED_VT_TRACE")) trace_ = stderr;
 }
 
 std::string VirtualTarget::describe() const {
@@ -63,14 +68,28 @@ ProbeResult VirtualTarget::serve(Op op, std::uint64_t lba, std::uint32_t count, 
   from.time_ms = std::max(head_.time_ms, now_ + to_device);
   const std::uint32_t sb = model_->sector_bytes();
   Cost c;
+  bool hit = false;
   // Writes are FUA, as the real targets write (nbd FUA, O_DSYNC), but for write_buffered.
   if (drive_) {
     const DriveResult d = drive_->serve(from.time_ms, op, lba, count, /*fua=*/op == Op::Write && fua,
                                          from.spin);
     c = d.cost;
+    hit = d.hit;
     hits_ += d.hit ? 1 : 0;
   } else {
     c = model_->service(from, op, lba * sb, count * sb);
+  }
+  if (trace_) {
+    Chs at{};
+    if (const auto* d = dynamic_cast<const DiskModel*>(model_.get())) at = d->lba_to_chs(lba);
+    std::fprintf(trace_,
+                 "vt %s lba %llu (%lld,%d,%u) issue %.4f start %.4f from (%lld,%d) at %.4f: overhead %.4f seek %.4f "
+                 "rotation %.4f transfer %.4f completion %.4f end (%lld,%d) %.4f seen %.4f%s\n",
+                 op == Op::Read ? "R" : "W", static_cast<unsigned long long>(lba), static_cast<long long>(at.cylinder),
+                 at.head, at.sector, r.issue_ms, from.time_ms, static_cast<long long>(head_.cylinder), head_.head,
+                 head_.time_ms, c.overhead_ms, c.seek_ms, c.rotation_ms, c.transfer_ms, c.completion_ms,
+                 static_cast<long long>(c.end.cylinder), c.end.head, c.end.time_ms, c.end.time_ms + from_device,
+                 hit ? " hit" : "");
   }
   head_ = c.end;
   now_ = c.end.time_ms + from_device;

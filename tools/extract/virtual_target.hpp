@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <optional>
 #include <random>
@@ -95,6 +96,7 @@ class VirtualTarget final : public ProbeTarget {
   Millis now_ = 0.0;
   std::uint64_t probes_ = 0;
   std::uint64_t hits_ = 0;
+  std::FILE* trace_ = nullptr;  // DISKSCHED_VT_TRACE set: every request served, on stderr
 };
 
 }  // namespace disksched::extract
