@@ -155,22 +155,45 @@ TEST_CASE("explore the noise from the environment", "[.late-explore]") {
 #include "tools/extract/cache_defeat.hpp"
 #include "tools/extract/nbd_target.hpp"
 #include "tools/extract/prober.hpp"
+
+// The hidden probes' instrument, as the extractor sets it up: the C2247A in diskemu
+// (URI=) or in virtual time with the noise from the environment (NOISE=0: none), its
+// cache found and defeated, the period measured; both printed.
+class ProbeRig {
+ public:
+  ProbeRig() {
+    if (const char* uri = std::getenv("URI"))
+      target_ = std::make_unique<NbdTarget>(uri);
+    else
+      target_ = std::make_unique<VirtualTarget>(
+          std::make_unique<DiskModel>(c2247a_imported(true)),
+          std::getenv("NOISE") && std::atoi(std::getenv("NOISE")) == 0 ? HostNoise{} : from_env());
+    target_->set_spin_wait(true);
+    const CacheFindings cache = check_cache(*target_);
+    std::printf("%s\n", cache.describe().c_str());
+    defeat_ = std::make_unique<CacheDefeat>(*target_, cache);
+    prober_ = std::make_unique<Prober>(*defeat_, ProberOptions{0, 3000.0, 0.05, cache.behind_ms});
+    period_ = prober_->measure_period(100);
+    std::printf("period %.5f jitter %.4f late %.3f\n", period_.period_ms, period_.jitter_ms,
+                period_.late_fraction);
+  }
+  Prober& prober() { return *prober_; }
+  CacheDefeat& defeat() { return *defeat_; }
+  const PeriodEstimate& period() const { return period_; }
+
+ private:
+  std::unique_ptr<ProbeTarget> target_;
+  std::unique_ptr<CacheDefeat> defeat_;
+  std::unique_ptr<Prober> prober_;
+  PeriodEstimate period_;
+};
+
 TEST_CASE("phases around zone 1's first slipped track", "[.slip-probe]") {
   const DiskProfile truth = c2247a_imported(false);
   const DiskModel m(truth);
-  std::unique_ptr<ProbeTarget> tp;
-  if (const char* uri = std::getenv("URI"))
-    tp = std::make_unique<NbdTarget>(uri);
-  else
-    tp = std::make_unique<VirtualTarget>(std::make_unique<DiskModel>(c2247a_imported(true)), from_env());
-  ProbeTarget& t = *tp;
-  t.set_spin_wait(true);
-  const CacheFindings cache = check_cache(t);
-  std::printf("%s\n", cache.describe().c_str());
-  CacheDefeat d(t, cache);
-  Prober p(d, ProberOptions{0, 3000.0, 0.05, cache.behind_ms});
-  const PeriodEstimate pe = p.measure_period(100);
-  std::printf("period %.5f jitter %.4f late %.3f\n", pe.period_ms, pe.jitter_ms, pe.late_fraction);
+  ProbeRig rig;
+  Prober& p = rig.prober();
+  CacheDefeat& d = rig.defeat();
   const int reps = std::getenv("REPS") ? std::atoi(std::getenv("REPS")) : 5;
   const int c0 = std::getenv("C0") ? std::atoi(std::getenv("C0")) : 575;
   std::vector<std::pair<std::uint64_t, Chs>> lbas;
@@ -247,21 +270,9 @@ TEST_CASE("phases around zone 1's first slipped track", "[.slip-probe]") {
 TEST_CASE("a zone crossing's seek against a seek inside the zone", "[.xing-probe]") {
   const DiskProfile truth = c2247a_imported(false);
   const DiskModel m(truth);
-  std::unique_ptr<ProbeTarget> tp;
-  if (const char* uri = std::getenv("URI"))
-    tp = std::make_unique<NbdTarget>(uri);
-  else
-    tp = std::make_unique<VirtualTarget>(std::make_unique<DiskModel>(c2247a_imported(true)),
-                                         std::getenv("NOISE") && std::atoi(std::getenv("NOISE")) == 0 ? HostNoise{}
-                                                                                                    : from_env());
-  ProbeTarget& t = *tp;
-  t.set_spin_wait(true);
-  const CacheFindings cache = check_cache(t);
-  std::printf("%s\n", cache.describe().c_str());
-  CacheDefeat d(t, cache);
-  Prober p(d, ProberOptions{0, 3000.0, 0.05, cache.behind_ms});
-  const PeriodEstimate pe = p.measure_period(100);
-  std::printf("period %.5f jitter %.4f late %.3f\n", pe.period_ms, pe.jitter_ms, pe.late_fraction);
+  ProbeRig rig;
+  Prober& p = rig.prober();
+  const PeriodEstimate& pe = rig.period();
   const int reps = std::getenv("REPS") ? std::atoi(std::getenv("REPS")) : 9;
   const std::size_t zi = std::getenv("ZONE") ? std::atoi(std::getenv("ZONE")) : 3;
   const std::int64_t a_first = std::getenv("A") ? std::atoi(std::getenv("A")) : 6;
