@@ -998,35 +998,35 @@ std::int64_t Extraction::crossing_distance(const ZoneLayout& z, std::int64_t c, 
       // completion; the threshold is known to a few tenths) waits for the switch.
       const Millis T = p_.period();
       const Millis hs = head_switch_ > 0 ? head_switch_ : 1.0;
-      auto clear_of = [&](double ph, std::uint32_t spt, std::int64_t dist, double end, std::uint32_t s0,
-                          auto&& usable) -> std::int64_t {
+      // Moves m's destination (sector s0 of its track, phase ph) to the nearest sector
+      // whose read is clear; lba_at(s) is sector s's LBA, none when it holds no data.
+      auto clear_of = [&](Move& m, double& ph, std::uint32_t spt, std::int64_t dist, double end, std::uint32_t s0,
+                          auto&& lba_at) {
         const Millis slack = tau(spt) + r_.dead_time_ms + seek_guess(dist).ms;
         for (std::int64_t k = 0; k < spt / 2; ++k)
           for (const std::int64_t j : {k, -k}) {
             const std::int64_t s = static_cast<std::int64_t>(s0) + j;
-            if (s < 0 || s >= static_cast<std::int64_t>(spt) || !usable(s)) continue;
+            if (s < 0 || s >= static_cast<std::int64_t>(spt)) continue;
             const Millis off = wrap_half(ph + static_cast<double>(j) / spt - slack / T - end) * T;
-            if (off <= -1.0 || off >= hs + 0.3) return j;
+            if (off > -1.0 && off < hs + 0.3) continue;
+            const std::optional<std::uint64_t> lba = lba_at(static_cast<std::uint32_t>(s));
+            if (!lba) continue;
+            if (j != 0) {
+              m.dst = *lba;
+              ph = wrap_unit(ph + static_cast<double>(j) / spt);
+            }
+            return;
           }
-        return 0;
       };
-      if (in_ahead) {
-        const std::int64_t j = clear_of(ph_in, z.spt, x, in_end, in_s, [&](std::int64_t s) {
-          return !L.is_slipped(L.pba(c, h, static_cast<std::uint32_t>(s)));
+      if (in_ahead)
+        clear_of(in, ph_in, z.spt, x, in_end, in_s, [&](std::uint32_t s) -> std::optional<std::uint64_t> {
+          if (L.is_slipped(L.pba(c, h, s))) return std::nullopt;
+          return L.lba(c, h, s);
         });
-        if (j != 0) {
-          in.dst = L.lba(c, h, static_cast<std::uint32_t>(static_cast<std::int64_t>(in_s) + j));
-          ph_in = wrap_unit(ph_in + static_cast<double>(j) / z.spt);
-        }
-      }
-      if (cr_ahead) {
-        // (The next zone's first track, taken to hold no slipped sector, as above.)
-        const std::int64_t j = clear_of(ph_cr, next_spt, a + d, cr_end, cr_s, [](std::int64_t) { return true; });
-        if (j != 0) {
-          cr.dst = next + static_cast<std::uint64_t>(static_cast<std::int64_t>(cr_s) + j);
-          ph_cr = wrap_unit(ph_cr + static_cast<double>(j) / next_spt);
-        }
-      }
+      // (The next zone's first track, taken to hold no slipped sector, as above.)
+      if (cr_ahead)
+        clear_of(cr, ph_cr, next_spt, a + d, cr_end, cr_s,
+                 [&](std::uint32_t s) -> std::optional<std::uint64_t> { return next + s; });
       auto threshold = [&](const Move& m, double ph, std::uint32_t spt, std::int64_t dist) {
         zones_check_time();
         // (Near lengths already measured, a cylinder or two away: the bisection starts
