@@ -287,7 +287,7 @@ void Extraction::choose_completion_wait() {
 }
 
 void Extraction::measure_period() {
-  progress_.step("period");
+  progress_.step("period", elapsed(), o_.budget_ms);
   choose_completion_wait();
   const int reads = static_cast<int>(std::clamp(o_.budget_ms / 1000.0, 60.0, 200.0));
   if (auto floor = t_.null_round_trip_ms()) {
@@ -323,7 +323,7 @@ void Extraction::measure_period() {
 }
 
 void Extraction::first_tracks() {
-  progress_.step("tracks");
+  progress_.step("tracks", elapsed(), o_.budget_ms);
   step0_ = rough_step(p_, 0);
   p_.set_repeats(repeats_for(p_, step0_));
   tick(0.3);
@@ -534,7 +534,7 @@ void Extraction::localize(std::uint64_t bad) {
 }
 
 void Extraction::find_heads() {
-  progress_.step("heads");
+  progress_.step("heads", elapsed(), o_.budget_ms);
   Layout& L = r_.layout;
   L.sectors = t_.sectors();
   std::vector<Boundary> walk;
@@ -1134,7 +1134,7 @@ void Extraction::close_zones(std::size_t zi, const std::string& why, std::int64_
 }
 
 void Extraction::find_zones() {
-  progress_.step("zones");
+  progress_.step("zones", elapsed(), o_.budget_ms);
   zones_start_ = elapsed();
   in_zones_ = true;
   Layout& L = r_.layout;
@@ -1290,7 +1290,7 @@ void Extraction::find_zones() {
 }
 
 void Extraction::measure_skews() {
-  progress_.step("skews");
+  progress_.step("skews", elapsed(), o_.budget_ms);
   Layout& L = r_.layout;
   const Millis skews_left = left();
   for (std::size_t zi = 0; zi < L.zones.size(); ++zi) {
@@ -1394,7 +1394,7 @@ void Extraction::measure_skews() {
 }
 
 void Extraction::measure_switches() {
-  progress_.step("switch");
+  progress_.step("switch", elapsed(), o_.budget_ms);
   Layout& L = r_.layout;
   // Pairs of reach thresholds at one place: half a track ahead on the same track (dead
   // time) and on the next head of the same cylinder (dead time + head switch). The
@@ -1431,7 +1431,7 @@ void Extraction::measure_switches() {
 }
 
 void Extraction::measure_seeks() {
-  progress_.step("seek");
+  progress_.step("seek", elapsed(), o_.budget_ms);
   const Layout& L = r_.layout;
   // Cylinders up to the last whole one that holds data (spares after it show nothing).
   // Below where the zones step stopped, when it stopped early (cylinders past it are
@@ -1548,7 +1548,7 @@ void Extraction::measure_seeks() {
 }
 
 void Extraction::measure_writes() {
-  progress_.step("writes");
+  progress_.step("writes", elapsed(), o_.budget_ms);
   if (!o_.writable) return;
   const auto [first, last] = *o_.writable;
   const Layout& L = r_.layout;
@@ -1674,7 +1674,7 @@ void Extraction::build_profile() {
 }
 
 void Extraction::validate() {
-  progress_.step("validate");
+  progress_.step("validate", elapsed(), o_.budget_ms);
   DiskModel m(r_.profile);
   const std::uint64_t total = std::min<std::uint64_t>(t_.sectors(), m.lbas());
   const Millis tol = std::max(2.0 * p_.period() / r_.layout.zones.front().spt, 0.02 * p_.period());

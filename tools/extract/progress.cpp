@@ -18,7 +18,10 @@ std::string clock_text(double seconds) {
 Progress::Progress(std::FILE* out, std::vector<std::string> steps)
     : line_(out), steps_(std::move(steps)) {}
 
-void Progress::step(const std::string& name) {
+void Progress::step(const std::string& name, Millis elapsed_ms, Millis budget_ms) {
+  elapsed_ = elapsed_ms;
+  budget_ = budget_ms;
+  last_second_ = static_cast<long>(elapsed_ms / 1000.0);
   auto it = std::find(steps_.begin(), steps_.end(), name);
   current_ = it == steps_.end() ? current_ : static_cast<std::size_t>(it - steps_.begin());
   fraction_ = 0.0;

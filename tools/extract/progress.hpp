@@ -16,8 +16,9 @@ class Progress {
   // `out` = nullptr disables the bar (tests, --quiet).
   Progress(std::FILE* out, std::vector<std::string> steps);
 
-  // Starts step `name` (one of the steps given to the constructor).
-  void step(const std::string& name);
+  // Starts step `name` (one of the steps given to the constructor) at `elapsed_ms` of
+  // `budget_ms` (the line printed for it says the time now, not at the last update).
+  void step(const std::string& name, Millis elapsed_ms, Millis budget_ms);
   // Fraction of the current step done, elapsed and total budget in ms.
   void update(double fraction, Millis elapsed_ms, Millis budget_ms);
   // A message printed on its own line (the bar is redrawn after it).

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -19,6 +20,7 @@
 #include "tools/extract/geometry_probe.hpp"
 #include "tools/extract/layout.hpp"
 #include "tools/extract/prober.hpp"
+#include "tools/extract/progress.hpp"
 #include "tools/extract/stats.hpp"
 #include "tools/extract/virtual_target.hpp"
 #include "tools/extract/writable.hpp"
@@ -402,4 +404,23 @@ TEST_CASE("a block target writes back the bytes it read, with FUA and without", 
   const std::string after((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   ::unlink(path.c_str());
   CHECK(after == bytes);
+}
+
+TEST_CASE("a step's progress line says the time the step starts at, not the last update's",
+          "[extract][parts]") {
+  std::FILE* f = std::tmpfile();
+  REQUIRE(f != nullptr);
+  {
+    Progress p(f, {"period", "zones"});
+    p.step("period", 0.0, 300000.0);
+    p.update(0.5, 2000.0, 300000.0);
+    // The period step ran on for a while after its last update.
+    p.step("zones", 75000.0, 300000.0);
+    p.finish();
+  }
+  std::rewind(f);
+  std::string text;
+  for (int c; (c = std::fgetc(f)) != EOF;) text.push_back(static_cast<char>(c));
+  std::fclose(f);
+  CHECK(text.find("[2/2] zones (elapsed 1:15, budget left 3:45)") != std::string::npos);
 }
