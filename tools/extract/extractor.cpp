@@ -1039,7 +1039,8 @@ std::int64_t Extraction::crossing_distance(const ZoneLayout& z, std::int64_t c, 
                base;
       };
       const Millis ms_in = threshold(in, ph_in, z.spt, x);
-      const Millis ms_cr = threshold(cr, ph_cr, next_spt, a + d);
+      // (Measured the other way round, its destination is this zone's track.)
+      const Millis ms_cr = threshold(cr, ph_cr, cr.src == cr_src ? next_spt : z.spt, a + d);
       r_.seek_points.push_back({x, ms_in});
       inside_seeks_.push_back({x, ms_in});
       crossings.emplace_back(a, ms_cr);
