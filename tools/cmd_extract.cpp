@@ -272,19 +272,11 @@ void run_extract(const ExtractArgs& a) {
     target = std::move(nt);
     if (!a.scsi.empty()) interrogate(a.scsi, writable.has_value(), o.seeds, interrogation, sg);
   } else {
-    HostNoise n;
-    if (a.noise == "vm") {
-      n.issue_base_ms = 0.03;
-      n.issue_jitter_ms = 0.02;
-      n.completion_base_ms = 0.02;
-      n.completion_jitter_ms = 0.01;
-      n.preemption_rate = 0.005;
-      n.preemption_flagged = 0.5;
-    } else if (a.noise != "none") {
-      throw std::invalid_argument(fmt::format("--noise '{}': expected none or vm", a.noise));
-    }
-    n.seed = a.seed;
-    auto vt = std::make_unique<VirtualTarget>(load_model(a.virtual_model), n);
+    const std::optional<HostNoise> n = noise_preset(a.noise, a.seed);
+    if (!n)
+      throw std::invalid_argument(
+          fmt::format("--noise '{}': expected {}", a.noise, noise_preset_names()));
+    auto vt = std::make_unique<VirtualTarget>(load_model(a.virtual_model), *n);
     if (writable) o.writable = to_sectors(*writable, vt->sector_bytes(), vt->sectors());
     target = std::move(vt);
   }
@@ -327,7 +319,7 @@ void add_extract_commands(CLI::App& app) {
   cmd->add_option("--nbd", args->nbd, "NBD URI to probe (e.g. an nbdkit diskemu export), never the filter");
   cmd->add_option("--virtual", args->virtual_model,
                   "Probe a built-in model or profile in virtual time (testing aid)");
-  cmd->add_option("--noise", args->noise, "Host noise for --virtual: none or vm")->capture_default_str();
+  cmd->add_option("--noise", args->noise, "Host noise for --virtual: none, vm (small jitter) or late (a real-time nbdkit diskemu run's late completions)")->capture_default_str();
   cmd->add_option("--scsi", args->scsi, "SCSI generic node (/dev/sgN) to interrogate");
   cmd->add_option("--budget", args->budget_s, "Time budget in seconds (sampling adapts)")->capture_default_str();
   cmd->add_option("--allow-writes", args->allow_writes,

@@ -12,6 +12,32 @@
 
 namespace disksched::extract {
 
+std::optional<HostNoise> noise_preset(std::string_view name, std::uint64_t seed) {
+  HostNoise n;
+  n.seed = seed;
+  if (name == "none") return n;
+  if (name == "vm") {
+    n.issue_base_ms = 0.03;
+    n.issue_jitter_ms = 0.02;
+    n.completion_base_ms = 0.02;
+    n.completion_jitter_ms = 0.01;
+    n.preemption_rate = 0.005;
+    n.preemption_flagged = 0.5;
+    return n;
+  }
+  if (name == "late") {
+    n.completion_base_ms = 0.05;
+    n.completion_uniform_ms = 0.01;
+    n.completion_jitter_ms = 0.06;
+    n.late_rate = 0.3;
+    n.late_mean_ms = 0.6;
+    return n;
+  }
+  return std::nullopt;
+}
+
+std::string_view noise_preset_names() { return "none, vm or late"; }
+
 VirtualTarget::VirtualTarget(std::unique_ptr<DeviceModel> model, HostNoise noise)
     : model_(std::move(model)), noise_(noise), rng_(noise.seed) {
   if (!model_) throw std::invalid_argument("virtual target needs a model");

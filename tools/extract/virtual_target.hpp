@@ -23,6 +23,7 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <string_view>
 
 #include "predictor/device_model.hpp"
 #include "predictor/drive_cache.hpp"
@@ -57,6 +58,17 @@ struct HostNoise {
   double rpm_error = 0.0;           // true speed = (1 + rpm_error) * nominal
   std::uint64_t seed = 1;
 };
+
+// The host noise `extract --virtual --noise NAME` plays, with this seed (nullopt for an
+// unknown name; noise_preset_names() lists them):
+//  - none: a perfect host;
+//  - vm: a virtual machine's small issue and completion jitter, a preemption in 200;
+//  - late: what an `nbdkit diskemu` run in real time showed on this 2-core VM (README:
+//    completion jitter 0.086 ms, 12 % of reference completions late): every completion
+//    seen 0.05 +- 0.01 ms after the device's plus an exponential 0.06 ms, and three in
+//    ten later still, by an exponential 0.6 ms.
+std::optional<HostNoise> noise_preset(std::string_view name, std::uint64_t seed);
+std::string_view noise_preset_names();
 
 class VirtualTarget final : public ProbeTarget {
  public:

@@ -27,19 +27,9 @@ using namespace disksched::extract::testing;
 namespace {
 
 // The real-time run's noise (README: completion jitter 0.086 ms, 12 % of reference
-// completions late, on an idle machine): every completion seen 0.05 ms +- 0.01 ms after
-// the device's, plus an exponential 0.06 ms; three in ten later still, by an exponential
-// 0.6 ms. The period step measures 0.07-0.09 ms of jitter and 11-14 % late from it.
-HostNoise late_tail(std::uint64_t seed) {
-  HostNoise n;
-  n.completion_base_ms = 0.05;
-  n.completion_uniform_ms = 0.01;
-  n.completion_jitter_ms = 0.06;
-  n.late_rate = 0.3;
-  n.late_mean_ms = 0.6;
-  n.seed = seed;
-  return n;
-}
+// completions late, on an idle machine), as `--noise late` plays it: the period step
+// measures 0.07-0.09 ms of jitter and 11-14 % late from it.
+HostNoise late_tail(std::uint64_t seed) { return *noise_preset("late", seed); }
 
 // For exploring (hidden: `test_extract_late "[late-explore]"`): the noise from the
 // environment, LJ (exponential jitter, ms), LR (late rate), LM (late mean, ms), IJ
