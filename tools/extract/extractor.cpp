@@ -914,6 +914,12 @@ std::int64_t Extraction::crossing_distance(const ZoneLayout& z, std::int64_t c, 
   // from every seek inside the zone near those lengths, its height at each crossing
   // from the seek measured with it.
   constexpr std::int64_t kFar = 12;
+  // On a noisy host a request that reaches the drive late turns a hit into a miss, and
+  // the bisection believes a miss after two in a row (misses_to_confirm at a few % of
+  // completions late): each threshold then sits up to a few hundredths of a millisecond
+  // high at random, a cylinder of seek here. Eight in a row halve the spread of a pair's
+  // difference (xing-probe with an exponential 0.08 ms issue delay: 0.042 -> 0.019 ms).
+  constexpr int kCrossingConfirm = 8;
   double est = static_cast<double>(d0), spread = 0;
   std::int64_t d = d0;
   std::vector<std::int64_t> offsets;
@@ -1035,7 +1041,7 @@ std::int64_t Extraction::crossing_distance(const ZoneLayout& z, std::int64_t c, 
         const Millis base = tau(spt) + r_.dead_time_ms;
         const Millis lo = g.near ? g.ms - 0.25 : g.ms - 0.7, hi = g.near ? g.ms + 0.25 : g.ms + 0.6;
         return p_.reach_threshold(m.src, m.dst, ph, base + std::max(0.0, lo), base + hi, o_.resolution_ms, votes_,
-                                  Op::Read) -
+                                  Op::Read, kCrossingConfirm) -
                base;
       };
       const Millis ms_in = threshold(in, ph_in, z.spt, x);

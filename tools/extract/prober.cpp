@@ -257,7 +257,7 @@ bool Prober::decide(std::uint64_t src, std::uint64_t dst, double dst_phase, Mill
 }
 
 Millis Prober::reach_threshold_noisy(std::uint64_t src, std::uint64_t dst, double dst_phase, Millis lo,
-                                     Millis hi, Millis resolution, Op op) {
+                                     Millis hi, Millis resolution, Op op, int confirm) {
   std::vector<double> errs;  // slack obtained - slack asked, per probe
   auto probe = [&](Millis slack) {
     const ReachSample s = reach(src, dst, dst_phase, slack, op);
@@ -300,7 +300,7 @@ Millis Prober::reach_threshold_noisy(std::uint64_t src, std::uint64_t dst, doubl
     }
     if (unconfirmed.empty() || unconfirmed.back() != lo) break;  // lo is proven
     bool hit = false;
-    for (int i = 1; i < misses_to_confirm() && !hit; ++i) hit = probe(lo);
+    for (int i = 1; i < std::max(misses_to_confirm(), confirm) && !hit; ++i) hit = probe(lo);
     if (!hit) break;
     // It was a late host, not the disk: the threshold is below it.
     hi = lo;
@@ -313,8 +313,8 @@ Millis Prober::reach_threshold_noisy(std::uint64_t src, std::uint64_t dst, doubl
 }
 
 Millis Prober::reach_threshold(std::uint64_t src, std::uint64_t dst, double dst_phase, Millis lo,
-                               Millis hi, Millis resolution, int votes, Op op) {
-  if (noisy()) return reach_threshold_noisy(src, dst, dst_phase, lo, hi, resolution, op);
+                               Millis hi, Millis resolution, int votes, Op op, int confirm) {
+  if (noisy()) return reach_threshold_noisy(src, dst, dst_phase, lo, hi, resolution, op, confirm);
   std::vector<double> errs;  // slack obtained - slack asked, per probe
   lo = std::max(0.0, lo);
   hi = std::max(hi, lo + resolution);

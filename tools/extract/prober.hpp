@@ -109,9 +109,10 @@ class Prober {
   // The smallest slack that hits, by bisection to `resolution_ms` with a majority of
   // `votes` probes per point, starting from the bracket [lo, hi] (widened as needed).
   // On a noisy host: one probe per point, a hit is proof, and only the final lower
-  // bound's miss is confirmed (misses_to_confirm in a row).
+  // bound's miss is confirmed (misses_to_confirm in a row, or `confirm` when more).
   Millis reach_threshold(std::uint64_t src, std::uint64_t dst, double dst_phase, Millis lo,
-                         Millis hi, Millis resolution_ms, int votes, Op op = Op::Read);
+                         Millis hi, Millis resolution_ms, int votes, Op op = Op::Read,
+                         int confirm = 0);
 
   // A plain timed read (for validation), retried if disturbed.
   ProbeResult read(std::uint64_t lba, std::uint32_t count = 1);
@@ -127,7 +128,7 @@ class Prober {
   void refit();
   int misses_to_confirm() const;
   Millis reach_threshold_noisy(std::uint64_t src, std::uint64_t dst, double dst_phase, Millis lo, Millis hi,
-                               Millis resolution, Op op);
+                               Millis resolution, Op op, int confirm);
   bool decide(std::uint64_t src, std::uint64_t dst, double dst_phase, Millis slack, int votes,
               Op op, std::vector<double>& slack_errors);
 
