@@ -366,6 +366,7 @@ class AccessIndex {
   std::size_t count_ = 0;
   std::uint64_t next_seq_ = 0;
 
+  // The grid: empty until the first grid_build().
   std::vector<std::int32_t> cell_head_;     // B_ * kBuckets list heads
   std::vector<std::uint64_t> band_mask_;    // non-empty cells of each band
   std::vector<std::uint64_t> band_bits_;    // non-empty bands
