@@ -42,8 +42,11 @@ void AccessIndex::set_units(Millis period) {
   seek_exact_ = static_cast<std::int32_t>(std::min<std::int64_t>(C_, kSeekExact));
   seek_shift_ = 0;
   while (((C_ - seek_exact_) >> seek_shift_) > kSeekCoarse) ++seek_shift_;
+  seek_coarse_ = C_ > kSeekExact;
   const std::int32_t slots = seek_slot(static_cast<std::int32_t>(C_ - 1), seek_exact_, seek_shift_) + 1;
-  seek_u_.resize(static_cast<std::size_t>(slots));
+  // Not coarse: the entry of distance i goes to C - 1 + i and C - 1 - i (see Head).
+  const std::int32_t mid = seek_coarse_ ? 0 : static_cast<std::int32_t>(C_ - 1);
+  seek_u_.resize(static_cast<std::size_t>(mid + slots));
   for (std::int32_t i = 0; i < slots; ++i) {
     // The shortest distance of the slot: the smallest bound of all of them.
     const std::int64_t d = i < seek_exact_
@@ -54,8 +57,10 @@ void AccessIndex::set_units(Millis period) {
     // Rounded up: the next float towards 0 (f > u >= 0, so one less in its bits;
     // std::nextafter's, without the library call).
     if (static_cast<double>(f) > u) f = std::bit_cast<float>(std::bit_cast<std::uint32_t>(f) - 1u);
-    seek_u_[i].u = f;
-    seek_u_[i].angle = rot_ ? to_fixed(u) : 0u;
+    SeekBound& b = seek_u_[mid + i];
+    b.u = f;
+    b.angle = rot_ ? to_fixed(u) : 0u;
+    if (!seek_coarse_) seek_u_[mid - i] = b;
   }
   // The age gap at which walking the oldest first pays, against the spread of access
   // times: a rotation on a disk, the full-stroke seek on MEMS.
