@@ -1,6 +1,7 @@
 #include "schedulers/rotational/access_index.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -20,14 +21,9 @@ AccessIndex::AccessIndex(const DeviceModel& model, bool track_age)
   C_ = model.cylinders();
   W_ = std::max<std::int64_t>(1, (C_ + kMaxBands - 1) / kMaxBands);
   B_ = static_cast<std::int32_t>((C_ + W_ - 1) / W_);
-  cell_head_.assign(static_cast<std::size_t>(B_) * kBuckets, -1);
-  band_mask_.assign(B_, 0);
-  band_bits_.assign((B_ + 63) / 64, 0);
-  if (track_age_) {
-    cell_oldest_.assign(static_cast<std::size_t>(B_) * kBuckets, kInf);
-    band_oldest_.assign(B_, kInf);
-    group_oldest_.assign((B_ + kGroupBands - 1) / kGroupBands, kInf);
-  }
+  // The grid's arrays are allocated by the first grid_build(): most indexes never hold
+  // more than kLinearMax requests, and filling ~400 KB per index (a simulator builds
+  // one per replication) cost more than a few hundred picks.
   // seek_lb_[d] = min over d' >= d of seek_ms(d'): a non-decreasing lower bound.
   seek_lb_.resize(C_);
   Millis running = kInf;
@@ -46,8 +42,11 @@ void AccessIndex::set_units(Millis period) {
   seek_exact_ = static_cast<std::int32_t>(std::min<std::int64_t>(C_, kSeekExact));
   seek_shift_ = 0;
   while (((C_ - seek_exact_) >> seek_shift_) > kSeekCoarse) ++seek_shift_;
+  seek_coarse_ = C_ > kSeekExact;
   const std::int32_t slots = seek_slot(static_cast<std::int32_t>(C_ - 1), seek_exact_, seek_shift_) + 1;
-  seek_u_.resize(static_cast<std::size_t>(slots));
+  // Not coarse: the entry of distance i goes to C - 1 + i and C - 1 - i (see Head).
+  const std::int32_t mid = seek_coarse_ ? 0 : static_cast<std::int32_t>(C_ - 1);
+  seek_u_.resize(static_cast<std::size_t>(mid + slots));
   for (std::int32_t i = 0; i < slots; ++i) {
     // The shortest distance of the slot: the smallest bound of all of them.
     const std::int64_t d = i < seek_exact_
@@ -55,9 +54,13 @@ void AccessIndex::set_units(Millis period) {
                                : seek_exact_ + (static_cast<std::int64_t>(i - seek_exact_) << seek_shift_);
     const double u = seek_lb_[d] * inv_unit_;
     float f = static_cast<float>(u);
-    if (static_cast<double>(f) > u) f = std::nextafter(f, 0.0f);
-    seek_u_[i].u = f;
-    seek_u_[i].angle = rot_ ? to_fixed(u) : 0u;
+    // Rounded up: the next float towards 0 (f > u >= 0, so one less in its bits;
+    // std::nextafter's, without the library call).
+    if (static_cast<double>(f) > u) f = std::bit_cast<float>(std::bit_cast<std::uint32_t>(f) - 1u);
+    SeekBound& b = seek_u_[mid + i];
+    b.u = f;
+    b.angle = rot_ ? to_fixed(u) : 0u;
+    if (!seek_coarse_) seek_u_[mid - i] = b;
   }
   // The age gap at which walking the oldest first pays, against the spread of access
   // times: a rotation on a disk, the full-stroke seek on MEMS.
@@ -197,6 +200,16 @@ void AccessIndex::insert(const Request& r) {
 }
 
 void AccessIndex::grid_build() {
+  if (cell_head_.empty()) {
+    cell_head_.assign(static_cast<std::size_t>(B_) * kBuckets, -1);
+    band_mask_.assign(B_, 0);
+    band_bits_.assign((B_ + 63) / 64, 0);
+    if (track_age_) {
+      cell_oldest_.assign(static_cast<std::size_t>(B_) * kBuckets, kInf);
+      band_oldest_.assign(B_, kInf);
+      group_oldest_.assign((B_ + kGroupBands - 1) / kGroupBands, kInf);
+    }
+  }
   grid_on_ = true;
   for (const Hot& h : hot_) grid_link(h.slot);
 }

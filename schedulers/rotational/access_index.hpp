@@ -69,6 +69,7 @@
 // concurrent use.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstddef>
@@ -250,15 +251,20 @@ class AccessIndex {
   struct Head {
     std::int32_t c0;             // head cylinder, clamped
     std::uint32_t a0;            // disk: platter angle at the head's time, fixed point
-    const SeekBound* seek;       // seek_u_, by seek_slot()
+    const SeekBound* seek;       // coarse: seek_u_ by seek_slot(); else centred on c0
     std::int32_t exact;          // seek_exact_
     std::int32_t shift;          // seek_shift_
+    bool coarse;                 // seek_coarse_
   };
-  // seek_u_ holds every distance below kSeekExact, and beyond it one entry per 2^shift
-  // distances, the bound at the shortest of them (seek_lb_ does not decrease, so it
-  // bounds them all): a drive of today has ~500,000 cylinders, and a table that size
-  // misses the cache on every own bound. A 474,517-cylinder table so shrinks from
-  // 3.8 MB to 96 KB; the looser bound costs at most the seek over 2^shift cylinders.
+  // A disk of at most kSeekExact cylinders: seek_u_ holds the bound of every signed
+  // distance from -(C - 1) to C - 1, so a bound reads the entry at the request's
+  // cylinder from a pointer centred on the head's (no distance, no slot to compute).
+  // Beyond that (seek_coarse_), seek_u_ holds every distance below kSeekExact, and
+  // beyond it one entry per 2^shift distances, the bound at the shortest of them
+  // (seek_lb_ does not decrease, so it bounds them all): a drive of today has ~500,000
+  // cylinders, and a table that size misses the cache on every own bound. A
+  // 474,517-cylinder table so shrinks from 3.8 MB to 96 KB; the looser bound costs at
+  // most the seek over 2^shift cylinders.
   static constexpr std::int32_t kSeekExact = 8192;
   static constexpr std::int32_t kSeekCoarse = 4096;  // entries beyond, at most
   static std::int32_t seek_slot(std::int32_t d, std::int32_t exact, std::int32_t shift) {
@@ -266,10 +272,16 @@ class AccessIndex {
   }
   // A request's own lower bound on its positioning time, in the bound unit (see the
   // top of this file): overhead + seek bound, then (disk) the wait for its angle.
-  template <bool Rot>
+  template <bool Rot, bool Coarse>
   static double own_bound(const Head& h, const Probe& p) {
-    const std::int32_t d = p.cylinder > h.c0 ? p.cylinder - h.c0 : h.c0 - p.cylinder;
-    const SeekBound& b = h.seek[seek_slot(d, h.exact, h.shift)];
+    const SeekBound* bp;
+    if constexpr (Coarse) {
+      const std::int32_t d = p.cylinder > h.c0 ? p.cylinder - h.c0 : h.c0 - p.cylinder;
+      bp = &h.seek[seek_slot(d, h.exact, h.shift)];
+    } else {
+      bp = &h.seek[static_cast<std::uint32_t>(p.cylinder)];
+    }
+    const SeekBound& b = *bp;
     const double s = static_cast<double>(b.u);
     if constexpr (Rot) {
       std::uint32_t wait = p.phase - h.a0 - b.angle;
@@ -278,6 +290,10 @@ class AccessIndex {
     } else {
       return p.overhead + s;
     }
+  }
+  template <bool Rot>
+  static double own_bound(const Head& h, const Probe& p) {
+    return h.coarse ? own_bound<Rot, true>(h, p) : own_bound<Rot, false>(h, p);
   }
 
   template <bool Rot, bool Aged, class Accept>
@@ -366,6 +382,7 @@ class AccessIndex {
   std::size_t count_ = 0;
   std::uint64_t next_seq_ = 0;
 
+  // The grid: empty until the first grid_build().
   std::vector<std::int32_t> cell_head_;     // B_ * kBuckets list heads
   std::vector<std::uint64_t> band_mask_;    // non-empty cells of each band
   std::vector<std::uint64_t> band_bits_;    // non-empty bands
@@ -375,6 +392,7 @@ class AccessIndex {
   std::vector<Millis> seek_lb_;             // C_ entries, non-decreasing, ms
   std::vector<SeekBound> seek_u_;           // seek_lb_ for the bounds, by seek_slot()
   std::int32_t seek_exact_ = 0, seek_shift_ = 0;
+  bool seek_coarse_ = false;
   std::vector<std::pair<Millis, std::size_t>> overheads_;  // distinct overheads, counts
   Millis min_overhead_ = 0.0;
   Stats stats_;
@@ -434,7 +452,8 @@ AccessIndex::Choice AccessIndex::search(const Query& q, const Spin& spin, Accept
   head.c0 = static_cast<std::int32_t>(c0);
   const double a0 = Rot ? spin.angle_at(q.head.time_ms) : 0.0;
   head.a0 = Rot ? to_fixed(a0) : 0u;
-  head.seek = seek_u_.data();
+  head.coarse = seek_coarse_;
+  head.seek = seek_coarse_ ? seek_u_.data() : seek_u_.data() + (C_ - 1 - c0);
   head.exact = seek_exact_;
   head.shift = seek_shift_;
   const double unit = unit_ms_;
@@ -451,41 +470,47 @@ AccessIndex::Choice AccessIndex::search(const Query& q, const Spin& spin, Accept
 
   // Short queues: every request's own bound from the compact array; the exact cost
   // only where the bound can still rank first, smallest bound first.
-  if (!grid_on_) {
+  auto short_pass = [&]<bool Coarse>() {
     // lb[j]: the lower bound on hot_[j]'s key (its own bound in ms less its age
     // bonus), +inf outside the window.
     double lb[kLinearMax];
     const std::size_t n = hot_.size();
     const Hot* const hot = hot_.data();
     constexpr double inf = std::numeric_limits<double>::infinity();
-    // The smallest too, in two independent minima (short dependency chains that run
-    // beside the bounds).
-    double m0 = inf, m1 = inf;
     auto bound_of = [&](std::size_t j) {
       const Hot& h = hot[j];
-      double b = own_bound<Rot>(head, h.p) * unit;
+      double b = own_bound<Rot, Coarse>(head, h.p) * unit;
       if constexpr (Aged) b -= beta * (now - h.arrival);
       return lb[j] = b;
     };
+    // The smallest bound and the second smallest (which tells whether any other
+    // request can still win once the smallest is costed), in two independent chains
+    // (even and odd j) of min/max instructions that run beside the bounds.
+    double m0 = inf, m1 = inf, s0 = inf, s1 = inf;
     std::size_t j2 = 0;
     for (; j2 + 2 <= n; j2 += 2) {
       const double b0 = bound_of(j2), b1 = bound_of(j2 + 1);
-      m0 = b0 < m0 ? b0 : m0;
-      m1 = b1 < m1 ? b1 : m1;
+      s0 = std::min(s0, std::max(m0, b0));
+      s1 = std::min(s1, std::max(m1, b1));
+      m0 = std::min(m0, b0);
+      m1 = std::min(m1, b1);
     }
     if (j2 < n) {
       const double b0 = bound_of(j2);
-      m0 = b0 < m0 ? b0 : m0;
+      s0 = std::min(s0, std::max(m0, b0));
+      m0 = std::min(m0, b0);
     }
     if (window) {
-      m0 = m1 = inf;
+      m0 = m1 = s0 = s1 = inf;
       for (std::size_t j = 0; j < n; ++j) {
         if (!in_window(hot[j].p.cylinder)) lb[j] = inf;
-        m0 = lb[j] < m0 ? lb[j] : m0;
+        s0 = std::min(s0, std::max(m0, lb[j]));
+        m0 = std::min(m0, lb[j]);
       }
     }
     st.bounded = n;
-    const double least = m0 < m1 ? m0 : m1;
+    const double least = std::min(m0, m1);
+    const double second = std::min(std::min(s0, s1), std::max(m0, m1));
     // (inf marks a request outside the window: never costed.)
     if (least < inf && least - kSlackMs <= out.rank.key) {
       // Where the least is, by conditional moves over the bit patterns (a searching
@@ -500,18 +525,24 @@ AccessIndex::Choice AccessIndex::search(const Query& q, const Spin& spin, Accept
       if (first == n)
         for (first = 0; lb[first] != least;) ++first;
       cost(slots_[hot[first].slot]);
-      lb[first] = inf;
-      // Every other request whose bound still reaches the best (rarely any).
+      // Every other request whose bound still reaches the best (rarely any: the
+      // second smallest bound says whether there is one).
       double reach = out.rank.key + kSlackMs;
-      for (std::size_t j = 0; j < n; ++j)
-        if (lb[j] <= reach && lb[j] < inf) {
-          cost(slots_[hot[j].slot]);
-          reach = out.rank.key + kSlackMs;
-        }
+      if (second <= reach) {
+        lb[first] = inf;
+        for (std::size_t j = 0; j < n; ++j)
+          if (lb[j] <= reach && lb[j] < inf) {
+            cost(slots_[hot[j].slot]);
+            reach = out.rank.key + kSlackMs;
+          }
+      }
     }
     stats_ = st;
     return out;
-  }
+  };
+  if (!grid_on_)
+    return seek_coarse_ ? short_pass.template operator()<true>()
+                        : short_pass.template operator()<false>();
 
   // Costs a request unless its own bound (ms, bonus included) shows it cannot win.
   auto consider_bounded = [&](const Slot& s, Millis bound_less_bonus) {

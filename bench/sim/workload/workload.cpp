@@ -26,8 +26,6 @@ std::uint64_t splitmix64(std::uint64_t& x) {
   return z ^ (z >> 31);
 }
 
-std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-
 }  // namespace
 
 Rng::Rng(std::uint64_t seed) {
@@ -35,34 +33,12 @@ Rng::Rng(std::uint64_t seed) {
   for (auto& s : s_) s = splitmix64(x);
 }
 
-std::uint64_t Rng::next_u64() {
-  const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
-  const std::uint64_t t = s_[1] << 17;
-  s_[2] ^= s_[0];
-  s_[3] ^= s_[1];
-  s_[1] ^= s_[2];
-  s_[0] ^= s_[3];
-  s_[2] ^= t;
-  s_[3] = rotl(s_[3], 45);
-  return result;
-}
-
-double Rng::uniform() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
-
-double Rng::exponential(double mean) { return -mean * std::log1p(-uniform()); }
-
-std::uint64_t Rng::below(std::uint64_t n) {
-  // Lemire's multiply-shift with rejection: unbiased for every n.
-  std::uint64_t x = next_u64();
-  __uint128_t m = static_cast<__uint128_t>(x) * n;
-  auto low = static_cast<std::uint64_t>(m);
-  if (low < n) {
-    const std::uint64_t threshold = (0 - n) % n;
-    while (low < threshold) {
-      x = next_u64();
-      m = static_cast<__uint128_t>(x) * n;
-      low = static_cast<std::uint64_t>(m);
-    }
+std::uint64_t Rng::below_slow(std::uint64_t n, __uint128_t m) {
+  std::uint64_t low = static_cast<std::uint64_t>(m);
+  const std::uint64_t threshold = (0 - n) % n;
+  while (low < threshold) {
+    m = static_cast<__uint128_t>(next_u64()) * n;
+    low = static_cast<std::uint64_t>(m);
   }
   return static_cast<std::uint64_t>(m >> 64);
 }

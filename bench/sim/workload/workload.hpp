@@ -49,6 +49,8 @@
 // client's next request comes with the think time that precedes it.
 #pragma once
 
+#include <bit>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -134,17 +136,38 @@ class Workload {
 
 // A small, portable, seedable generator (xoshiro256**, seeded through splitmix64):
 // the same numbers on every platform and standard library.
+// The draws are defined here so they inline into the streams (a few a request).
 class Rng {
  public:
   explicit Rng(std::uint64_t seed);
-  std::uint64_t next_u64();
-  double uniform();                          // [0, 1)
-  double exponential(double mean);           // mean > 0
-  std::uint64_t below(std::uint64_t n);      // [0, n), n > 0, unbiased
+  std::uint64_t next_u64() {
+    const std::uint64_t result = std::rotl(s_[1] * 5, 7) * 9;
+    const std::uint64_t t = s_[1] << 17;
+    s_[2] ^= s_[0];
+    s_[3] ^= s_[1];
+    s_[1] ^= s_[2];
+    s_[0] ^= s_[3];
+    s_[2] ^= t;
+    s_[3] = std::rotl(s_[3], 45);
+    return result;
+  }
+  // [0, 1)
+  double uniform() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
+  // mean > 0
+  double exponential(double mean) { return -mean * std::log1p(-uniform()); }
+  // [0, n), n > 0, unbiased: Lemire's multiply-shift with rejection.
+  std::uint64_t below(std::uint64_t n) {
+    const __uint128_t m = static_cast<__uint128_t>(next_u64()) * n;
+    if (static_cast<std::uint64_t>(m) < n) return below_slow(n, m);
+    return static_cast<std::uint64_t>(m >> 64);
+  }
   // A seed for stream `index` derived from `seed` (replications, clients).
   static std::uint64_t derive(std::uint64_t seed, std::uint64_t index);
 
  private:
+  // below()'s rejection loop, for a low half under n (rare unless n is huge).
+  std::uint64_t below_slow(std::uint64_t n, __uint128_t m);
+
   std::uint64_t s_[4];
 };
 
