@@ -65,20 +65,14 @@ HeadState VirtualDevice::from_at_true_spin(Millis t) const {
   return from;
 }
 
-void VirtualDevice::media(Cost& out, const HeadState& from, Op op, std::uint64_t begin,
-                          std::uint64_t len, bool fua, bool* hit, Millis* destage_end) {
-  if (destage_end != nullptr) *destage_end = -1.0;
-  if (drive_) {
-    const std::uint64_t sb = sector_bytes_;
-    const DriveResult r = drive_->serve(from.time_ms, op, begin / sb,
-                                        static_cast<std::uint32_t>(len / sb), fua, from.spin);
-    if (hit != nullptr) *hit = r.hit;
-    if (destage_end != nullptr) *destage_end = r.destage_end_ms;
-    out = r.cost;
-    return;
-  }
-  // Built in place: the model's Cost (104 bytes) is not copied once more per request.
-  ::new (&out) Cost(model_->service(from, op, begin, static_cast<std::uint32_t>(len)));
+void VirtualDevice::drive_media(Cost& out, const HeadState& from, Op op, std::uint64_t begin,
+                                std::uint64_t len, bool fua, bool* hit, Millis* destage_end) {
+  const std::uint64_t sb = sector_bytes_;
+  const DriveResult r = drive_->serve(from.time_ms, op, begin / sb,
+                                      static_cast<std::uint32_t>(len / sb), fua, from.spin);
+  if (hit != nullptr) *hit = r.hit;
+  if (destage_end != nullptr) *destage_end = r.destage_end_ms;
+  out = r.cost;
 }
 
 Cost VirtualDevice::buffered(Millis start_ms, Op op, const Extent& ext, bool write) const {

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <optional>
 #include <vector>
 
@@ -125,8 +126,16 @@ class VirtualDevice {
   // Serves sectors [lba, lba + n) on the media (through the drive cache if there is one)
   // into `out`. `destage_end`: set to when a write taken behind by the profile's
   // write-behind reaches the media (negative if it went through).
+  // The platter alone is served here, inline: built in place, the model's Cost (104
+  // bytes) is not copied once more per request.
   void media(Cost& out, const HeadState& from, Op op, std::uint64_t lba, std::uint64_t n,
-             bool fua, bool* hit, Millis* destage_end = nullptr);
+             bool fua, bool* hit, Millis* destage_end = nullptr) {
+    if (drive_) return drive_media(out, from, op, lba, n, fua, hit, destage_end);
+    if (destage_end != nullptr) *destage_end = -1.0;
+    ::new (&out) Cost(model_->service(from, op, lba, static_cast<std::uint32_t>(n)));
+  }
+  void drive_media(Cost& out, const HeadState& from, Op op, std::uint64_t lba, std::uint64_t n,
+                   bool fua, bool* hit, Millis* destage_end);
   // A command acknowledged from the write cache: the command overhead and the host
   // transfer only, from `start_ms`.
   Cost buffered(Millis start_ms, Op op, const Extent& ext, bool write) const;
