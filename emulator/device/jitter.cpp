@@ -34,7 +34,7 @@ JitterSpec parse_jitter(std::string_view text) {
 
 Jitter::Jitter(JitterSpec spec, std::uint64_t seed) : spec_(spec), rng_(seed) {}
 
-Millis Jitter::sample() {
+Millis Jitter::draw() {
   switch (spec_.kind) {
     case JitterSpec::Kind::None:
       return 0.0;

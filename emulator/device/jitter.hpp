@@ -36,10 +36,13 @@ class Jitter {
  public:
   Jitter(JitterSpec spec, std::uint64_t seed);
   const JitterSpec& spec() const { return spec_; }
-  // The next extra service time in device ms (>= 0).
-  Millis sample();
+  // The next extra service time in device ms (>= 0). None (the usual case) is decided
+  // here, without a call per request.
+  Millis sample() { return spec_.kind == JitterSpec::Kind::None ? 0.0 : draw(); }
 
  private:
+  Millis draw();
+
   JitterSpec spec_;
   std::mt19937_64 rng_;
 };

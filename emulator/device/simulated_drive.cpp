@@ -31,12 +31,12 @@ const Prediction& SimulatedDrive::dispatched(std::uint64_t id, Millis now, Op op
     return scratch_;
   }
   const bool idle = held() == 0;
-  Millis start = predict(now).time_ms;
+  Millis start = std::max(now, device_.head().time_ms);  // predict(now).time_ms
   // The scheduler's stops first: each a one-sector read, as the daemon issues them.
-  const std::uint32_t sb = device_.model().sector_bytes();
-  for (const std::uint64_t lba : stops) device_.serve(now, Op::Read, lba * sb, sb);
-  const HeadState from = predict(now);
-  const Millis travel = from.time_ms - start;
+  if (!stops.empty()) {
+    const std::uint32_t sb = device_.model().sector_bytes();
+    for (const std::uint64_t lba : stops) device_.serve(now, Op::Read, lba * sb, sb);
+  }
   if (first_ == end_) {
     first_ = end_ = 0;
   } else if (first_ >= 32 && 2 * first_ >= end_) {
@@ -48,6 +48,11 @@ const Prediction& SimulatedDrive::dispatched(std::uint64_t id, Millis now, Op op
   // Served straight into the FIFO's next slot, which is taken only once it is good.
   if (end_ == held_.size()) held_.emplace_back();
   InService& s = held_[end_];
+  // predict(now) after the stops, written where it is kept (a HeadState copy the fewer).
+  HeadState& from = s.prediction.from;
+  from = device_.head();
+  from.time_ms = std::max(now, from.time_ms);
+  const Millis travel = from.time_ms - start;
   device_.serve_into(s.service, now, op, offset, length);
   // A write cache serves a command from its buffer while the mechanism destages: it
   // starts when the controller takes it, before the mechanism is free.
@@ -61,13 +66,12 @@ const Prediction& SimulatedDrive::dispatched(std::uint64_t id, Millis now, Op op
   s.travel_ms = travel;
   s.prediction.dispatch_ms = now;
   s.prediction.idle_start = idle;
-  s.prediction.from = from;
   s.prediction.cost = s.service.cost;
   return s.prediction;
 }
 
-void SimulatedDrive::settle(Millis now) {
-  if (!queue_ || serving_ || !queue_->start(now)) return;
+void SimulatedDrive::settle_queue(Millis now) {
+  if (serving_ || !queue_->start(now)) return;
   const DriveQueue::Served& d = *queue_->in_service();
   InService s;
   s.id = d.tag;

@@ -49,7 +49,9 @@ class SimulatedDrive final : public HeadSource {
 
   // With a drive queue: the firmware picks at `now` when the mechanism is free (after
   // every event of the instant). Without one, nothing to do.
-  void settle(Millis now);
+  void settle(Millis now) {
+    if (queue_) settle_queue(now);
+  }
 
   bool busy() const { return queue_ ? !queue_->idle() : held() > 0; }
   // The request that completes next, and when (infinity when idle).
@@ -62,6 +64,7 @@ class SimulatedDrive final : public HeadSource {
 
  private:
   std::size_t held() const { return end_ - first_; }
+  void settle_queue(Millis now);
 
   VirtualDevice& device_;
   // In service order, [first_, end_): a FIFO that reuses its slots, those past end_

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <new>
 #include <random>
 
 #include <fmt/format.h>
@@ -15,6 +16,8 @@ VirtualDevice::VirtualDevice(std::unique_ptr<DeviceModel> model, DeviceOptions o
 
 VirtualDevice::VirtualDevice(const DeviceModel& model, DeviceOptions options)
     : model_(&model),
+      capacity_bytes_(model.capacity_bytes()),
+      sector_bytes_(model.sector_bytes()),
       options_(options),
       jitter_(options.jitter, options.jitter_seed),
       head_(model_->initial_state()),
@@ -50,32 +53,40 @@ double VirtualDevice::true_angle_at(Millis t) const {
   return a >= 1.0 ? 0.0 : a;
 }
 
-HeadState VirtualDevice::from_at(Millis t) const {
+HeadState VirtualDevice::from_at_true_spin(Millis t) const {
   HeadState from = head_;
   from.time_ms = std::max(t, head_.time_ms);
-  if (!options_.rpm_error.none()) {
-    const double f = options_.rpm_error.speed_factor(from.time_ms);
-    if (!(f > 0.0))
-      throw ModelError(fmt::format("rpm-error={}: the platter has stopped at t={} ms",
-                                   options_.rpm_error.to_string(), from.time_ms));
-    // The platter turns at another speed than the profile's: serve with its true spin.
-    from.spin = Spin::anchored(from.time_ms, true_angle_at(from.time_ms), period_ms_ / f);
-  }
+  const double f = options_.rpm_error.speed_factor(from.time_ms);
+  if (!(f > 0.0))
+    throw ModelError(fmt::format("rpm-error={}: the platter has stopped at t={} ms",
+                                 options_.rpm_error.to_string(), from.time_ms));
+  // The platter turns at another speed than the profile's: serve with its true spin.
+  from.spin = Spin::anchored(from.time_ms, true_angle_at(from.time_ms), period_ms_ / f);
   return from;
 }
 
-Cost VirtualDevice::media(const HeadState& from, Op op, std::uint64_t begin, std::uint64_t len,
-                          bool fua, bool* hit, Millis* destage_end) {
-  if (destage_end != nullptr) *destage_end = -1.0;
-  if (drive_) {
-    const std::uint64_t sb = model_->sector_bytes();
-    const DriveResult r = drive_->serve(from.time_ms, op, begin / sb,
-                                        static_cast<std::uint32_t>(len / sb), fua, from.spin);
-    if (hit != nullptr) *hit = r.hit;
-    if (destage_end != nullptr) *destage_end = r.destage_end_ms;
-    return r.cost;
-  }
-  return model_->service(from, op, begin, static_cast<std::uint32_t>(len));
+void VirtualDevice::drive_media(Cost& out, const HeadState& from, Op op, std::uint64_t begin,
+                                std::uint64_t len, bool fua, bool* hit, Millis* destage_end) {
+  const std::uint64_t sb = sector_bytes_;
+  const DriveResult r = drive_->serve(from.time_ms, op, begin / sb,
+                                      static_cast<std::uint32_t>(len / sb), fua, from.spin);
+  if (hit != nullptr) *hit = r.hit;
+  if (destage_end != nullptr) *destage_end = r.destage_end_ms;
+  out = r.cost;
+}
+
+Cost VirtualDevice::buffered(Millis start_ms, Op op, const Extent& ext, bool write) const {
+  const DriveParams* dp = drive_ ? &drive_->params() : nullptr;
+  const std::uint64_t sb = sector_bytes_;
+  Cost c;
+  c.end = head_;  // where the mechanism is; the time is the completion's
+  c.overhead_ms = model_->locate(ext.lba < capacity_bytes_ / sb ? ext.lba : 0, 1, op).overhead_ms +
+                  (dp ? dp->controller.command_ms(write, false, write) : 0.0);
+  c.transfer_ms = static_cast<double>(ext.sectors) *
+                  (dp ? (write ? dp->bus.write_sector : dp->bus.read_sector) : 0.0);
+  c.completion_ms = model_->service(model_->initial_state(), op, 0, 0).completion_ms;
+  c.end.time_ms = start_ms + c.service_ms();
+  return c;
 }
 
 void VirtualDevice::retire(std::vector<Destage>& out, Millis t) {
@@ -99,14 +110,15 @@ bool VirtualDevice::destage_one(std::vector<Destage>& out, Millis by) {
     }
   }
   if (best == entries.size()) return false;  // (never: the first is in at destage_start)
-  const std::uint64_t sb = model_->sector_bytes();
+  const std::uint64_t sb = sector_bytes_;
   const Extent e = entries[best].extent;
   if (by >= 0.0) {
     const Cost c = model_->service(from, Op::Write, e.lba * sb, static_cast<std::uint32_t>(e.sectors * sb));
     if (c.end.time_ms - c.completion_ms > by) return false;  // the power goes first
   }
   wcache_->take(best);
-  const Cost c = media(from, Op::Write, e.lba * sb, e.sectors * sb, /*fua=*/true, nullptr);
+  Cost c;
+  media(c, from, Op::Write, e.lba * sb, e.sectors * sb, /*fua=*/true, nullptr);
   head_ = c.end;
   out.push_back({e, c.end.time_ms - c.completion_ms, from.time_ms});
   return true;
@@ -156,7 +168,7 @@ Service VirtualDevice::serve(Millis arrival_ms, Op op, std::uint64_t offset, std
 
 void VirtualDevice::serve_into(Service& s, Millis arrival_ms, Op op, std::uint64_t offset,
                                std::uint32_t length, bool fua) {
-  const std::uint64_t cap = model_->capacity_bytes();
+  const std::uint64_t cap = capacity_bytes_;
   if (offset > cap || length > cap - offset)
     throw ModelError(fmt::format("{}: bytes [{}, {}) lie beyond the device ({} bytes)",
                                  model_->name(), offset, offset + length, cap));
@@ -168,7 +180,7 @@ void VirtualDevice::serve_into(Service& s, Millis arrival_ms, Op op, std::uint64
   s.arrival_ms = arrival_ms;
 
   // Whole sectors: a partial sector costs as much as a full one on the media.
-  const std::uint64_t sb = model_->sector_bytes();
+  const std::uint64_t sb = sector_bytes_;
   std::uint64_t begin = offset, len = length;
   if (length > 0) {
     begin = offset - offset % sb;
@@ -193,19 +205,6 @@ void VirtualDevice::serve_into(Service& s, Millis arrival_ms, Op op, std::uint64
   // With a write cache configured, whatever goes to the media goes through the drive's
   // own buffer (the profile's write-behind is this cache's job).
   const bool through = fua || options_.write_cache.has_value();
-  const DriveParams* dp = drive_ ? &drive_->params() : nullptr;
-  // Acknowledged from the buffer: the command overhead and the host transfer only.
-  auto buffered = [&](bool write) {
-    Cost c;
-    c.end = head_;  // where the mechanism is; the time is the completion's
-    c.overhead_ms = model_->locate(ext.lba < cap / sb ? ext.lba : 0, 1, op).overhead_ms +
-                    (dp ? dp->controller.command_ms(write, false, write) : 0.0);
-    c.transfer_ms = static_cast<double>(ext.sectors) *
-                    (dp ? (write ? dp->bus.write_sector : dp->bus.read_sector) : 0.0);
-    c.completion_ms = model_->service(model_->initial_state(), op, 0, 0).completion_ms;
-    c.end.time_ms = s.start_ms + c.service_ms();
-    return c;
-  };
   const bool idle_policy = destages_when_idle();
   if (idle_policy && op == Op::Write && !fua && ext.sectors > 0 && ext.sectors <= wcache_->capacity()) {
     // A full cache makes the write wait for room.
@@ -213,26 +212,26 @@ void VirtualDevice::serve_into(Service& s, Millis arrival_ms, Op op, std::uint64
       while (!wcache_->fits(ext.sectors)) destage_one(s.destaged);
       s.start_ms = std::max(s.start_ms, head_.time_ms);
     }
-    s.cost = buffered(true);
+    s.cost = buffered(s.start_ms, op, ext, true);
     wcache_->add(ext, s.cost.end.time_ms);  // in once it has crossed the bus
     s.hit = true;
     s.buffered = true;
   } else if (idle_policy && op == Op::Read && wcache_->covers(ext)) {
-    s.cost = buffered(false);
+    s.cost = buffered(s.start_ms, op, ext, false);
     s.hit = true;
   } else if (idle_policy && op == Op::Flush) {
     // FLUSH drains the cache, then completes as a flush of the media.
     s.start_ms = mechanism_start;
     while (destage_one(s.destaged)) {
     }
-    s.cost = media(from_at(head_.time_ms), op, begin, len, through, &s.hit);
+    media(s.cost, from_at(head_.time_ms), op, begin, len, through, &s.hit);
     s.cost.transfer_ms += head_.time_ms - s.start_ms;
   } else {
     // Newer data (or a trim) on the media: the dirty sectors it covers are stale.
     if (wcache_ && op != Op::Read && op != Op::Cache && ext.sectors > 0) wcache_->remove(ext);
     s.start_ms = mechanism_start;
     Millis destage_end = -1.0;
-    s.cost = media(from_at(s.start_ms), op, begin, len, through, &s.hit, &destage_end);
+    media(s.cost, from_at(s.start_ms), op, begin, len, through, &s.hit, &destage_end);
     // The profile's write-behind took it: in the buffer until its run is on the media.
     // (A zero it takes behind is bookkept as on the media at once: the data layer has
     // no buffered zeros, and a cut keeping it is a cut that came a little later.)

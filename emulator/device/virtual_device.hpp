@@ -8,8 +8,10 @@
 // read here: the caller passes the arrival time, so the timing is exact and testable.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <optional>
 #include <vector>
 
@@ -114,12 +116,29 @@ class VirtualDevice {
 
  private:
   // The mechanism's state for work starting at `t` (no earlier than the head's time).
-  HeadState from_at(Millis t) const;
-  // Serves sectors [lba, lba + n) on the media (through the drive cache if there is one).
-  // `destage_end`: set to when a write taken behind by the profile's write-behind
-  // reaches the media (negative if it went through).
-  Cost media(const HeadState& from, Op op, std::uint64_t lba, std::uint64_t n, bool fua,
-             bool* hit, Millis* destage_end = nullptr);
+  HeadState from_at(Millis t) const {
+    if (!options_.rpm_error.none()) return from_at_true_spin(t);
+    HeadState from = head_;
+    from.time_ms = std::max(t, head_.time_ms);
+    return from;
+  }
+  HeadState from_at_true_spin(Millis t) const;
+  // Serves sectors [lba, lba + n) on the media (through the drive cache if there is one)
+  // into `out`. `destage_end`: set to when a write taken behind by the profile's
+  // write-behind reaches the media (negative if it went through).
+  // The platter alone is served here, inline: built in place, the model's Cost (104
+  // bytes) is not copied once more per request.
+  void media(Cost& out, const HeadState& from, Op op, std::uint64_t lba, std::uint64_t n,
+             bool fua, bool* hit, Millis* destage_end = nullptr) {
+    if (drive_) return drive_media(out, from, op, lba, n, fua, hit, destage_end);
+    if (destage_end != nullptr) *destage_end = -1.0;
+    ::new (&out) Cost(model_->service(from, op, lba, static_cast<std::uint32_t>(n)));
+  }
+  void drive_media(Cost& out, const HeadState& from, Op op, std::uint64_t lba, std::uint64_t n,
+                   bool fua, bool* hit, Millis* destage_end);
+  // A command acknowledged from the write cache: the command overhead and the host
+  // transfer only, from `start_ms`.
+  Cost buffered(Millis start_ms, Op op, const Extent& ext, bool write) const;
   bool destages_when_idle() const {
     return wcache_ && wcache_->policy() == DestagePolicy::WhenIdle;
   }
@@ -135,6 +154,9 @@ class VirtualDevice {
 
   std::unique_ptr<DeviceModel> owned_;  // null when the model is borrowed
   const DeviceModel* model_;
+  // The model's (immutable) size, kept: two virtual calls fewer per request.
+  std::uint64_t capacity_bytes_ = 0;
+  std::uint64_t sector_bytes_ = 0;
   DeviceOptions options_;
   Jitter jitter_;
   std::optional<DriveCache> drive_;
