@@ -187,6 +187,7 @@ DiskLayout::DiskLayout(const DiskProfile& p) : heads_(p.heads), mapping_(p.layou
     throw ModelError(fmt::format("{}: {} defects leave no sector of the {}", p.name,
                                  legacy_slips_.size(), lbns_));
   lbas_ = lbns_ - legacy_slips_.size();
+  single_direct_ = zones_.size() == 1 && zones_.front().direct && legacy_slips_.empty();
 }
 
 std::uint64_t DiskLayout::zone_first_lba(std::size_t zone) const {
@@ -269,7 +270,7 @@ Chs DiskLayout::chs_of(const Zone& z, std::uint64_t position, std::uint64_t slot
 Chs DiskLayout::lbn_to_chs(std::uint64_t lbn) const {
   const Zone& z = zones_[zone_of_lbn(lbn)];
   const std::uint64_t slot = lbn - z.first_lbn + z.front;
-  if (z.direct) return chs_of(z, slot, slot);
+  if (z.direct) return chs_direct(z, slot);
   std::uint64_t p = position_of(z, slot);
   if (const auto* r = find_pair(z.remap, p)) p = r->second;
   return chs_of(z, p, slot);
@@ -280,8 +281,6 @@ std::uint64_t DiskLayout::lbn_of(std::uint64_t lba) const {
   const std::uint64_t* s = legacy_slips_.data();
   return nth_free(s, s + legacy_slips_.size(), 0, lba);
 }
-
-Chs DiskLayout::to_chs(std::uint64_t lba) const { return lbn_to_chs(lbn_of(lba)); }
 
 std::optional<std::uint64_t> DiskLayout::to_lba(const Chs& chs) const {
   if (chs.cylinder < 0 || chs.cylinder >= cylinders_ || chs.head < 0 || chs.head >= heads_ ||
@@ -309,16 +308,8 @@ std::uint64_t DiskLayout::run_end(std::uint64_t lba, std::uint64_t last) const {
   return run_end(lba, last, to_chs(lba), end);
 }
 
-std::uint64_t DiskLayout::run_end(std::uint64_t lba, std::uint64_t last, const Chs& c0,
-                                  Chs& end) const {
-  const Zone& z = zones_[zone_of_cylinder(c0.cylinder)];
-  std::uint64_t e = std::min<std::uint64_t>(last, lba + (z.spt - c0.sector) - 1);
-  if (z.direct && legacy_slips_.empty() && e < z.first_lbn + z.lbns) {
-    // Consecutive LBAs of a direct zone are consecutive sectors of the track (a remap
-    // stays within its own zone, so none of another zone's can fall in this run).
-    end = Chs{c0.cylinder, c0.head, c0.sector + static_cast<std::uint32_t>(e - lba)};
-    return e;
-  }
+std::uint64_t DiskLayout::run_end_general(std::uint64_t lba, std::uint64_t e, const Chs& c0,
+                                          Chs& end) const {
   if (!remapped_.empty()) {
     // A remapped range is a run of its own: it lies on its spare.
     const std::uint64_t lbn = nth_free(legacy_slips_.data(),

@@ -12,6 +12,7 @@
 // O(log zones + log slips + log defects).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <utility>
@@ -50,7 +51,15 @@ class DiskLayout {
     return mapping_ == Mapping::Conventional ? head : serpentine_index(cylinder, head);
   }
 
-  Chs to_chs(std::uint64_t lba) const;  // lba < lbas()
+  Chs to_chs(std::uint64_t lba) const {  // lba < lbas()
+    // One zone of plain sectors without defects (the usual profile): arithmetic, inline,
+    // as every request's service finds a CHS or two.
+    if (single_direct_) {
+      const Zone& z = zones_.front();
+      return chs_direct(z, lba + z.front);
+    }
+    return lbn_to_chs(lbn_of(lba));
+  }
   // The LBA stored at `chs`; none for a slipped, spare, defective or front sector.
   // Throws ModelError for a sector the disk does not have.
   std::optional<std::uint64_t> to_lba(const Chs& chs) const;
@@ -58,7 +67,17 @@ class DiskLayout {
   std::uint64_t run_end(std::uint64_t lba, std::uint64_t last) const;
   // The same for a caller that has lba's CHS (`start` == to_chs(lba)) and wants the
   // run end's (`end`): a request's service then finds each CHS once.
-  std::uint64_t run_end(std::uint64_t lba, std::uint64_t last, const Chs& start, Chs& end) const;
+  std::uint64_t run_end(std::uint64_t lba, std::uint64_t last, const Chs& start, Chs& end) const {
+    const Zone& z = zones_[zone_of_cylinder(start.cylinder)];
+    const std::uint64_t e = std::min<std::uint64_t>(last, lba + (z.spt - start.sector) - 1);
+    if (z.direct && legacy_slips_.empty() && e < z.first_lbn + z.lbns) {
+      // Consecutive LBAs of a direct zone are consecutive sectors of the track (a remap
+      // stays within its own zone, so none of another zone's can fall in this run).
+      end = Chs{start.cylinder, start.head, start.sector + static_cast<std::uint32_t>(e - lba)};
+      return e;
+    }
+    return run_end_general(lba, e, start, end);
+  }
 
  private:
   struct Zone {
@@ -81,6 +100,17 @@ class DiskLayout {
   std::optional<std::uint64_t> slot_of(const Zone& z, std::uint64_t position) const;
   std::uint64_t position_of(const Zone& z, std::uint64_t slot) const;
   Chs chs_of(const Zone& z, std::uint64_t position, std::uint64_t slot) const;
+  // chs_of(z, slot, slot) of a direct zone (sector positions).
+  Chs chs_direct(const Zone& z, std::uint64_t slot) const {
+    const std::uint64_t track = slot / z.spt;
+    const auto sector = static_cast<std::uint32_t>(slot % z.spt);
+    const auto heads = static_cast<std::uint64_t>(heads_);
+    const std::int64_t c = z.first_cylinder + static_cast<std::int64_t>(track / heads);
+    return Chs{c, track_index(c, static_cast<std::int32_t>(track % heads)), sector};
+  }
+  // run_end past its direct-zone case: `e` is the end of lba's track clipped to `last`.
+  std::uint64_t run_end_general(std::uint64_t lba, std::uint64_t e, const Chs& start,
+                                Chs& end) const;
   std::optional<std::uint64_t> lbn_at(const Zone& z, std::uint64_t position, std::uint32_t sector) const;
   Chs lbn_to_chs(std::uint64_t lbn) const;
   std::size_t zone_of_lbn(std::uint64_t lbn) const;
@@ -95,6 +125,7 @@ class DiskLayout {
   std::uint64_t lbns_ = 0, lbas_ = 0;
   std::vector<std::uint64_t> legacy_slips_;  // the older profiles' defects, as sorted LBNs
   std::vector<std::pair<std::uint64_t, std::uint64_t>> remapped_;  // LBN ranges, sorted
+  bool single_direct_ = false;  // one direct zone, no legacy slips: to_chs is arithmetic
 };
 
 }  // namespace disksched

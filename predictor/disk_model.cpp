@@ -6,21 +6,11 @@
 #include <fmt/format.h>
 
 namespace disksched {
-namespace {
 
-inline double frac(double x) { return x - std::floor(x); }
-
-// A wait within this much of a full rotation is rounding noise on "no wait at all".
-constexpr double kAngleEpsilon = 1e-9;
-
-void check_extent(const DiskModel& m, std::uint64_t lba, std::uint64_t sectors,
-                  std::uint64_t lbas) {
-  if (lba >= lbas || sectors > lbas - lba)
-    throw ModelError(fmt::format("{}: sectors [{}, {}) lie beyond the device ({} sectors)",
-                                 m.name(), lba, lba + sectors, lbas));
+void DiskModel::throw_beyond(std::uint64_t lba, std::uint64_t sectors) const {
+  throw ModelError(fmt::format("{}: sectors [{}, {}) lie beyond the device ({} sectors)", name(),
+                               lba, lba + sectors, lbas_));
 }
-
-}  // namespace
 
 DiskModel::DiskModel(DiskProfile profile) : profile_(std::move(profile)) {
   if (profile_.zones.empty()) throw ModelError(profile_.name + ": a disk needs at least one zone");
@@ -36,9 +26,9 @@ DiskModel::DiskModel(DiskProfile profile) : profile_(std::move(profile)) {
            zs.track_skew_sectors.value_or(profile_.track_skew_sectors),
            zs.cylinder_skew_sectors.value_or(profile_.cylinder_skew_sectors), 0.0, {}};
     if (zs.first_block_sectors)  // the zone's own origin (DiskSim): skews count from here
-      angle = frac(*zs.first_block_sectors / z.spt);
+      angle = frac_rotations(*zs.first_block_sectors / z.spt);
     else if (i > 0)
-      angle = frac(angle + z.cylinder_skew / z.spt);  // crossing into this zone
+      angle = frac_rotations(angle + z.cylinder_skew / z.spt);  // crossing into this zone
     z.base_angle = angle;
     z.per_cyl = ((profile_.heads - 1) * z.track_skew + z.cylinder_skew) / z.spt;
     for (std::int32_t t = 0; t < profile_.heads; ++t)
@@ -46,7 +36,7 @@ DiskModel::DiskModel(DiskProfile profile) : profile_(std::move(profile)) {
     const auto ncyl = static_cast<std::uint64_t>(z.last_cylinder - z.first_cylinder + 1);
     // Angle of the last track of this zone, from which the next zone's first track is skewed.
     const double per_cyl = ((heads - 1) * z.track_skew + z.cylinder_skew) / z.spt;
-    angle = frac(z.base_angle + static_cast<double>(ncyl - 1) * per_cyl +
+    angle = frac_rotations(z.base_angle + static_cast<double>(ncyl - 1) * per_cyl +
                  static_cast<double>(heads - 1) * z.track_skew / z.spt);
     zones_.push_back(z);
   }
@@ -59,7 +49,7 @@ DiskModel::DiskModel(DiskProfile profile) : profile_(std::move(profile)) {
                                    name(), *profile_.capacity_sectors, lbas_));
     lbas_ = *profile_.capacity_sectors;
   }
-  for (const auto& t : profile_.track_phase) track_phase_[t.cylinder * profile_.heads + t.head] = frac(t.phase);
+  for (const auto& t : profile_.track_phase) track_phase_[t.cylinder * profile_.heads + t.head] = frac_rotations(t.phase);
   seek_ = SeekCurve(profile_.seek, cylinders_);
 }
 
@@ -93,27 +83,8 @@ double DiskModel::track_angle(std::int64_t c, std::int32_t h, const TrackAngles*
   return track_angle_in(zone_of_cylinder(c), c, h, learnt);
 }
 
-double DiskModel::track_angle_in(const Zone& z, std::int64_t c, std::int32_t h,
-                                 const TrackAngles* learnt) const {
-  if (learnt != nullptr && !learnt->empty()) {
-    auto it = learnt->find(c * profile_.heads + h);
-    if (it != learnt->end()) return it->second;
-  }
-  if (!track_phase_.empty()) {
-    auto it = track_phase_.find(c * profile_.heads + h);
-    if (it != track_phase_.end()) return it->second;
-  }
-  return frac(z.base_angle + static_cast<double>(c - z.first_cylinder) * z.per_cyl +
-              z.head_skew[static_cast<std::size_t>(layout_.track_index(c, h))]);
-}
-
 double DiskModel::sector_angle(const Chs& chs, const TrackAngles* learnt) const {
   return sector_angle_in(zone_of_cylinder(chs.cylinder), chs, learnt);
-}
-
-double DiskModel::sector_angle_in(const Zone& z, const Chs& chs, const TrackAngles* learnt) const {
-  return frac(track_angle_in(z, chs.cylinder, chs.head, learnt) +
-              static_cast<double>(chs.sector) / z.spt);
 }
 
 Millis DiskModel::sector_time_ms() const { return spin_.period_ms / zones_.front().spt; }
@@ -130,7 +101,7 @@ double DiskModel::end_angle(std::uint64_t lba, std::uint32_t sectors,
 double DiskModel::end_angle(std::uint64_t lba, std::uint32_t sectors,
                             const TrackAngles* learnt) const {
   const Chs last = lba_to_chs(lba + std::max<std::uint32_t>(sectors, 1) - 1);
-  return frac(sector_angle(last, learnt) + 1.0 / zone_of_cylinder(last.cylinder).spt);
+  return frac_rotations(sector_angle(last, learnt) + 1.0 / zone_of_cylinder(last.cylinder).spt);
 }
 
 void DiskModel::turn_track(TrackAngles& learnt, std::int64_t c, std::int32_t h,
@@ -142,7 +113,7 @@ void DiskModel::turn_track(TrackAngles& learnt, std::int64_t c, std::int32_t h,
   if (!std::isfinite(delta_rotations))
     throw ModelError(fmt::format("{}: track phase adjustment must be finite, not {}", name(),
                                  delta_rotations));
-  learnt[c * profile_.heads + h] = frac(track_angle(c, h, &learnt) + delta_rotations);
+  learnt[c * profile_.heads + h] = frac_rotations(track_angle(c, h, &learnt) + delta_rotations);
 }
 
 DiskProfile DiskModel::current_profile(const RotationState& state) const {
@@ -165,26 +136,6 @@ DiskProfile DiskModel::current_profile(const RotationState& state) const {
   return p;
 }
 
-Millis DiskModel::wait_for(const Spin& spin, Millis t, double angle) {
-  double d = frac(angle - spin.angle_at(t));
-  if (d > 1.0 - kAngleEpsilon) d = 0.0;
-  return d * spin.period_ms;
-}
-
-Millis DiskModel::move_ms(std::int64_t c0, std::int32_t h0, std::int64_t c1, std::int32_t h1,
-                          Millis settle) const {
-  Millis m = 0.0;
-  if (c0 != c1) {
-    const Millis s = seek_(c1 - c0);
-    m = h0 != h1 ? std::max(s, profile_.head_switch_ms) : s;
-  } else if (h0 != h1) {
-    m = profile_.head_switch_ms;
-  }
-  // DiskSim adds the write settle to any move that takes time; a negative one cannot
-  // make a move cost less than nothing.
-  return m > 0.0 && settle != 0.0 ? std::max(m + settle, 0.0) : m;
-}
-
 Location DiskModel::locate(std::uint64_t lba, std::uint32_t sectors, Op op) const {
   return locate(lba, sectors, op, nullptr);
 }
@@ -196,7 +147,7 @@ Location DiskModel::locate(std::uint64_t lba, std::uint32_t sectors, Op op,
 
 Location DiskModel::locate(std::uint64_t lba, std::uint32_t sectors, Op op,
                            const TrackAngles* learnt) const {
-  check_extent(*this, lba, sectors, lbas_);
+  check_extent(lba, sectors);
   // A read-modify-write starts at its first physical sector's first logical one.
   const std::uint64_t start =
       read_modify_write(op, lba, lba + sectors) ? lba - lba % per_physical() : lba;
@@ -243,7 +194,7 @@ Cost DiskModel::service(const HeadState& from, Op op, std::uint64_t offset, std:
   }
   std::uint64_t lba = offset / sb;
   std::uint64_t end_lba = (offset + length + sb - 1) / sb;
-  check_extent(*this, lba, end_lba - lba, lbas_);
+  check_extent(lba, end_lba - lba);
   // 512e: a write that covers physical sectors only in part reads them on one pass and
   // writes them on the next: the whole physical sectors' transfer and one revolution
   // more (exact for an extent within a track; across tracks the head and tail sectors

@@ -8,6 +8,7 @@
 // profile's track_phase, or learnt TrackAngles passed in).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <unordered_map>
@@ -73,8 +74,20 @@ class DiskModel final : public DeviceModel {
   double sector_angle(const Chs& chs, const TrackAngles* learnt = nullptr) const;
   // Cost of switching from track (c0, h0) to (c1, h1): seek, head switch or both, plus
   // `settle` when there is a move at all (a write's extra settle, possibly < 0).
+  // Inline: every request's service and every positioning estimate moves.
   Millis move_ms(std::int64_t c0, std::int32_t h0, std::int64_t c1, std::int32_t h1,
-                 Millis settle = 0.0) const;
+                 Millis settle = 0.0) const {
+    Millis m = 0.0;
+    if (c0 != c1) {
+      const Millis s = seek_(c1 - c0);
+      m = h0 != h1 ? std::max(s, profile_.head_switch_ms) : s;
+    } else if (h0 != h1) {
+      m = profile_.head_switch_ms;
+    }
+    // DiskSim adds the write settle to any move that takes time; a negative one cannot
+    // make a move cost less than nothing.
+    return m > 0.0 && settle != 0.0 ? std::max(m + settle, 0.0) : m;
+  }
   const DiskLayout& layout() const { return layout_; }
 
  private:
@@ -89,16 +102,43 @@ class DiskModel final : public DeviceModel {
     std::vector<double> head_skew;
   };
   const Zone& zone_of_cylinder(std::int64_t c) const { return zones_[layout_.zone_of_cylinder(c)]; }
-  // track_angle and sector_angle for a caller that has the track's zone.
+  // track_angle and sector_angle for a caller that has the track's zone (inline: the
+  // hot path, where both maps are usually empty).
   double track_angle_in(const Zone& z, std::int64_t c, std::int32_t h,
-                        const TrackAngles* learnt) const;
-  double sector_angle_in(const Zone& z, const Chs& chs, const TrackAngles* learnt) const;
+                        const TrackAngles* learnt) const {
+    if (learnt != nullptr && !learnt->empty()) [[unlikely]] {
+      auto it = learnt->find(c * profile_.heads + h);
+      if (it != learnt->end()) return it->second;
+    }
+    if (!track_phase_.empty()) [[unlikely]] {
+      auto it = track_phase_.find(c * profile_.heads + h);
+      if (it != track_phase_.end()) return it->second;
+    }
+    return frac_rotations(z.base_angle + static_cast<double>(c - z.first_cylinder) * z.per_cyl +
+                          z.head_skew[static_cast<std::size_t>(layout_.track_index(c, h))]);
+  }
+  double sector_angle_in(const Zone& z, const Chs& chs, const TrackAngles* learnt) const {
+    return frac_rotations(track_angle_in(z, chs.cylinder, chs.head, learnt) +
+                          static_cast<double>(chs.sector) / z.spt);
+  }
+  // Throws ModelError unless [lba, lba + sectors) lies on the device.
+  void check_extent(std::uint64_t lba, std::uint64_t sectors) const {
+    if (lba >= lbas_ || sectors > lbas_ - lba) [[unlikely]]
+      throw_beyond(lba, sectors);
+  }
+  [[noreturn]] void throw_beyond(std::uint64_t lba, std::uint64_t sectors) const;
   Millis settle_of(Op op) const {
     return op == Op::Write || op == Op::Zero ? profile_.write_settle_ms : 0.0;
   }
   const Spin& spin_from(const HeadState& s) const { return s.spin.given() ? s.spin : spin_; }
   // Time from `t` until the platter, turning as `spin`, brings `angle` under the heads.
-  static Millis wait_for(const Spin& spin, Millis t, double angle);
+  static Millis wait_for(const Spin& spin, Millis t, double angle) {
+    double d = frac_rotations(angle - spin.angle_at(t));
+    if (d > 1.0 - kAngleEpsilon) d = 0.0;
+    return d * spin.period_ms;
+  }
+  // A wait within this much of a full rotation is rounding noise on "no wait at all".
+  static constexpr double kAngleEpsilon = 1e-9;
   Location locate(std::uint64_t lba, std::uint32_t sectors, Op op,
                   const TrackAngles* learnt) const;
   Cost service(const HeadState& from, Op op, std::uint64_t offset, std::uint32_t length,

@@ -6,8 +6,19 @@
 #pragma once
 
 #include <cmath>
+#include <cstdint>
 
 namespace disksched {
+
+// x - floor(x): an angle of x rotations in [0, 1). Bit for bit the same as that
+// expression, in half the instructions of the inlined floor: for |x| < 2^62 the
+// truncation is exact, x - trunc(x) (x's fraction) is exact, and adding 1 to a negative
+// one rounds the same real number x - floor(x) once (adding 0 makes -0's result +0).
+inline double frac_rotations(double x) {
+  if (!(std::fabs(x) < 0x1p62)) [[unlikely]] return x - std::floor(x);  // huge, inf, NaN
+  const double r = x - static_cast<double>(static_cast<std::int64_t>(x));
+  return r + (r < 0.0 ? 1.0 : 0.0);
+}
 
 struct Spin {
   double period_ms = 0.0;  // 0: not given (a model then uses its own)
@@ -32,8 +43,7 @@ struct Spin {
 
   bool given() const { return period_ms > 0.0; }
   double angle_at(double t) const {
-    const double a = t * per_ms + phase;
-    return a - std::floor(a);
+    return frac_rotations(t * per_ms + phase);
   }
 };
 
