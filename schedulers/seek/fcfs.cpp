@@ -43,7 +43,8 @@ class Fcfs final : public Scheduler {
 
   std::optional<Request> pick(Millis /*now*/, const HeadState& /*head*/) override {
     if (head_ == held_.size()) return std::nullopt;
-    Request r = held_[head_++];
+    // Copied straight into the returned optional (a Request is large).
+    std::optional<Request> r(std::in_place, held_[head_++]);
     compact();
     return r;
   }
