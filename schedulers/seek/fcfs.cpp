@@ -51,6 +51,7 @@ class Fcfs final : public Scheduler {
 
   std::size_t size() const override { return held_.size() - head_; }
   bool uses_locations() const override { return false; }
+  bool uses_head() const override { return false; }
 
   std::vector<Request> drain() override {
     std::vector<Request> out(held_.begin() + static_cast<std::ptrdiff_t>(head_), held_.end());
