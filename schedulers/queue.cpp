@@ -23,24 +23,20 @@ RequestQueue::RequestQueue(std::unique_ptr<Scheduler> scheduler, const DeviceMod
   located_ = scheduler_->uses_locations();
 }
 
-RequestQueue::Unfinished* RequestQueue::find(std::uint64_t id) {
-  if (!any_ || id < oldest_ || id >= end_) return nullptr;
-  Unfinished& u = ring_[id & (ring_.size() - 1)];
-  return u.live ? &u : nullptr;
+void RequestQueue::grow(std::uint64_t id) {
+  std::size_t n = ring_.size();
+  while (id - oldest_ >= n) n *= 2;
+  std::vector<Unfinished> grown(n);
+  for (std::uint64_t q = oldest_; q < end_; ++q) {
+    Unfinished& u = ring_[q & (ring_.size() - 1)];
+    if (u.live) grown[q & (n - 1)] = std::move(u);
+  }
+  ring_.swap(grown);
 }
 
-RequestQueue::Unfinished& RequestQueue::add(std::uint64_t id) {
+inline RequestQueue::Unfinished& RequestQueue::add(std::uint64_t id) {
   if (unfinished_ == 0) oldest_ = id;  // nothing older is unfinished
-  if (id - oldest_ >= ring_.size()) {
-    std::size_t n = ring_.size();
-    while (id - oldest_ >= n) n *= 2;
-    std::vector<Unfinished> grown(n);
-    for (std::uint64_t q = oldest_; q < end_; ++q) {
-      Unfinished& u = ring_[q & (ring_.size() - 1)];
-      if (u.live) grown[q & (n - 1)] = std::move(u);
-    }
-    ring_.swap(grown);
-  }
+  if (id - oldest_ >= ring_.size()) grow(id);
   any_ = true;
   end_ = id + 1;
   ++unfinished_;
@@ -51,7 +47,7 @@ RequestQueue::Unfinished& RequestQueue::add(std::uint64_t id) {
   return u;
 }
 
-void RequestQueue::remove(std::uint64_t id) {
+inline void RequestQueue::remove(std::uint64_t id) {
   ring_[id & (ring_.size() - 1)].live = false;
   --unfinished_;
   while (oldest_ < end_ && !ring_[oldest_ & (ring_.size() - 1)].live) ++oldest_;
@@ -145,24 +141,31 @@ Location RequestQueue::locate(const Request& r, const TrackAngles* learnt) const
   return learnt ? model_.locate(lba, sectors, r.op, *learnt) : model_.locate(lba, sectors, r.op);
 }
 
-void RequestQueue::push(Request r, const TrackAngles* learnt) {
+void RequestQueue::push(const Request& r, const TrackAngles* learnt) {
   if (any_ && r.id < end_)
     throw std::invalid_argument("request id " + std::to_string(r.id) +
                                 " is not above the last one queued (" + std::to_string(end_ - 1) +
                                 "): ids must increase");
   const std::uint64_t cap = model_.capacity_bytes();
-  if (located_ || (has_extent(r.op) && (r.length > cap || r.offset > cap - r.length)))
-    r.loc = locate(r, learnt);  // (beyond the device: locate() refuses it in the model's words)
+  // Located before anything changes: beyond the device, locate() refuses it in the
+  // model's words and the queue stays untouched.
+  const bool locate_it =
+      located_ || (has_extent(r.op) && (r.length > cap || r.offset > cap - r.length));
+  Location loc;
+  if (locate_it) loc = locate(r, learnt);
   if (has_extent(r.op) && modifies(r.op)) build_overlap_index();
-  const bool blocked = conflicts_before(r, r.id);
+  // Two reads never conflict: a read meets a conflict only while something modifies.
+  const bool blocked = (modifying_ > 0 || modifies(r.op)) && conflicts_before(r, r.id);
   Unfinished& u = add(r.id);
-  u.req = std::move(r);
+  u.req = r;
+  if (locate_it) u.req.loc = loc;
   u.blocked = blocked;
   if (blocked)
     ++blocked_count_;
   else
     scheduler_->add(u.req);
-  index(u);
+  // Only a write, or any extent while the overlap window is kept, touches the index.
+  if (by_offset_live_ || modifies(r.op)) index(u);
 }
 
 std::size_t RequestQueue::relocate_track(std::int64_t cylinder, std::int32_t head,
@@ -224,14 +227,18 @@ void RequestQueue::complete(std::uint64_t id, Millis now) {
   if (!u->at_device)
     throw std::logic_error("complete: request " + std::to_string(id) + " was never dispatched");
   scheduler_->completed(u->req, now);
-  unindex(*u);
+  if (by_offset_live_ || modifies(u->req.op)) unindex(*u);
   --in_flight_;
-  // Copied only when a blocked request may wait on it (a Request is large).
-  std::optional<Request> gone;
-  if (blocked_count_ > 0) gone = u->req;
-  remove(id);
-  if (gone) release_after(*gone);
-  drop_overlap_index();
+  if (blocked_count_ > 0) {
+    // Copied only when a blocked request may wait on it (a Request is large).
+    const Request gone = u->req;
+    remove(id);
+    release_after(gone);
+  } else {
+    remove(id);
+  }
+  // Without the window (a read-only queue) there is nothing to drop.
+  if (by_offset_live_) drop_overlap_index();
 }
 
 bool RequestQueue::cancel(std::uint64_t id) {
@@ -263,8 +270,5 @@ void RequestQueue::set_scheduler(std::unique_ptr<Scheduler> s, const TrackAngles
   located_ = scheduler_->uses_locations();
 }
 
-std::size_t RequestQueue::queued() const { return unfinished_ - in_flight_; }
-std::size_t RequestQueue::eligible() const { return scheduler_->size(); }
-std::size_t RequestQueue::in_flight() const { return in_flight_; }
 
 }  // namespace disksched

@@ -33,7 +33,8 @@ class RequestQueue {
   // queue finds a request by id without a hash. Throws std::invalid_argument for an id
   // not above the last one, ModelError for a request beyond the device (the queue is
   // then untouched).
-  void push(Request r, const TrackAngles* learnt = nullptr);
+  // Taken by reference: copied once, into its place in the queue (a Request is large).
+  void push(const Request& r, const TrackAngles* learnt = nullptr);
 
   // Track (cylinder, head)'s angle was learnt (it is in `learnt`): finds the Location of
   // every unfinished request starting on it again, and tells the scheduler of those it
@@ -62,9 +63,10 @@ class RequestQueue {
   void set_scheduler(std::unique_ptr<Scheduler> s, const TrackAngles* learnt = nullptr);
   const Scheduler& scheduler() const { return *scheduler_; }
 
-  std::size_t queued() const;       // waiting (eligible or blocked)
-  std::size_t eligible() const;     // held by the scheduler
-  std::size_t in_flight() const;    // dispatched, not completed
+  // Inline: the dispatch core asks on every pass.
+  std::size_t queued() const { return unfinished_ - in_flight_; }  // eligible or blocked
+  std::size_t eligible() const { return scheduler_->size(); }      // held by the scheduler
+  std::size_t in_flight() const { return in_flight_; }             // dispatched, not completed
   bool empty() const { return queued() == 0 && in_flight() == 0; }
 
  private:
@@ -75,8 +77,13 @@ class RequestQueue {
     bool blocked = false;
   };
   Location locate(const Request& r, const TrackAngles* learnt) const;
-  Unfinished* find(std::uint64_t id);
+  Unfinished* find(std::uint64_t id) {
+    if (!any_ || id < oldest_ || id >= end_) return nullptr;
+    Unfinished& u = ring_[id & (ring_.size() - 1)];
+    return u.live ? &u : nullptr;
+  }
   Unfinished& add(std::uint64_t id);
+  void grow(std::uint64_t id);
   void remove(std::uint64_t id);
   // True when an earlier unfinished request (id < id_limit) conflicts with `r`.
   bool conflicts_before(const Request& r, std::uint64_t id_limit) const;

@@ -59,6 +59,10 @@ class Scheduler {
   // False when the order never reads Request::loc (FCFS): the queue then does not
   // compute it, which costs as much as the rest of the request's way through.
   virtual bool uses_locations() const { return true; }
+
+  // False when pick() never reads its `head` argument (FCFS): the dispatch core then
+  // does not ask the head source for a prediction nobody reads.
+  virtual bool uses_head() const { return true; }
 };
 
 }  // namespace disksched

@@ -8,6 +8,12 @@
 #include "schedulers/registry.hpp"
 
 namespace disksched {
+namespace {
+
+// What a scheduler that never reads the head state is given instead of a prediction.
+const HeadState kUnusedHead{};
+
+}  // namespace
 
 DispatchCore::DispatchCore(std::unique_ptr<Scheduler> scheduler, const DeviceModel& model,
                            HeadSource& head, unsigned depth)
@@ -22,6 +28,7 @@ void DispatchCore::update_rank_hits() {
   const std::string name = spec_.substr(0, spec_.find(':'));
   const AlgorithmInfo* a = Registry::builtin().find(name);
   rank_hits_ = head_.knows_hits() && a != nullptr && a->needs_rotation;
+  uses_head_ = queue_.scheduler().uses_head();
 }
 
 std::optional<Request> DispatchCore::take_hit(Millis now) {
@@ -45,6 +52,7 @@ std::optional<Request> DispatchCore::choose(Millis now) {
   // Returned straight into the caller's optional: no empty one to clear and refill.
   if (rank_hits_)
     if (auto hit = take_hit(now)) return hit;
+  if (!uses_head_) return queue_.pick(now, kUnusedHead);
   return queue_.pick(now, head_.predict(now));
 }
 
@@ -62,7 +70,7 @@ std::uint64_t DispatchCore::admit(Request r, Millis now) {
   rec.arrival_ms = now;
   const bool read = r.op == Op::Read;
   try {
-    queue_.push(std::move(r), head_.learnt_tracks());
+    queue_.push(r, head_.learnt_tracks());
   } catch (...) {
     records_.drop_newest();
     throw;

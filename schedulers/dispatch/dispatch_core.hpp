@@ -116,6 +116,8 @@ class DispatchCore {
   bool rank_hits_ = false;
   std::deque<std::uint64_t> queued_reads_;
   std::unordered_set<std::uint64_t> waiting_reads_;  // of those, not yet dispatched
+  bool uses_head_ = true;  // the scheduler reads the head state: predict() for each pick
+  // Sets rank_hits_ and uses_head_ for the scheduler in place.
   void update_rank_hits();
   std::optional<Request> take_hit(Millis now);
   // What goes to the device next: a whole hit (rank_hits_), else the scheduler's pick.

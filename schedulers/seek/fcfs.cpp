@@ -43,13 +43,15 @@ class Fcfs final : public Scheduler {
 
   std::optional<Request> pick(Millis /*now*/, const HeadState& /*head*/) override {
     if (head_ == held_.size()) return std::nullopt;
-    Request r = held_[head_++];
+    // Copied straight into the returned optional (a Request is large).
+    std::optional<Request> r(std::in_place, held_[head_++]);
     compact();
     return r;
   }
 
   std::size_t size() const override { return held_.size() - head_; }
   bool uses_locations() const override { return false; }
+  bool uses_head() const override { return false; }
 
   std::vector<Request> drain() override {
     std::vector<Request> out(held_.begin() + static_cast<std::ptrdiff_t>(head_), held_.end());
