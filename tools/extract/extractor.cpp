@@ -934,10 +934,7 @@ std::int64_t Extraction::crossing_distance(const ZoneLayout& z, std::int64_t c, 
   // for a close call (their two counts apart), not three.
   const bool short_of_time = zones_over_share();
   if (short_of_time) ++crossings_cut_;
-  // (Four rounds, and up to eight while the step is within its share of the budget:
-  // zone 0's 25 cylinders, where a cylinder is 0.02 ms of seek, read 25.54 +- 0.30
-  // after four under requests reaching the drive late.)
-  for (int round = 0; round < (round < 4 || zones_over_share() ? 4 : 8) && !sure; ++round) {
+  for (int round = 0; round < 4 && !sure; ++round) {
     // (Two cylinders clear of kFar: a count one or two too many must not bring the
     // crossings down among the short seeks' settling steps.)
     const std::int64_t a_lo = std::min(room, std::max<std::int64_t>(0, kFar + 2 - d));

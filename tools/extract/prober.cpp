@@ -264,18 +264,11 @@ Millis Prober::reach_threshold_noisy(std::uint64_t src, std::uint64_t dst, doubl
     errs.push_back(s.slack_ms - slack);
     return s.hit;
   };
-  const int misses = std::max(misses_to_confirm(), confirm);
-  // One hit decides; a miss only after `misses` in a row.
-  auto reaches = [&](Millis slack) {
-    for (int i = 0; i < misses; ++i)
-      if (probe(slack)) return true;
-    return false;
-  };
   lo = std::max(0.0, lo);
   hi = std::max(hi, lo + resolution);
   Millis proven_lo = 0.0;  // a slack known to miss
   int widen = 0;
-  while (!reaches(hi)) {
+  while (!decide(src, dst, dst_phase, hi, 1, op, errs)) {
     proven_lo = lo = hi;
     hi += period_;
     if (++widen > 8)
@@ -307,7 +300,7 @@ Millis Prober::reach_threshold_noisy(std::uint64_t src, std::uint64_t dst, doubl
     }
     if (unconfirmed.empty() || unconfirmed.back() != lo) break;  // lo is proven
     bool hit = false;
-    for (int i = 1; i < misses && !hit; ++i) hit = probe(lo);
+    for (int i = 1; i < std::max(misses_to_confirm(), confirm) && !hit; ++i) hit = probe(lo);
     if (!hit) break;
     // It was a late host, not the disk: the threshold is below it.
     hi = lo;
@@ -321,7 +314,7 @@ Millis Prober::reach_threshold_noisy(std::uint64_t src, std::uint64_t dst, doubl
 
 Millis Prober::reach_threshold(std::uint64_t src, std::uint64_t dst, double dst_phase, Millis lo,
                                Millis hi, Millis resolution, int votes, Op op, int confirm) {
-  if (noisy() || confirm > 0) return reach_threshold_noisy(src, dst, dst_phase, lo, hi, resolution, op, confirm);
+  if (noisy()) return reach_threshold_noisy(src, dst, dst_phase, lo, hi, resolution, op, confirm);
   std::vector<double> errs;  // slack obtained - slack asked, per probe
   lo = std::max(0.0, lo);
   hi = std::max(hi, lo + resolution);

@@ -110,9 +110,6 @@ class Prober {
   // `votes` probes per point, starting from the bracket [lo, hi] (widened as needed).
   // On a noisy host: one probe per point, a hit is proof, and only the final lower
   // bound's miss is confirmed (misses_to_confirm in a row, or `confirm` when more).
-  // `confirm` > 0 asks for that one-sided decision on any host: where requests reach the
-  // drive a little late now and then, a majority of votes puts the threshold where
-  // half of them still hit, which wanders with the delays.
   Millis reach_threshold(std::uint64_t src, std::uint64_t dst, double dst_phase, Millis lo,
                          Millis hi, Millis resolution_ms, int votes, Op op = Op::Read,
                          int confirm = 0);

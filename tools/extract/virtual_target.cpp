@@ -31,11 +31,7 @@ std::optional<HostNoise> noise_preset(std::string_view name, std::uint64_t seed)
     n.completion_jitter_ms = 0.06;
     n.late_rate = 0.3;
     n.late_mean_ms = 0.6;
-    if (name == "realtime") {
-      n.completion_jitter_ms = 0.015;
-      n.late_rate = 0.01;
-      n.issue_jitter_ms = 0.08;
-    }
+    if (name == "realtime") n.issue_jitter_ms = 0.08;
     return n;
   }
   return std::nullopt;
