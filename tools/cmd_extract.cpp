@@ -319,7 +319,7 @@ void add_extract_commands(CLI::App& app) {
   cmd->add_option("--nbd", args->nbd, "NBD URI to probe (e.g. an nbdkit diskemu export), never the filter");
   cmd->add_option("--virtual", args->virtual_model,
                   "Probe a built-in model or profile in virtual time (testing aid)");
-  cmd->add_option("--noise", args->noise, "Host noise for --virtual: none, vm (small jitter), late (a real-time nbdkit diskemu run's late completions) or realtime (late, and requests reaching the device late)")->capture_default_str();
+  cmd->add_option("--noise", args->noise, "Host noise for --virtual: none, vm (small jitter), late (a real-time nbdkit diskemu run's late completions) or busy (late, and requests reaching the device late)")->capture_default_str();
   cmd->add_option("--scsi", args->scsi, "SCSI generic node (/dev/sgN) to interrogate");
   cmd->add_option("--budget", args->budget_s, "Time budget in seconds (sampling adapts)")->capture_default_str();
   cmd->add_option("--allow-writes", args->allow_writes,

@@ -25,19 +25,19 @@ std::optional<HostNoise> noise_preset(std::string_view name, std::uint64_t seed)
     n.preemption_flagged = 0.5;
     return n;
   }
-  if (name == "late" || name == "realtime") {
+  if (name == "late" || name == "busy") {
     n.completion_base_ms = 0.05;
     n.completion_uniform_ms = 0.01;
     n.completion_jitter_ms = 0.06;
     n.late_rate = 0.3;
     n.late_mean_ms = 0.6;
-    if (name == "realtime") n.issue_jitter_ms = 0.08;
+    if (name == "busy") n.issue_jitter_ms = 0.08;
     return n;
   }
   return std::nullopt;
 }
 
-std::string_view noise_preset_names() { return "none, vm, late or realtime"; }
+std::string_view noise_preset_names() { return "none, vm, late or busy"; }
 
 VirtualTarget::VirtualTarget(std::unique_ptr<DeviceModel> model, HostNoise noise)
     : model_(std::move(model)), noise_(noise), rng_(noise.seed) {

@@ -67,9 +67,9 @@ struct HostNoise {
 //    completion jitter 0.086 ms, 12 % of reference completions late): every completion
 //    seen 0.05 +- 0.01 ms after the device's plus an exponential 0.06 ms, and three in
 //    ten later still, by an exponential 0.6 ms;
-//  - realtime: `late`, and every request reaching the device late by an exponential
-//    0.08 ms as well: a real-time run's zone-crossing seeks scatter by 1-2 cylinders from
-//    pair to pair (tools/extract/README.md, "Noise"), `late` alone by 0.2, this by as much.
+//  - busy: `late`, and every request reaching the device late by an exponential 0.08
+//    ms as well (a busy host): a zone crossing's pairs of seeks then scatter by 1-2
+//    cylinders, as in the real-time runs, where `late` alone gives 0.2.
 std::optional<HostNoise> noise_preset(std::string_view name, std::uint64_t seed);
 std::string_view noise_preset_names();
 

@@ -75,5 +75,5 @@ expect_error "--seek-form 'cubic'" --virtual hp97560 --seek-form cubic -o "$d/x.
 expect_error "--budget" --virtual hp97560 --budget 0 -o "$d/x.json"
 expect_error "--rt-priority 120" --virtual hp97560 --rt-priority 120 -o "$d/x.json"
 expect_error "--rt-priority fast: expected auto" --virtual hp97560 --rt-priority fast -o "$d/x.json"
-expect_error "--noise .busy.: expected none, vm, late or realtime" --virtual hp97560 --noise busy -o "$d/x.json"
+expect_error "--noise .noisy.: expected none, vm, late or busy" --virtual hp97560 --noise noisy -o "$d/x.json"
 echo "ok"

@@ -80,7 +80,7 @@ TEST_CASE("under the real-time run's late completions a 240 s budget ends near 2
   CHECK(std::fabs(c.head_switch_error) < 0.1);
 }
 
-// Requests that reach the drive late as well (`--noise realtime`) make every reach
+// Requests that reach the drive late as well (`--noise busy`) make every reach
 // threshold come out a little high at random, and a zone crossing's seek is read against
 // a seek inside the zone to a few hundredths of a millisecond (a cylinder). Before (two
 // misses in a row believed): each crossing's pairs scattered by 1-2 cylinders, as in real
@@ -90,7 +90,7 @@ TEST_CASE("with requests reaching the drive late every zone crossing is counted 
           "[extract][late]") {
   const std::uint64_t seed = GENERATE(1, 2, 3, 4);
   INFO("noise seed " << seed);
-  VirtualTarget t(std::make_unique<DiskModel>(c2247a_imported(true)), *noise_preset("realtime", seed));
+  VirtualTarget t(std::make_unique<DiskModel>(c2247a_imported(true)), *noise_preset("busy", seed));
   const ExtractResult r = run_extraction(t, 1'800'000);
   const DiskProfile truth = c2247a_imported(false);
   const Comparison c = compare_profiles(r.profile, truth, t.true_rotation_ms());
