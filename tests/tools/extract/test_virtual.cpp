@@ -102,16 +102,10 @@ DiskProfile zoned_truth() {
   return p;
 }
 
+// `--noise vm`, on a platter spinning 0.2 % fast.
 HostNoise vm_noise(std::uint64_t seed) {
-  HostNoise n;
-  n.issue_base_ms = 0.03;
-  n.issue_jitter_ms = 0.02;
-  n.completion_base_ms = 0.02;
-  n.completion_jitter_ms = 0.01;
-  n.preemption_rate = 0.005;
-  n.preemption_flagged = 0.5;
+  HostNoise n = *noise_preset("vm", seed);
   n.rpm_error = 0.002;
-  n.seed = seed;
   return n;
 }
 
