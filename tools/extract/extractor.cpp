@@ -799,14 +799,6 @@ std::int64_t Extraction::crossing_distance(const ZoneLayout& z, std::int64_t c, 
   const std::int64_t room = c - first;
   if (room < 3) return 1;
   const auto sector = [&](std::uint32_t spt) { return static_cast<std::uint32_t>(rand_below(spt / 2)); };
-  // Each search starts near the seek measured at the nearest distance so far: a
-  // bracket that misses costs a turn of widening and a longer bisection.
-  auto guess = [&](std::int64_t dist) {
-    const SeekPoint* best = nullptr;
-    for (const auto& p : r_.seek_points)
-      if (!best || std::llabs(p.distance - dist) < std::llabs(best->distance - dist)) best = &p;
-    return best ? std::max(0.0, best->ms - 0.4) : 0.0;
-  };
   // The seek measured at the nearest distance so far, and whether it is within two
   // cylinders of dist.
   struct SeekGuess {
@@ -819,6 +811,9 @@ std::int64_t Extraction::crossing_distance(const ZoneLayout& z, std::int64_t c, 
       if (!best || std::llabs(p.distance - dist) < std::llabs(best->distance - dist)) best = &p;
     return best ? SeekGuess{best->ms, std::llabs(best->distance - dist) <= 2} : SeekGuess{};
   };
+  // Each search starts near that seek: a bracket that misses costs a turn of widening
+  // and a longer bisection.
+  auto guess = [&](std::int64_t dist) { return std::max(0.0, seek_guess(dist).ms - 0.4); };
   // Every seek here is taken as the crossing is: outwards (towards the next zone), from
   // head 0 to head 0, the destination's phase read from the destination itself. Inside
   // the zone a seek of x cylinders ends on its last cylinder c; the crossing starts a
@@ -1079,12 +1074,7 @@ std::int64_t Extraction::crossing_distance(const ZoneLayout& z, std::int64_t c, 
     // one pair off, and real time read zone 5's 8 as 9 from 7.62, 8.82, 9.08, 9.02,
     // "+- 0.10"; with their plain deviation, +- 0.33, a second round is taken.)
     double sigma = ds.size() > 1 ? robust_sigma(ds) : 0.0;
-    if (round == 0 && ds.size() > 1) {
-      double sum = 0, sum2 = 0;
-      for (const double v : ds) sum += v, sum2 += v * v;
-      const double n = static_cast<double>(ds.size());
-      sigma = std::max(sigma, std::sqrt(std::max(0.0, (sum2 - sum * sum / n) / (n - 1))));
-    }
+    if (round == 0 && ds.size() > 1) sigma = std::max(sigma, sample_sigma(ds));
     spread = ds.size() > 1 ? sigma / std::sqrt(static_cast<double>(ds.size())) : 1.0;
     // Two counts more than a cylinder apart are one of them wrong (seen: a crossing 0.3 ms
     // long in virtual time too): their mean is no count to measure the next round at.

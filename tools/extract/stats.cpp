@@ -27,6 +27,14 @@ double mad(const std::vector<double>& v) {
 
 double robust_sigma(const std::vector<double>& v) { return 1.4826 * mad(v); }
 
+double sample_sigma(const std::vector<double>& v) {
+  if (v.size() < 2) return 0.0;
+  double sum = 0, sum2 = 0;
+  for (const double x : v) sum += x, sum2 += x * x;
+  const double n = static_cast<double>(v.size());
+  return std::sqrt(std::max(0.0, (sum2 - sum * sum / n) / (n - 1)));
+}
+
 double wrap_half(double x) { return x - std::floor(x + 0.5); }
 
 double wrap_unit(double x) { return x - std::floor(x); }

@@ -10,6 +10,8 @@ double median(std::vector<double> v);            // of a non-empty sample
 double mad(const std::vector<double>& v);        // median absolute deviation, unscaled
 // 1.4826 * MAD: a standard deviation estimate that ignores outliers.
 double robust_sigma(const std::vector<double>& v);
+// The sample standard deviation (n - 1), outliers and all; 0 for fewer than two.
+double sample_sigma(const std::vector<double>& v);
 
 // x wrapped into [-0.5, 0.5) rotations.
 double wrap_half(double x);
