@@ -14,16 +14,22 @@
 namespace {
 
 // One scratch file per process: load_model takes a path ending in ".json".
+std::string make_scratch() {
+  std::string p = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") +
+                  "/disksched-fuzz-profile-XXXXXX.json";
+  const int fd = mkstemps(p.data(), 5);
+  if (fd < 0) std::abort();
+  close(fd);
+  return p;
+}
+
 const std::string& scratch_path() {
-  static const std::string path = [] {
-    std::string p = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") +
-                    "/disksched-fuzz-profile-XXXXXX.json";
-    const int fd = mkstemps(p.data(), 5);
-    if (fd < 0) std::abort();
-    close(fd);
-    std::atexit([] { unlink(scratch_path().c_str()); });
-    return p;
-  }();
+  static const std::string path = make_scratch();
+  // Registered after `path` is built, so it runs before `path` is destroyed (exit
+  // handlers run in reverse order); registered inside the initializer it ran after,
+  // on a destroyed string, and every run left its file behind.
+  static const bool removed_at_exit = std::atexit([] { unlink(path.c_str()); }) == 0;
+  (void)removed_at_exit;
   return path;
 }
 
