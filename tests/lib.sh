@@ -3,6 +3,22 @@
 set -euo pipefail
 
 skip() { echo "SKIP: $*"; exit 77; }
+
+# at_exit COMMAND: run COMMAND when the test exits (last registered, first run), also after
+# a failure. One EXIT trap for all: a second `trap ... EXIT` would drop the first's cleanup.
+_at_exit=()
+_run_at_exit() {
+  local i
+  for ((i = ${#_at_exit[@]} - 1; i >= 0; i--)); do eval "${_at_exit[i]}" || true; done
+}
+at_exit() { _at_exit+=("$1"); trap _run_at_exit EXIT; }
+
+# nbdkit_sock: a fresh Unix socket path for `nbdkit -U`, in a folder removed at exit. Not
+# `-U -`: nbdkit 1.32 makes that socket's folder in /tmp whatever TMPDIR says and leaves it
+# behind when start-up fails, which many tests make it do on purpose (54 folders a suite run).
+NBDKIT_SOCK_DIR=$(mktemp -d "${TMPDIR:-/tmp}/disksched-sock.XXXXXX")
+at_exit 'rm -rf "$NBDKIT_SOCK_DIR"'
+nbdkit_sock() { mktemp -u "$NBDKIT_SOCK_DIR/nbd.XXXXXX"; }
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # requires CMD...: skip unless every command exists.
@@ -17,7 +33,7 @@ nbdsh() { PATH=/usr/bin:$PATH command nbdsh "$@"; }
 # A private scratch directory, removed on exit.
 make_tmpdir() {
   TMPDIR_TEST=$(mktemp -d "${TMPDIR:-/tmp}/disksched-test.XXXXXX")
-  trap 'rm -rf "$TMPDIR_TEST"' EXIT
+  at_exit 'rm -rf "$TMPDIR_TEST"'
 }
 
 # requires_filter_client [CMD...]: nbdkit, the built filter and a Python NBD client
@@ -32,14 +48,14 @@ requires_filter_client() {
 # (the system python3, see nbdsh above) running SCRIPT against it with `h` connected.
 run_py() {
   local script=$1; shift
-  nbdkit -U - "$@" \
+  nbdkit -U "$(nbdkit_sock)" "$@" \
     --run "PATH=/usr/bin:\$PATH nbdsh -u \"\$uri\" -c 'exec(open(\"$script\").read())'"
 }
 
 # expect_start_failure PATTERN NBDKIT-ARGS...: nbdkit must refuse to start, saying PATTERN.
 expect_start_failure() {
   local pattern=$1; shift
-  expect_failure "$pattern" nbdkit -U - "$@" --run 'exit 0'
+  expect_failure "$pattern" nbdkit -U "$(nbdkit_sock)" "$@" --run 'exit 0'
 }
 
 # expect_failure PATTERN COMMAND...: COMMAND must fail, saying PATTERN.
@@ -80,7 +96,7 @@ fuse_stack_dir() {
   T=$(mktemp -d "/var/tmp/$1.XXXXXX")
   mkdir -p "$T/fuse" "$T/mnt"
   NBDKIT_PID= FUSE_PID= LOOP=
-  trap fuse_stack_cleanup EXIT
+  at_exit fuse_stack_cleanup
 }
 fuse_stack_cleanup() {
   set +e
@@ -90,6 +106,13 @@ fuse_stack_cleanup() {
   losetup -j "$T/fuse/disk" 2>/dev/null | cut -d: -f1 | xargs -r -n1 losetup -d
   if [ -n "$FUSE_PID" ]; then kill -9 "$FUSE_PID" 2>/dev/null; wait "$FUSE_PID" 2>/dev/null; fi
   umount -l "$T/fuse" 2>/dev/null   # a killed nbdfuse's mount is no "mountpoint" any more
-  if [ -n "$NBDKIT_PID" ]; then kill "$NBDKIT_PID" 2>/dev/null; fi
+  if [ -n "$NBDKIT_PID" ]; then
+    # nbdkit writes its stats as it exits: gone before its folder goes, or a stats file
+    # written after rm -rf keeps the folder (one was left in /var/tmp).
+    kill "$NBDKIT_PID" 2>/dev/null
+    local i
+    for i in $(seq 1 100); do kill -0 "$NBDKIT_PID" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$NBDKIT_PID" 2>/dev/null
+  fi
   rm -rf "$T"
 }

@@ -8,7 +8,7 @@ fio --enghelp 2>/dev/null | grep -qw nbd || skip "fio has no nbd engine"
 make_tmpdir
 T=$TMPDIR_TEST
 SCRATCH=$(mktemp -d /var/tmp/plugins-fio.XXXXXX)
-trap 'rm -rf "$SCRATCH" "$T"' EXIT
+at_exit 'rm -rf "$SCRATCH" "$T"'
 cd "$T"   # fio writes its verify state files into the current directory
 
 cat > verify.fio <<'FIO'
@@ -27,7 +27,7 @@ FIO
 
 check() {   # check NAME NBDKIT-ARGS...
   local name=$1; shift
-  nbdkit -U - "$@" --run 'export uri; fio --output-format=json --output=fio.json verify.fio' ||
+  nbdkit -U "$(nbdkit_sock)" "$@" --run 'export uri; fio --output-format=json --output=fio.json verify.fio' ||
     fail "$name: fio failed"
   /usr/bin/python3 - "$name" <<'PY'
 import json, sys

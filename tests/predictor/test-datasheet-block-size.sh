@@ -8,7 +8,7 @@ requires nbdkit /usr/bin/python3
 
 # prints "MINIMUM PREFERRED SIZE" of the export, after one read of 8 KiB at 1 MiB
 probe() {
-  nbdkit -U - "$@" --run 'PATH=/usr/bin:$PATH nbdsh -u "$uri" -c "
+  nbdkit -U "$(nbdkit_sock)" "$@" --run 'PATH=/usr/bin:$PATH nbdsh -u "$uri" -c "
 import nbd
 h.pread(8192, 1 << 20)
 print(h.get_block_size(nbd.SIZE_MINIMUM), h.get_block_size(nbd.SIZE_PREFERRED), h.get_size())

@@ -18,7 +18,7 @@ h.shutdown()
 PY
 run() {
   rm -f "$lat"  # a new log per run (sched-log= appends to an existing one)
-  timeout 30 nbdkit -U - --filter="$DISKSCHED_FILTER" memory 16M sched=priority \
+  timeout 30 nbdkit -U "$(nbdkit_sock)" --filter="$DISKSCHED_FILTER" memory 16M sched=priority \
     sched-log="$lat" "$@" --run "$CLIENT" || fail "run $* failed"
 }
 classes() { tail -n +2 "$lat" | cut -d, -f2,6 | tr '\n' ' '; }

@@ -16,7 +16,7 @@ configs=(memory "memory 16M")
 
 sweep() {  # OUT NBDKIT-ARGS...
   local out=$1; shift
-  nbdkit -U - "$@" --run "/usr/bin/python3 '$here/command_flags.py' \"\$uri\" > '$out'" \
+  nbdkit -U "$(nbdkit_sock)" "$@" --run "/usr/bin/python3 '$here/command_flags.py' \"\$uri\" > '$out'" \
     2> "$out.err" || { cat "$out.err" >&2; fail "nbdkit $* died or the sweep failed"; }
   # 7 commands x 64 flag combinations.
   [ "$(wc -l < "$out")" -eq 448 ] || fail "nbdkit $*: $(wc -l < "$out") outcomes, not 448"

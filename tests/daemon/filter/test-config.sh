@@ -11,7 +11,7 @@ make_tmpdir
 expect_refused() {
   local want=$1; shift
   local out
-  if out=$(timeout 20 nbdkit -U - --filter="$DISKSCHED_FILTER" memory 64M "$@" --run true 2>&1); then
+  if out=$(timeout 20 nbdkit -U "$(nbdkit_sock)" --filter="$DISKSCHED_FILTER" memory 64M "$@" --run true 2>&1); then
     fail "accepted: $*"
   fi
   echo "$out" | grep -Eq -- "$want" || fail "for '$*' expected /$want/, got: $out"
@@ -37,14 +37,14 @@ expect_refused 'sched=satf.*needs a device geometry' sched=satf sched-geometry=f
 expect_refused 'sched=zsptf.*MEMS' sched=zsptf sched-geometry=hp97560
 
 # The HP 97560 holds about 1.3 GB: a 2 GiB export is refused at connection.
-out=$(timeout 20 nbdkit -U - --filter="$DISKSCHED_FILTER" memory 2G sched-geometry=hp97560 \
+out=$(timeout 20 nbdkit -U "$(nbdkit_sock)" --filter="$DISKSCHED_FILTER" memory 2G sched-geometry=hp97560 \
         --run 'nbdinfo "$uri"' 2>&1) && fail "a geometry smaller than the export was accepted"
 echo "$out" | grep -q 'sched-geometry=hp97560: the device model holds .* bytes but export .* is 2147483648 bytes' \
   || fail "unexpected message: $out"
 echo "refused a 2 GiB export on hp97560"
 
 # A geometry makes the export rotational (NBD_FLAG_ROTATIONAL).
-out=$(timeout 20 nbdkit -U - --filter="$DISKSCHED_FILTER" memory 64M sched-geometry=hp97560 \
+out=$(timeout 20 nbdkit -U "$(nbdkit_sock)" --filter="$DISKSCHED_FILTER" memory 64M sched-geometry=hp97560 \
         --run 'nbdinfo --json "$uri"')
 echo "$out" | grep -q '"is_rotational": true' || fail "not rotational with a geometry: $out"
 
@@ -54,7 +54,7 @@ if [ -n "${DISKSCHED:-}" ]; then
   for pair in "false False" "yes True"; do
     set -- $pair
     ctl="$TMPDIR_TEST/refine-$1.sock"
-    out=$(timeout 20 nbdkit -U - --filter="$DISKSCHED_FILTER" memory 64M sched-geometry=hp97560 \
+    out=$(timeout 20 nbdkit -U "$(nbdkit_sock)" --filter="$DISKSCHED_FILTER" memory 64M sched-geometry=hp97560 \
             sched-refine="$1" sched-control="$ctl" \
             --run "nbdinfo \"\$uri\" >/dev/null && '$DISKSCHED' ctl '$ctl' show --json" 2>&1) \
       || fail "sched-refine=$1 run failed: $out"
@@ -65,7 +65,7 @@ if [ -n "${DISKSCHED:-}" ]; then
 fi
 
 # A serialized plugin: a warning that says so, and it still works.
-out=$(timeout 20 nbdkit -U - --filter="$DISKSCHED_FILTER" --filter=noparallel memory 64M \
+out=$(timeout 20 nbdkit -U "$(nbdkit_sock)" --filter="$DISKSCHED_FILTER" --filter=noparallel memory 64M \
         --run 'nbdinfo "$uri" >/dev/null' 2>&1) || fail "serialized stack failed: $out"
 echo "$out" | grep -q 'disksched: warning: the thread model is serialize_requests' \
   || fail "no thread model warning: $out"
@@ -75,7 +75,7 @@ echo "$out" | grep -q 'disksched: warning: the thread model is serialize_request
 if [ -n "${DISKEMU_PLUGIN:-}" ]; then
   for pair in "0.1 1 warn" "0.5 0.5 quiet"; do
     set -- $pair
-    out=$(timeout 60 nbdkit -U - -t 16 --filter="$DISKSCHED_FILTER" "$DISKEMU_PLUGIN" \
+    out=$(timeout 60 nbdkit -U "$(nbdkit_sock)" -t 16 --filter="$DISKSCHED_FILTER" "$DISKEMU_PLUGIN" \
             model=hp97560 timescale="$1" sched-geometry=hp97560 sched-timescale="$2" \
             --run "'$DISKSCHED' replay --nbd \"\$uri\" --workload closed:n=2 --requests 160 \
                    --timescale $1 --quiet --json >/dev/null" 2>&1) || fail "replay failed: $out"
@@ -91,10 +91,10 @@ fi
 
 # Above depth 1 with a rotating geometry the filter says that prediction assumes the
 # device keeps dispatch order; at depth 1 it says nothing of the kind.
-out=$(timeout 20 nbdkit -U - --filter="$DISKSCHED_FILTER" memory 1G sched-geometry=hp97560 \
+out=$(timeout 20 nbdkit -U "$(nbdkit_sock)" --filter="$DISKSCHED_FILTER" memory 1G sched-geometry=hp97560 \
   sched-depth=4 --run true 2>&1) || fail "sched-depth=4 refused: $out"
 echo "$out" | grep -q 'note: sched-depth=4: .*reorders.*sched-depth=1' || fail "no depth note: $out"
-out=$(timeout 20 nbdkit -U - --filter="$DISKSCHED_FILTER" memory 1G sched-geometry=hp97560 \
+out=$(timeout 20 nbdkit -U "$(nbdkit_sock)" --filter="$DISKSCHED_FILTER" memory 1G sched-geometry=hp97560 \
   --run true 2>&1) || fail "depth 1 refused: $out"
 echo "$out" | grep -q 'note: sched-depth' && fail "depth note at depth 1: $out"
 

@@ -63,7 +63,7 @@ fi
 grep -q "is a FIFO" "$TMPDIR_TEST/refused"
 timeout 10 "\$D" ctl "$ctl" show >/dev/null
 SH
-timeout 90 nbdkit -U - -t 64 --filter="$DISKSCHED_FILTER" --filter=delay memory 1G rdelay=2ms \
+timeout 90 nbdkit -U "$(nbdkit_sock)" -t 64 --filter="$DISKSCHED_FILTER" --filter=delay memory 1G rdelay=2ms \
   sched=fcfs sched-geometry=hp97560 sched-control="$ctl" sched-log="$lat" \
   sched-save-dir="$TMPDIR_TEST" --run "uri=\"\$uri\" bash '$TMPDIR_TEST/switcher.sh'" || fail "control run failed"
 /usr/bin/python3 - "$TMPDIR_TEST/stats.json" "$lat" <<'PY' || fail "stats or log wrong"

@@ -38,7 +38,7 @@ print(f"{len(failed)} of {len(reads)} reads failed alone")
 open("$TMPDIR_TEST/failed", "w").write(str(len(failed)))
 h.shutdown()
 PY
-nbdkit -U - -t 64 --filter="$DISKSCHED_FILTER" --filter=error memory 8M \
+nbdkit -U "$(nbdkit_sock)" -t 64 --filter="$DISKSCHED_FILTER" --filter=error memory 8M \
   error-pread-rate=25% error-pread=EIO error-pread-file="$trigger" \
   sched=sstf sched-log="$lat" \
   --run "/usr/bin/python3 '$TMPDIR_TEST/errors.py' \"\$uri\"" 2>"$TMPDIR_TEST/stderr" \

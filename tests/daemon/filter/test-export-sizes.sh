@@ -37,7 +37,7 @@ for h in (a, b, c):
 print("ok: exports of 1, 8 and (grown) 4 MiB all served")
 PY
 [ -x "${DISKSCHED:-}" ] || skip "disksched is not built"
-nbdkit -U - --filter="$DISKSCHED_FILTER" file dir="$dir" sched=sstf \
+nbdkit -U "$(nbdkit_sock)" --filter="$DISKSCHED_FILTER" file dir="$dir" sched=sstf \
   sched-control="$TMPDIR_TEST/ctl.sock" sched-log="$TMPDIR_TEST/lat.csv" \
   --run "/usr/bin/python3 '$TMPDIR_TEST/exports.py' \"\$unixsocket\" '$dir' '$DISKSCHED' \
          '$TMPDIR_TEST/ctl.sock' '$TMPDIR_TEST/lat.csv'" \
@@ -54,7 +54,7 @@ PY
 # (block-size=4096), and a 4Kn block device's own (a loop device, where one can be made).
 if [ -n "${URING_PLUGIN:-}" ] && command -v nbdinfo >/dev/null; then
   block_sizes() {
-    nbdkit -U - --filter="$DISKSCHED_FILTER" "$URING_PLUGIN" "$@" sched=sstf \
+    nbdkit -U "$(nbdkit_sock)" --filter="$DISKSCHED_FILTER" "$URING_PLUGIN" "$@" sched=sstf \
       --run 'nbdinfo --json "$uri"' |
       /usr/bin/python3 -c 'import json, sys; j = json.load(sys.stdin)["exports"][0]
 print(j.get("block_size_minimum", 0), j.get("block_size_preferred", 0))'

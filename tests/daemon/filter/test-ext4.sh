@@ -22,7 +22,7 @@ cleanup() {
   [ -n "${fusepid:-}" ] && wait "$fusepid" 2>/dev/null
   rm -rf "$TMPDIR_TEST"
 }
-trap cleanup EXIT
+at_exit cleanup
 
 nbdfuse "$fuse/disk" [ nbdkit -t 32 --filter="$DISKSCHED_FILTER" "$DISKEMU_PLUGIN" \
     model=hp97560 timescale=0.1 sched=asatf:w=30 sched-geometry=hp97560 sched-timescale=0.1 \

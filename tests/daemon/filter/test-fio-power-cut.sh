@@ -55,10 +55,10 @@ verify_only=1
 FIO
 
 # 256 flushed writes, then the cut after the 32nd unflushed one.
-nbdkit -U - "${stack[@]}" write-cache=1M power-cut-after=288 stats="$T/write.json" \
+nbdkit -U "$(nbdkit_sock)" "${stack[@]}" write-cache=1M power-cut-after=288 stats="$T/write.json" \
   --run 'export uri; fio --output-format=json --output=write-fio.json write.fio' ||
   fail "the write phase failed"
-nbdkit -U - "${stack[@]}" write-cache=1M \
+nbdkit -U "$(nbdkit_sock)" "${stack[@]}" write-cache=1M \
   --run 'export uri; fio --output-format=json --output=verify-fio.json verify.fio' ||
   fail "fio's verify failed: a block flushed before the power cut is not on the media"
 

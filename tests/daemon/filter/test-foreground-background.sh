@@ -53,7 +53,7 @@ grep -q '"filter_classes": {"read": \["critical"\], "write": \["noncritical"\]}'
   "$TMPDIR_TEST/rule/runs.jsonl" || fail "export name not honoured: $(cat "$TMPDIR_TEST/rule/runs.jsonl")"
 
 # FG_LIMIT's mechanism: replay --time-limit stops an endless writer, drained, reported.
-nbdkit -U - -t 64 --filter="$DISKSCHED_FILTER" "$DISKEMU_PLUGIN" model=hp97560 timescale=0.2 \
+nbdkit -U "$(nbdkit_sock)" -t 64 --filter="$DISKSCHED_FILTER" "$DISKEMU_PLUGIN" model=hp97560 timescale=0.2 \
   sched=look sched-timescale=0.2 \
   --run "'$DISKSCHED' replay --nbd \"\$uri\" --workload closed:n=8,think=0ms,reads=0 \
          --requests 1000000000 --timescale 0.2 --time-limit 1s --quiet --json \

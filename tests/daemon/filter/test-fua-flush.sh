@@ -20,7 +20,7 @@ h.trim(4096, 12288, nbd.CMD_FLAG_FUA)
 h.flush()
 h.shutdown()
 PY
-nbdkit -U - --filter="$DISKSCHED_FILTER" --filter=log memory 1M logfile="$log" sched=sstf \
+nbdkit -U "$(nbdkit_sock)" --filter="$DISKSCHED_FILTER" --filter=log memory 1M logfile="$log" sched=sstf \
   --run "/usr/bin/python3 '$TMPDIR_TEST/fua.py' \"\$uri\"" || fail "nbdkit run failed"
 cat "$log"
 grep -q 'Write id=1 offset=0x0 count=0x1000 fua=1' "$log" || fail "FUA write lost its flag"
@@ -49,6 +49,6 @@ print("completion order:", order)
 assert pos < 5, f"the flush waited for {pos} queued writes"
 h.shutdown()
 PY
-nbdkit -U - -t 32 --filter="$DISKSCHED_FILTER" --filter=delay memory 1M wdelay=50ms sched=fcfs \
+nbdkit -U "$(nbdkit_sock)" -t 32 --filter="$DISKSCHED_FILTER" --filter=delay memory 1M wdelay=50ms sched=fcfs \
   --run "/usr/bin/python3 '$TMPDIR_TEST/flush.py' \"\$uri\"" || fail "flush waited for queued writes"
 echo ok

@@ -21,7 +21,7 @@ count=$(wc -l < "$TMPDIR_TEST/list")
 n=0
 while read -r spec geometry; do
   log="$TMPDIR_TEST/lat-$n.csv"
-  out=$(timeout 60 nbdkit -U - -t 64 --filter="$DISKSCHED_FILTER" --filter=delay \
+  out=$(timeout 60 nbdkit -U "$(nbdkit_sock)" -t 64 --filter="$DISKSCHED_FILTER" --filter=delay \
           memory 64M rdelay=1ms wdelay=1ms \
           sched="$spec" sched-geometry="$geometry" sched-log="$log" \
           --run "/usr/bin/python3 '$here/integrity.py' \"\$uri\" $n 32 128" 2>&1) \

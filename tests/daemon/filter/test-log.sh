@@ -21,7 +21,7 @@ for i in range(4):
 h.shutdown()
 PY
 serve() {
-  timeout 30 nbdkit -U - --filter="$DISKSCHED_FILTER" memory 16M "$@" \
+  timeout 30 nbdkit -U "$(nbdkit_sock)" --filter="$DISKSCHED_FILTER" memory 16M "$@" \
     --run "/usr/bin/python3 '$TMPDIR_TEST/io.py' \"\$uri\""
 }
 rows() { /usr/bin/python3 -c 'import csv,sys; print(len(list(csv.DictReader(open(sys.argv[1])))))' "$1"; }
@@ -59,7 +59,7 @@ mv '$lat' '$lat.1'
 "$DISKSCHED" ctl '$ctl' reopen
 /usr/bin/python3 '$TMPDIR_TEST/io.py' "\$uri"
 SH
-timeout 30 nbdkit -U - --filter="$DISKSCHED_FILTER" memory 16M sched-log="$lat" \
+timeout 30 nbdkit -U "$(nbdkit_sock)" --filter="$DISKSCHED_FILTER" memory 16M sched-log="$lat" \
   sched-control="$ctl" --run "uri=\"\$uri\" bash '$TMPDIR_TEST/rotate.sh'" \
   || fail "the rotation run failed"
 /usr/bin/python3 - "$TMPDIR_TEST/show1.json" "$lat" <<'PY' || fail "ctl show has no log status"
@@ -85,7 +85,7 @@ h.shutdown()
 PY
 rm -f "$lat"
 ( trap '' XFSZ; ulimit -f 100
-  timeout 60 nbdkit -U - --filter="$DISKSCHED_FILTER" memory 16M sched-log="$lat" \
+  timeout 60 nbdkit -U "$(nbdkit_sock)" --filter="$DISKSCHED_FILTER" memory 16M sched-log="$lat" \
     --run "/usr/bin/python3 '$TMPDIR_TEST/many.py' \"\$uri\"" ) 2> "$TMPDIR_TEST/full.err" \
   || fail "the run on a full log failed: $(cat "$TMPDIR_TEST/full.err")"
 reports=$(grep -c "sched-log: .*write failed" "$TMPDIR_TEST/full.err" || true)

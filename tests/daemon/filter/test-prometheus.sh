@@ -29,7 +29,7 @@ assert all(r.ok for r in reqs), "a request failed"
 PY
 "$DISKSCHED" ctl "$d/ctl.sock" metrics > "$d/ctl.prom"
 SH
-timeout 90 nbdkit -U - -t 16 --filter="$DISKSCHED_FILTER" --filter=delay memory 1G rdelay=1ms wdelay=1ms \
+timeout 90 nbdkit -U "$(nbdkit_sock)" -t 16 --filter="$DISKSCHED_FILTER" --filter=delay memory 1G rdelay=1ms wdelay=1ms \
   sched=sstf sched-geometry=hp97560 sched-refine=off sched-control="$d/ctl.sock" sched-log="$d/lat.csv" \
   sched-metrics="$d/textfile/disksched-sdx.prom" sched-metrics-interval=100ms \
   --run "uri=\"\$uri\" bash '$d/client.sh'" || fail "metrics run failed"
@@ -84,11 +84,11 @@ grep -q '^disksched_log_records_written_total{disk="disksched-sdx"} 100$' "$d/te
   fail "log records: $(grep log_records "$d/textfile/disksched-sdx.prom")"
 
 # Bad keys name themselves and what was expected.
-if nbdkit -U - --filter="$DISKSCHED_FILTER" memory 1M sched-metrics-interval=5ms --run true 2> "$d/err"; then
+if nbdkit -U "$(nbdkit_sock)" --filter="$DISKSCHED_FILTER" memory 1M sched-metrics-interval=5ms --run true 2> "$d/err"; then
   fail "sched-metrics-interval=5ms accepted"
 fi
 grep -q "sched-metrics-interval=5ms: expected a duration of at least 100ms" "$d/err" || fail "interval error: $(cat "$d/err")"
-if nbdkit -U - --filter="$DISKSCHED_FILTER" memory 1M sched-metrics="$d/no/such/dir/m.prom" --run true 2> "$d/err"; then
+if nbdkit -U "$(nbdkit_sock)" --filter="$DISKSCHED_FILTER" memory 1M sched-metrics="$d/no/such/dir/m.prom" --run true 2> "$d/err"; then
   fail "a metrics file in a missing directory accepted"
 fi
 grep -q "sched-metrics=$d/no/such/dir/m.prom: cannot write" "$d/err" || fail "path error: $(cat "$d/err")"

@@ -9,7 +9,7 @@ requires nbdkit /usr/bin/python3
 make_tmpdir
 ts=0.05
 
-nbdkit -U - -t 64 --filter="$DISKSCHED_FILTER" "$DISKEMU_PLUGIN" model=hp97560 timescale=$ts \
+nbdkit -U "$(nbdkit_sock)" -t 64 --filter="$DISKSCHED_FILTER" "$DISKEMU_PLUGIN" model=hp97560 timescale=$ts \
   sched=fcfs sched-geometry=hp97560 sched-timescale=$ts sched-log="$TMPDIR_TEST/filter.csv" \
   --run "'$DISKSCHED' replay --nbd \"\$uri\" --workload uniform --rate 30 --warmup 10 \
          --requests 60 --seed 7 --rep 2 --timescale $ts --log '$TMPDIR_TEST/replay.csv' \
@@ -18,7 +18,7 @@ nbdkit -U - -t 64 --filter="$DISKSCHED_FILTER" "$DISKEMU_PLUGIN" model=hp97560 t
 # --rep 2, must see other arrivals).
 "$DISKSCHED" sim --sched fcfs --rate 30 --warmup 10 --requests 60 --seed 7 --reps 1 \
   --model hp97560 --log "$TMPDIR_TEST/sim.csv" --json > /dev/null || fail "sim failed"
-nbdkit -U - -t 64 --filter="$DISKSCHED_FILTER" "$DISKEMU_PLUGIN" model=hp97560 timescale=$ts \
+nbdkit -U "$(nbdkit_sock)" -t 64 --filter="$DISKSCHED_FILTER" "$DISKEMU_PLUGIN" model=hp97560 timescale=$ts \
   sched=fcfs sched-geometry=hp97560 sched-timescale=$ts \
   --run "'$DISKSCHED' replay --nbd \"\$uri\" --workload uniform --rate 30 --warmup 10 \
          --requests 60 --seed 7 --rep 0 --timescale $ts --log '$TMPDIR_TEST/replay0.csv' \
@@ -48,7 +48,7 @@ PY
 n=$(($(wc -l < "$TMPDIR_TEST/filter.csv") - 1))
 [ "$n" -ge 70 ] || fail "the filter logged $n requests"
 
-nbdkit -U - -t 64 --filter="$DISKSCHED_FILTER" "$DISKEMU_PLUGIN" model=hp97560 timescale=$ts \
+nbdkit -U "$(nbdkit_sock)" -t 64 --filter="$DISKSCHED_FILTER" "$DISKEMU_PLUGIN" model=hp97560 timescale=$ts \
   sched=sstf sched-timescale=$ts \
   --run "'$DISKSCHED' replay --nbd \"\$uri\" --workload closed:n=4,think=2ms --requests 50 \
          --timescale $ts --quiet --json > '$TMPDIR_TEST/closed.json'" || fail "closed replay"

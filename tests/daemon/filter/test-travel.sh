@@ -22,7 +22,7 @@ h.shutdown()
 PY
 
 run() {  # run SCHED LOG
-  nbdkit -U - --filter="$DISKSCHED_FILTER" --filter=log memory "$size" logfile="$2" \
+  nbdkit -U "$(nbdkit_sock)" --filter="$DISKSCHED_FILTER" --filter=log memory "$size" logfile="$2" \
     sched="$1" sched-geometry=hp97560 \
     --run "/usr/bin/python3 '$TMPDIR_TEST/sweep.py' \"\$uri\"" || fail "nbdkit run with $1 failed"
 }

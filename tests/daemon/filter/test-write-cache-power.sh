@@ -102,25 +102,25 @@ PY
 # --- a scheduled cut: power-cut-after=N writes ------------------------------------
 # 250 writes, the cut right after the last: of the 50 since the last flush, those neither
 # FUA nor destaged yet are lost.
-nbdkit -U - "${stack[@]}" file="$T/a.img" write-cache=1M power-cut-after=250 \
+nbdkit -U "$(nbdkit_sock)" "${stack[@]}" file="$T/a.img" write-cache=1M power-cut-after=250 \
   stats="$T/a.json" --run "/usr/bin/python3 '$T/writer.py' \"\$uri\" 250 '$T/a.rec'"
 /usr/bin/python3 "$T/check.py" "$T/a.rec" "$T/a.img" "$T/a.json" when-idle
 
 # --- the same cut, the drive's own order seeded: flushed data still intact ----------
-nbdkit -U - "${stack[@]}" file="$T/s.img" write-cache=1M power-cut-after=250 power-cut-seed=3 \
+nbdkit -U "$(nbdkit_sock)" "${stack[@]}" file="$T/s.img" write-cache=1M power-cut-after=250 power-cut-seed=3 \
   stats="$T/s.json" --run "/usr/bin/python3 '$T/writer.py' \"\$uri\" 250 '$T/s.rec'"
 /usr/bin/python3 "$T/check.py" "$T/s.rec" "$T/s.img" "$T/s.json" when-idle seeded
 
 # --- a profile's own write-behind (no write-cache=) is the write buffer too ----------
 # The 7200 rpm datasheet drive takes writes behind in its cache segments: the cut loses
 # the runs it had not written, never a flushed or FUA write.
-nbdkit -U - --filter="$DISKSCHED_FILTER" "$P" model=sata7200-8tb sched=asatf:w=30 \
+nbdkit -U "$(nbdkit_sock)" --filter="$DISKSCHED_FILTER" "$P" model=sata7200-8tb sched=asatf:w=30 \
   sched-geometry=sata7200-8tb file="$T/p.img" power-cut-after=250 stats="$T/p.json" \
   --run "/usr/bin/python3 '$T/writer.py' \"\$uri\" 250 '$T/p.rec'"
 /usr/bin/python3 "$T/check.py" "$T/p.rec" "$T/p.img" "$T/p.json" profile-write-behind
 
 # --- a cut by SIGUSR2 while connected ---------------------------------------------
-nbdkit -U - -P "$T/pid" "${stack[@]}" file="$T/b.img" write-cache=1M stats="$T/b.json" \
+nbdkit -U "$(nbdkit_sock)" -P "$T/pid" "${stack[@]}" file="$T/b.img" write-cache=1M stats="$T/b.json" \
   --run "/usr/bin/python3 '$T/writer.py' \"\$uri\" 235 '$T/b.rec' 1 '$T/pid' '$T/b.json'"
 /usr/bin/python3 - "$T/b.rec" "$T/b.img" "$T/b.json" <<'PY'
 import json, sys

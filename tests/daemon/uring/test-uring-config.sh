@@ -34,8 +34,8 @@ rc=0
 out=$("$NO_URING" true 2>&1) || rc=$?
 [ "$rc" -ne 77 ] || skip "cannot install a seccomp filter here: $out"
 expect_failure "sysctl kernel.io_uring_disabled" \
-  "$NO_URING" nbdkit -U - "$P" file="$T/disk.img" --run 'exit 0'
-out=$("$NO_URING" nbdkit -U - "$P" file="$T/disk.img" --run 'exit 0' 2>&1) || true
+  "$NO_URING" nbdkit -U "$(nbdkit_sock)" "$P" file="$T/disk.img" --run 'exit 0'
+out=$("$NO_URING" nbdkit -U "$(nbdkit_sock)" "$P" file="$T/disk.img" --run 'exit 0' 2>&1) || true
 grep -q "io_uring is not available" <<<"$out" || fail "the message does not say io_uring is unavailable: $out"
 grep -q "fallback=pread" <<<"$out" || fail "the message does not offer fallback=pread: $out"
 grep -q "seccomp" <<<"$out" || fail "the message does not mention seccomp: $out"
@@ -48,13 +48,13 @@ assert h.pread(4096, 4096) == b"fallback" * 512
 print("fallback=pread serves")
 PY
 for direct in false true; do
-  "$NO_URING" nbdkit -U - -v "$P" file="$T/disk.img" fallback=pread direct=$direct \
+  "$NO_URING" nbdkit -U "$(nbdkit_sock)" -v "$P" file="$T/disk.img" fallback=pread direct=$direct \
     --run "PATH=/usr/bin:\$PATH nbdsh -u \"\$uri\" -c 'exec(open(\"$T/rw.py\").read())'" \
     2> "$T/fb.txt" || { cat "$T/fb.txt" >&2; fail "fallback=pread direct=$direct"; }
   grep -q "serving with pread/pwrite (fallback=pread)" "$T/fb.txt" || fail "no fallback note"
   grep -q "engine pread" "$T/fb.txt" || fail "not served by the pread engine"
 done
 # And with io_uring available, fallback=pread changes nothing.
-nbdkit -U - -v "$P" file="$T/disk.img" fallback=pread --run true 2> "$T/ok.txt"
+nbdkit -U "$(nbdkit_sock)" -v "$P" file="$T/disk.img" fallback=pread --run true 2> "$T/ok.txt"
 grep -q "engine io_uring" "$T/ok.txt" || fail "fallback=pread used although io_uring works"
 echo PASS

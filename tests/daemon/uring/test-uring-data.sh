@@ -17,7 +17,7 @@ cleanup() {
   [ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null
   rm -rf "$SCRATCH" "$T"
 }
-trap cleanup EXIT
+at_exit cleanup
 IMG=$SCRATCH/disk.img
 truncate -s 64M "$IMG"
 

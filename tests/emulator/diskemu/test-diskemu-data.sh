@@ -179,6 +179,6 @@ done
 echo "stats not written on SIGUSR1" >&2; exit 1
 SH
 # -P: the server's pid (with --run, the parent process runs the command).
-nbdkit -U - -P "$T/nbdkit.pid" "$P" model=fixed:ms=1 stats="$T/usr1.json" --run "export uri; sh $T/usr1.sh"
+nbdkit -U "$(nbdkit_sock)" -P "$T/nbdkit.pid" "$P" model=fixed:ms=1 stats="$T/usr1.json" --run "export uri; sh $T/usr1.sh"
 echo "SIGUSR1 stats OK"
 echo PASS

@@ -40,7 +40,7 @@ fi
 grep -q 'that is a cache answering' "$d/c2.out" || fail "--no-cache-defeat: unclear error: $(cat "$d/c2.out")"
 
 # 2. Through NBD, a memory export has no platter: a clear error, no profile.
-if nbdkit -U - memory size=64M --run "'$DISKSCHED' extract --nbd \"\$uri\" --budget 20 --quiet -o '$d/mem.json'" \
+if nbdkit -U "$(nbdkit_sock)" memory size=64M --run "'$DISKSCHED' extract --nbd \"\$uri\" --budget 20 --quiet -o '$d/mem.json'" \
      > "$d/mem.out" 2>&1; then
   fail "extraction from a memory export succeeded: $(cat "$d/mem.out")"
 fi
