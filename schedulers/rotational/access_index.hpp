@@ -199,20 +199,23 @@ class AccessIndex {
   // wrap-around of unsigned arithmetic. Each of the three angles in a bound (the
   // request's phase, the head's angle and the seek's fraction of a rotation) is off
   // by less than 2^-32 of a rotation, and `overhead` is stored kFixedSlack lower to
-  // cover their sum; a wait within kPhiBack of a whole rotation counts as none, as
-  // before, so an angle that wraps by a rounding error costs nothing.
+  // cover their sum. A wait within kPhiBack of a whole rotation must count as none, so
+  // an angle that wraps by a rounding error costs nothing: the phase is stored
+  // kPhiBackFixed ahead and the overhead as much lower, which turns such a wait into
+  // one of at most 0 (and every other wait into itself) without a comparison.
   static constexpr double kFixedOne = 4294967296.0;      // 2^32
   static constexpr double kFixedSlack = 4.0 / kFixedOne;  // rotations
   static constexpr std::uint32_t kPhiBackFixed =
-      static_cast<std::uint32_t>(kFixedOne - kPhiBack * kFixedOne);
+      static_cast<std::uint32_t>(kPhiBack * kFixedOne) + 1u;
   static std::uint32_t to_fixed(double rotations) {
     return static_cast<std::uint32_t>(
         static_cast<std::uint64_t>(static_cast<std::int64_t>(frac(rotations) * kFixedOne)));
   }
   struct Probe {
-    std::uint32_t phase;    // disk: start angle less the overhead, fixed point
+    std::uint32_t phase;    // disk: start angle less the overhead, fixed point,
+                            // plus kPhiBackFixed
     std::int32_t cylinder;  // clamped to [0, C)
-    double overhead;        // command overhead (disk: less kFixedSlack)
+    double overhead;        // command overhead (disk: less kFixedSlack and kPhiBackFixed)
   };
   struct Hot {
     Probe p;
@@ -229,22 +232,19 @@ class AccessIndex {
     std::uint32_t gen;
   };
   bool stale(const AgeEntry& e) const { return slot_gen_[e.slot] != e.gen; }
-  // The seek lower bound for one distance, both ways a bound uses it, in 8 bytes so
-  // the table of a whole disk stays small in the cache: the bound as a float rounded
-  // down (a little lower, still a bound), and its fraction of a rotation, taken from
-  // the exact value, in fixed point (disk).
-  struct SeekBound {
-    float u;
-    std::uint32_t angle;
-  };
+  // The seek lower bound for one distance in fixed point, 2^32 to the bound unit,
+  // rounded down, in 8 bytes so the table of a whole disk stays small in the cache.
+  // On a disk its low 32 bits are the seek's fraction of a rotation, so the wait for
+  // a request's angle is one 32-bit subtraction from it, and seek plus wait one sum.
+  using SeekBound = std::uint64_t;
   // Converts the rotation-dependent state to a new period (see T_).
   void sync_rotation(Millis period);
   void set_units(Millis period);
   void set_probe(Probe& p, const Location& l) const {
     const double overhead = l.overhead_ms * inv_unit_;
-    p.phase = rot_ ? to_fixed(l.angle - overhead) : 0u;
+    p.phase = rot_ ? to_fixed(l.angle - overhead) + kPhiBackFixed : 0u;
     p.cylinder = static_cast<std::int32_t>(clamp_cyl(l.cylinder));
-    p.overhead = rot_ ? overhead - kFixedSlack : overhead;
+    p.overhead = rot_ ? overhead - kFixedSlack - kPhiBackFixed / kFixedOne : overhead;
   }
 
   // The head at one query, as every own bound needs it.
@@ -272,8 +272,10 @@ class AccessIndex {
   }
   // A request's own lower bound on its positioning time, in the bound unit (see the
   // top of this file): overhead + seek bound, then (disk) the wait for its angle.
+  // `lead`: what the bound starts from, p.overhead for the bound alone (the short pass
+  // passes the request's lead_, its overhead with the age term folded in).
   template <bool Rot, bool Coarse>
-  static double own_bound(const Head& h, const Probe& p) {
+  static double own_bound(const Head& h, const Probe& p, double lead) {
     const SeekBound* bp;
     if constexpr (Coarse) {
       const std::int32_t d = p.cylinder > h.c0 ? p.cylinder - h.c0 : h.c0 - p.cylinder;
@@ -281,19 +283,33 @@ class AccessIndex {
     } else {
       bp = &h.seek[static_cast<std::uint32_t>(p.cylinder)];
     }
-    const SeekBound& b = *bp;
-    const double s = static_cast<double>(b.u);
-    if constexpr (Rot) {
-      std::uint32_t wait = p.phase - h.a0 - b.angle;
-      wait = wait > kPhiBackFixed ? 0u : wait;
-      return p.overhead + s + static_cast<double>(wait) * (1.0 / kFixedOne);
-    } else {
-      return p.overhead + s;
-    }
+    std::uint64_t t = *bp;
+    if constexpr (Rot) t += static_cast<std::uint32_t>(p.phase - h.a0 - static_cast<std::uint32_t>(t));
+    return lead + static_cast<double>(static_cast<std::int64_t>(t)) * (1.0 / kFixedOne);
   }
   template <bool Rot>
   static double own_bound(const Head& h, const Probe& p) {
-    return h.coarse ? own_bound<Rot, true>(h, p) : own_bound<Rot, false>(h, p);
+    return h.coarse ? own_bound<Rot, true>(h, p, p.overhead)
+                    : own_bound<Rot, false>(h, p, p.overhead);
+  }
+
+  // The short pass's bound of hot_[j] in the bound unit is lead_[j] + seek + wait, with
+  //   lead_[j] = overhead + (lead_beta_ / unit) * (arrival - lead_ref_),
+  // so its key bound in ms is that times the unit less lead_beta_ * (now - lead_ref_):
+  // the age term costs nothing per request. lead_ is recomputed when the query's beta
+  // differs or its `now` has moved far from lead_ref_ (which keeps the rounding of the
+  // two large products small against kSlackMs; lead_ms() allows for it too).
+  static constexpr double kLeadRebaseMs = 1000.0;  // largest lead_beta_ * |now - lead_ref_|
+  double lead_of(const Hot& h) const {
+    return lead_beta_ == 0.0 ? h.p.overhead
+                             : h.p.overhead + lead_beta_u_ * (h.arrival - lead_ref_);
+  }
+  void set_leads(double beta, Millis ref);
+  // A short-pass bound in ms, lowered by a part in 2^40 of its terms (the rounding of
+  // lead_ and of the conversion; kSlackMs then covers what the old form covered).
+  double lead_ms(double u, double shift) const {
+    const double ms = u * unit_ms_;
+    return ms - shift - (std::abs(ms) + std::abs(shift)) * 0x1p-40;
   }
 
   template <bool Rot, bool Aged, class Accept>
@@ -372,6 +388,9 @@ class AccessIndex {
   // slots so the oldest-first walk checks staleness in a small array.
   std::vector<std::uint32_t> slot_gen_;
   std::vector<Hot> hot_;                    // every live request, densely
+  std::vector<double> lead_;                // per hot_ entry, see lead_of()
+  double lead_beta_ = 0.0, lead_beta_u_ = 0.0;  // beta, and beta per bound unit
+  Millis lead_ref_ = 0.0;
   std::vector<std::int32_t> free_;
   std::vector<AgeEntry> order_;             // track_age: arrival order, from order_head_
   std::size_t order_head_ = 0;
@@ -468,51 +487,47 @@ AccessIndex::Choice AccessIndex::search(const Query& q, const Spin& spin, Accept
   };
   auto in_window = [&](std::int32_t cyl) { return !window || (cyl >= lo && cyl <= hi); };
 
-  // Short queues: every request's own bound from the compact array; the exact cost
-  // only where the bound can still rank first, smallest bound first.
-  auto short_pass = [&]<bool Coarse>() {
-    // lb[j]: the lower bound on hot_[j]'s key (its own bound in ms less its age
-    // bonus), +inf outside the window.
-    double lb[kLinearMax];
+  // Short queues: every request's own bound from the compact array and its lead_ (the
+  // age term folded in); the exact cost only where the bound can still rank first,
+  // the smallest bound first.
+  auto short_pass = [&]<bool Coarse, bool Window>() {
+    const double want = Aged ? beta : 0.0;
+    if (want != lead_beta_ || (Aged && std::abs(beta * (now - lead_ref_)) > kLeadRebaseMs))
+      set_leads(want, now);
+    // What every bound in ms loses to the age term since lead_ref_.
+    const double shift = Aged ? lead_beta_ * (now - lead_ref_) : 0.0;
     const std::size_t n = hot_.size();
     const Hot* const hot = hot_.data();
+    const double* const lead = lead_.data();
     constexpr double inf = std::numeric_limits<double>::infinity();
+    // In the bound unit, without the shift; +inf outside the window.
     auto bound_of = [&](std::size_t j) {
-      const Hot& h = hot[j];
-      double b = own_bound<Rot, Coarse>(head, h.p) * unit;
-      if constexpr (Aged) b -= beta * (now - h.arrival);
-      return lb[j] = b;
+      if (Window && !in_window(hot[j].p.cylinder)) return inf;
+      return own_bound<Rot, Coarse>(head, hot[j].p, lead[j]);
     };
-    // The smallest bound and the second smallest (which tells whether any other
-    // request can still win once the smallest is costed), in two independent chains
-    // (even and odd j) of min/max instructions that run beside the bounds.
+    // lb[j]: hot_[j]'s bound. The smallest bound and the second smallest (which tells
+    // whether any other request can still win once the smallest is costed), in two
+    // independent chains (even and odd j) of min/max instructions beside the bounds.
+    double lb[kLinearMax];
     double m0 = inf, m1 = inf, s0 = inf, s1 = inf;
     std::size_t j2 = 0;
     for (; j2 + 2 <= n; j2 += 2) {
-      const double b0 = bound_of(j2), b1 = bound_of(j2 + 1);
+      const double b0 = lb[j2] = bound_of(j2), b1 = lb[j2 + 1] = bound_of(j2 + 1);
       s0 = std::min(s0, std::max(m0, b0));
       s1 = std::min(s1, std::max(m1, b1));
       m0 = std::min(m0, b0);
       m1 = std::min(m1, b1);
     }
     if (j2 < n) {
-      const double b0 = bound_of(j2);
+      const double b0 = lb[j2] = bound_of(j2);
       s0 = std::min(s0, std::max(m0, b0));
       m0 = std::min(m0, b0);
-    }
-    if (window) {
-      m0 = m1 = s0 = s1 = inf;
-      for (std::size_t j = 0; j < n; ++j) {
-        if (!in_window(hot[j].p.cylinder)) lb[j] = inf;
-        s0 = std::min(s0, std::max(m0, lb[j]));
-        m0 = std::min(m0, lb[j]);
-      }
     }
     st.bounded = n;
     const double least = std::min(m0, m1);
     const double second = std::min(std::min(s0, s1), std::max(m0, m1));
     // (inf marks a request outside the window: never costed.)
-    if (least < inf && least - kSlackMs <= out.rank.key) {
+    if (least < inf && lead_ms(least, shift) - kSlackMs <= out.rank.key) {
       // Where the least is, by conditional moves over the bit patterns (a searching
       // loop's exit is a mispredicted branch); by value only if a -0 hid it.
       std::uint64_t least_bits, bits;
@@ -527,22 +542,23 @@ AccessIndex::Choice AccessIndex::search(const Query& q, const Spin& spin, Accept
       cost(slots_[hot[first].slot]);
       // Every other request whose bound still reaches the best (rarely any: the
       // second smallest bound says whether there is one).
-      double reach = out.rank.key + kSlackMs;
-      if (second <= reach) {
+      if (second < inf && lead_ms(second, shift) <= out.rank.key + kSlackMs) {
         lb[first] = inf;
         for (std::size_t j = 0; j < n; ++j)
-          if (lb[j] <= reach && lb[j] < inf) {
+          if (lb[j] < inf && lead_ms(lb[j], shift) <= out.rank.key + kSlackMs)
             cost(slots_[hot[j].slot]);
-            reach = out.rank.key + kSlackMs;
-          }
       }
     }
     stats_ = st;
     return out;
   };
-  if (!grid_on_)
-    return seek_coarse_ ? short_pass.template operator()<true>()
-                        : short_pass.template operator()<false>();
+  if (!grid_on_) {
+    if (window)
+      return seek_coarse_ ? short_pass.template operator()<true, true>()
+                          : short_pass.template operator()<false, true>();
+    return seek_coarse_ ? short_pass.template operator()<true, false>()
+                        : short_pass.template operator()<false, false>();
+  }
 
   // Costs a request unless its own bound (ms, bonus included) shows it cannot win.
   auto consider_bounded = [&](const Slot& s, Millis bound_less_bonus) {
