@@ -272,10 +272,9 @@ class AccessIndex {
   }
   // A request's own lower bound on its positioning time, in the bound unit (see the
   // top of this file): overhead + seek bound, then (disk) the wait for its angle.
-  // `lead`: what the bound starts from, p.overhead for the bound alone (the short pass
-  // passes the request's lead_, its overhead with the age term folded in).
+  // Seek plus wait of the bound, fixed point (2^32 to the unit).
   template <bool Rot, bool Coarse>
-  static double own_bound(const Head& h, const Probe& p, double lead) {
+  static std::uint64_t own_fixed(const Head& h, const Probe& p) {
     const SeekBound* bp;
     if constexpr (Coarse) {
       const std::int32_t d = p.cylinder > h.c0 ? p.cylinder - h.c0 : h.c0 - p.cylinder;
@@ -285,24 +284,33 @@ class AccessIndex {
     }
     std::uint64_t t = *bp;
     if constexpr (Rot) t += static_cast<std::uint32_t>(p.phase - h.a0 - static_cast<std::uint32_t>(t));
-    return lead + static_cast<double>(static_cast<std::int64_t>(t)) * (1.0 / kFixedOne);
+    return t;
   }
   template <bool Rot>
   static double own_bound(const Head& h, const Probe& p) {
-    return h.coarse ? own_bound<Rot, true>(h, p, p.overhead)
-                    : own_bound<Rot, false>(h, p, p.overhead);
+    const std::uint64_t t = h.coarse ? own_fixed<Rot, true>(h, p) : own_fixed<Rot, false>(h, p);
+    return p.overhead + static_cast<double>(static_cast<std::int64_t>(t)) * (1.0 / kFixedOne);
   }
 
-  // The short pass's bound of hot_[j] in the bound unit is lead_[j] + seek + wait, with
-  //   lead_[j] = overhead + (lead_beta_ / unit) * (arrival - lead_ref_),
+  // The short pass's bound of hot_[j] in the bound unit is lead + seek + wait, with
+  //   lead = overhead + (lead_beta_ / unit) * (arrival - lead_ref_),
   // so its key bound in ms is that times the unit less lead_beta_ * (now - lead_ref_):
-  // the age term costs nothing per request. lead_ is recomputed when the query's beta
-  // differs or its `now` has moved far from lead_ref_ (which keeps the rounding of the
-  // two large products small against kSlackMs; lead_ms() allows for it too).
+  // the age term costs nothing per request. The leads are recomputed when the query's
+  // beta differs or its `now` has moved far from lead_ref_ (which keeps the rounding
+  // of the two large products small against kSlackMs; lead_ms() allows for it too).
+  // lead_[j] holds the lead in fixed point (2^32 to the unit) rounded down, so the whole
+  // bound is one integer sum; a lead beyond +-kLeadMax (a bonus of 2^29 rotations)
+  // is held as -kLeadMax, lower, which is still a bound and cannot overflow.
   static constexpr double kLeadRebaseMs = 1000.0;  // largest lead_beta_ * |now - lead_ref_|
-  double lead_of(const Hot& h) const {
-    return lead_beta_ == 0.0 ? h.p.overhead
-                             : h.p.overhead + lead_beta_u_ * (h.arrival - lead_ref_);
+  static constexpr std::int64_t kLeadMax = std::int64_t{1} << 61;
+  std::int64_t lead_of(const Hot& h) const {
+    const double lead = lead_beta_ == 0.0
+                            ? h.p.overhead
+                            : h.p.overhead + lead_beta_u_ * (h.arrival - lead_ref_);
+    const double x = lead * kFixedOne;
+    if (!(std::abs(x) < static_cast<double>(kLeadMax))) return -kLeadMax;  // NaN too
+    const auto f = static_cast<std::int64_t>(x);  // towards 0: down for x >= 0
+    return static_cast<double>(f) > x ? f - 1 : f;
   }
   void set_leads(double beta, Millis ref);
   // A short-pass bound in ms, lowered by a part in 2^40 of its terms (the rounding of
@@ -314,6 +322,9 @@ class AccessIndex {
 
   template <bool Rot, bool Aged, class Accept>
   Choice search(const Query& q, const Spin& spin, Accept& accept);
+  template <bool Rot, bool Aged, bool Coarse, bool Window, class Accept>
+  Choice short_search(const Query& q, const Head& head, Choice out, std::int64_t lo,
+                      std::int64_t hi, Accept& accept);
 
   void order_insert(const AgeEntry& e);
   void order_erased();
@@ -388,7 +399,7 @@ class AccessIndex {
   // slots so the oldest-first walk checks staleness in a small array.
   std::vector<std::uint32_t> slot_gen_;
   std::vector<Hot> hot_;                    // every live request, densely
-  std::vector<double> lead_;                // per hot_ entry, see lead_of()
+  std::vector<std::int64_t> lead_;          // per hot_ entry, see lead_of()
   double lead_beta_ = 0.0, lead_beta_u_ = 0.0;  // beta, and beta per bound unit
   Millis lead_ref_ = 0.0;
   std::vector<std::int32_t> free_;
@@ -475,6 +486,13 @@ AccessIndex::Choice AccessIndex::search(const Query& q, const Spin& spin, Accept
   head.seek = seek_coarse_ ? seek_u_.data() : seek_u_.data() + (C_ - 1 - c0);
   head.exact = seek_exact_;
   head.shift = seek_shift_;
+  if (!grid_on_) {
+    if (window)
+      return seek_coarse_ ? short_search<Rot, Aged, true, true>(q, head, out, lo, hi, accept)
+                          : short_search<Rot, Aged, false, true>(q, head, out, lo, hi, accept);
+    return seek_coarse_ ? short_search<Rot, Aged, true, false>(q, head, out, lo, hi, accept)
+                        : short_search<Rot, Aged, false, false>(q, head, out, lo, hi, accept);
+  }
   const double unit = unit_ms_;
   const double beta = q.beta, now = q.now;
   auto bonus_of = [&](Millis arrival) { return Aged ? beta * (now - arrival) : 0.0; };
@@ -486,79 +504,6 @@ AccessIndex::Choice AccessIndex::search(const Query& q, const Spin& spin, Accept
     if (before(cand, out.rank) && accept(s.req, s.seq, pos)) out = Choice{cand, pos, &s.req};
   };
   auto in_window = [&](std::int32_t cyl) { return !window || (cyl >= lo && cyl <= hi); };
-
-  // Short queues: every request's own bound from the compact array and its lead_ (the
-  // age term folded in); the exact cost only where the bound can still rank first,
-  // the smallest bound first.
-  auto short_pass = [&]<bool Coarse, bool Window>() {
-    const double want = Aged ? beta : 0.0;
-    if (want != lead_beta_ || (Aged && std::abs(beta * (now - lead_ref_)) > kLeadRebaseMs))
-      set_leads(want, now);
-    // What every bound in ms loses to the age term since lead_ref_.
-    const double shift = Aged ? lead_beta_ * (now - lead_ref_) : 0.0;
-    const std::size_t n = hot_.size();
-    const Hot* const hot = hot_.data();
-    const double* const lead = lead_.data();
-    constexpr double inf = std::numeric_limits<double>::infinity();
-    // In the bound unit, without the shift; +inf outside the window.
-    auto bound_of = [&](std::size_t j) {
-      if (Window && !in_window(hot[j].p.cylinder)) return inf;
-      return own_bound<Rot, Coarse>(head, hot[j].p, lead[j]);
-    };
-    // lb[j]: hot_[j]'s bound. The smallest bound and the second smallest (which tells
-    // whether any other request can still win once the smallest is costed), in two
-    // independent chains (even and odd j) of min/max instructions beside the bounds.
-    double lb[kLinearMax];
-    double m0 = inf, m1 = inf, s0 = inf, s1 = inf;
-    std::size_t j2 = 0;
-    for (; j2 + 2 <= n; j2 += 2) {
-      const double b0 = lb[j2] = bound_of(j2), b1 = lb[j2 + 1] = bound_of(j2 + 1);
-      s0 = std::min(s0, std::max(m0, b0));
-      s1 = std::min(s1, std::max(m1, b1));
-      m0 = std::min(m0, b0);
-      m1 = std::min(m1, b1);
-    }
-    if (j2 < n) {
-      const double b0 = lb[j2] = bound_of(j2);
-      s0 = std::min(s0, std::max(m0, b0));
-      m0 = std::min(m0, b0);
-    }
-    st.bounded = n;
-    const double least = std::min(m0, m1);
-    const double second = std::min(std::min(s0, s1), std::max(m0, m1));
-    // (inf marks a request outside the window: never costed.)
-    if (least < inf && lead_ms(least, shift) - kSlackMs <= out.rank.key) {
-      // Where the least is, by conditional moves over the bit patterns (a searching
-      // loop's exit is a mispredicted branch); by value only if a -0 hid it.
-      std::uint64_t least_bits, bits;
-      std::memcpy(&least_bits, &least, sizeof least);
-      std::size_t first = n;
-      for (std::size_t j = n; j-- > 0;) {
-        std::memcpy(&bits, &lb[j], sizeof bits);
-        first = bits == least_bits ? j : first;
-      }
-      if (first == n)
-        for (first = 0; lb[first] != least;) ++first;
-      cost(slots_[hot[first].slot]);
-      // Every other request whose bound still reaches the best (rarely any: the
-      // second smallest bound says whether there is one).
-      if (second < inf && lead_ms(second, shift) <= out.rank.key + kSlackMs) {
-        lb[first] = inf;
-        for (std::size_t j = 0; j < n; ++j)
-          if (lb[j] < inf && lead_ms(lb[j], shift) <= out.rank.key + kSlackMs)
-            cost(slots_[hot[j].slot]);
-      }
-    }
-    stats_ = st;
-    return out;
-  };
-  if (!grid_on_) {
-    if (window)
-      return seek_coarse_ ? short_pass.template operator()<true, true>()
-                          : short_pass.template operator()<false, true>();
-    return seek_coarse_ ? short_pass.template operator()<true, false>()
-                        : short_pass.template operator()<false, false>();
-  }
 
   // Costs a request unless its own bound (ms, bonus included) shows it cannot win.
   auto consider_bounded = [&](const Slot& s, Millis bound_less_bonus) {
@@ -730,6 +675,84 @@ AccessIndex::Choice AccessIndex::search(const Query& q, const Spin& spin, Accept
       up = up < bhi ? next_band(up + 1, bhi) : -1;
     else
       dn = dn > blo ? prev_band(dn - 1, blo) : -1;
+  }
+  stats_ = st;
+  return out;
+}
+
+
+// Short queues (no grid): every request's own bound from the compact array and its
+// lead (the age term folded in); the exact cost only where the bound can still rank
+// first, the smallest bound first. `out` holds the query's initial rank.
+template <bool Rot, bool Aged, bool Coarse, bool Window, class Accept>
+AccessIndex::Choice AccessIndex::short_search(const Query& q, const Head& head, Choice out,
+                                              std::int64_t lo, std::int64_t hi,
+                                              Accept& accept) {
+  Stats st;
+  const double beta = q.beta, now = q.now;
+  // Costs one held request exactly; the key and tie rule are best_scan's.
+  auto cost = [&](const Slot& s) {
+    const Millis pos = model_.positioning_ms(q.head, s.req.loc);
+    ++st.costed;
+    const Rank cand = Rank::of(Aged ? pos - beta * (now - s.req.arrival_ms) : pos, s.req);
+    if (before(cand, out.rank) && accept(s.req, s.seq, pos)) out = Choice{cand, pos, &s.req};
+  };
+  auto in_window = [&](std::int32_t cyl) { return cyl >= lo && cyl <= hi; };
+  const double want = Aged ? beta : 0.0;
+  if (want != lead_beta_ || (Aged && std::abs(beta * (now - lead_ref_)) > kLeadRebaseMs))
+    set_leads(want, now);
+  // What every bound in ms loses to the age term since lead_ref_.
+  const double shift = Aged ? lead_beta_ * (now - lead_ref_) : 0.0;
+  const std::size_t n = hot_.size();
+  const Hot* const hot = hot_.data();
+  const std::int64_t* const lead = lead_.data();
+  // Each request's bound as one integer key: the fixed-point bound rounded down to a
+  // multiple of 64 (still a bound), with the request's position in the low 6 bits
+  // (n <= kLinearMax), so the smallest key is both the least bound and where it is,
+  // and no two keys tie. kNone: outside the window.
+  static_assert(kLinearMax <= 64);
+  constexpr std::int64_t kNone = std::numeric_limits<std::int64_t>::max();
+  auto key_of = [&](std::size_t j) {
+    if (Window && !in_window(hot[j].p.cylinder)) return kNone;
+    const std::int64_t b = lead[j] + static_cast<std::int64_t>(own_fixed<Rot, Coarse>(head, hot[j].p));
+    return (b & ~std::int64_t{63}) | static_cast<std::int64_t>(j);
+  };
+  // The key's bound in ms (lowered for rounding, see lead_ms).
+  auto key_ms = [&](std::int64_t k) {
+    return lead_ms(static_cast<double>(k & ~std::int64_t{63}) * (1.0 / kFixedOne), shift);
+  };
+  // The smallest key and the second smallest (which tells whether any other request
+  // can still win once the smallest is costed), in two independent chains (even and
+  // odd j) of min/max beside the keys.
+  std::int64_t m0 = kNone, m1 = kNone, s0 = kNone, s1 = kNone;
+  std::size_t j2 = 0;
+  for (; j2 + 2 <= n; j2 += 2) {
+    const std::int64_t k0 = key_of(j2), k1 = key_of(j2 + 1);
+    s0 = std::min(s0, std::max(m0, k0));
+    s1 = std::min(s1, std::max(m1, k1));
+    m0 = std::min(m0, k0);
+    m1 = std::min(m1, k1);
+  }
+  if (j2 < n) {
+    const std::int64_t k0 = key_of(j2);
+    s0 = std::min(s0, std::max(m0, k0));
+    m0 = std::min(m0, k0);
+  }
+  st.bounded = n;
+  const std::int64_t least = std::min(m0, m1);
+  const std::int64_t second = std::min(std::min(s0, s1), std::max(m0, m1));
+  if (least != kNone && key_ms(least) - kSlackMs <= out.rank.key) {
+    const std::size_t first = static_cast<std::size_t>(least & 63);
+    cost(slots_[hot[first].slot]);
+    // Every other request whose bound still reaches the best (rarely any: the
+    // second smallest key says whether there is one).
+    if (second != kNone && key_ms(second) <= out.rank.key + kSlackMs) {
+      for (std::size_t j = 0; j < n; ++j) {
+        if (j == first) continue;
+        const std::int64_t k = key_of(j);
+        if (k != kNone && key_ms(k) <= out.rank.key + kSlackMs) cost(slots_[hot[j].slot]);
+      }
+    }
   }
   stats_ = st;
   return out;
