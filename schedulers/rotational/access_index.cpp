@@ -54,7 +54,7 @@ void AccessIndex::set_units(Millis period) {
                                : seek_exact_ + (static_cast<std::int64_t>(i - seek_exact_) << seek_shift_);
     // u * 2^32 is exact (u >= 0); the conversion truncates, so rounds down.
     const double u = seek_lb_[d] * inv_unit_;
-    const SeekBound b = static_cast<SeekBound>(u * kFixedOne);
+    const SeekBound b = static_cast<SeekBound>(u * kFixedOne) & ~SeekBound{kFixedGrain - 1};
     seek_u_[mid + i] = b;
     if (!seek_coarse_) seek_u_[mid - i] = b;
   }
@@ -77,7 +77,7 @@ void AccessIndex::set_leads(double beta, Millis ref) {
   lead_beta_ = beta;
   lead_beta_u_ = beta / unit_ms_;
   lead_ref_ = ref;
-  for (std::size_t j = 0; j < hot_.size(); ++j) lead_[j] = lead_of(hot_[j]);
+  for (std::size_t j = 0; j < hot_.size(); ++j) set_lead(j);
 }
 
 void AccessIndex::add_new_overhead(Millis o) {
@@ -195,7 +195,8 @@ void AccessIndex::insert(const Request& r) {
   set_probe(h.p, r.loc);
   h.arrival = r.arrival_ms;
   h.slot = si;
-  lead_.push_back(lead_of(h));
+  lead_.emplace_back();
+  set_lead(hot_.size() - 1);
   ++count_;
   add_overhead(r.loc.overhead_ms);
   if (grid_on_)
@@ -303,7 +304,9 @@ std::optional<Request> AccessIndex::erase(std::uint64_t id) {
   h.arrival = last.arrival;
   h.slot = last.slot;
   hot_.pop_back();
-  lead_[static_cast<std::size_t>(s.hot)] = lead_.back();
+  // The last lead moves with its request: only its position bits change.
+  lead_[static_cast<std::size_t>(s.hot)] =
+      (lead_.back() & ~std::int64_t{kFixedGrain - 1}) | static_cast<std::int64_t>(s.hot);
   lead_.pop_back();
   s.hot = -1;
   remove_overhead(s.req.loc.overhead_ms);
@@ -331,7 +334,7 @@ bool AccessIndex::relocate(const Request& r) {
   s.req.loc = r.loc;
   add_overhead(r.loc.overhead_ms);
   set_probe(hot_[static_cast<std::size_t>(s.hot)].p, r.loc);
-  lead_[static_cast<std::size_t>(s.hot)] = lead_of(hot_[static_cast<std::size_t>(s.hot)]);
+  set_lead(static_cast<std::size_t>(s.hot));
   if (grid_on_) grid_link(si);
   return true;
 }

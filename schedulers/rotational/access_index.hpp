@@ -203,10 +203,16 @@ class AccessIndex {
   // an angle that wraps by a rounding error costs nothing: the phase is stored
   // kPhiBackFixed ahead and the overhead as much lower, which turns such a wait into
   // one of at most 0 (and every other wait into itself) without a comparison.
+  //
+  // Every term of a bound is also a multiple of kFixedGrain (phase, seek: rounded
+  // down; the head's angle: rounded up, so the wait can only shrink), which leaves the
+  // low bits of the short pass's keys free for the request's position (see lead_).
   static constexpr double kFixedOne = 4294967296.0;      // 2^32
   static constexpr double kFixedSlack = 4.0 / kFixedOne;  // rotations
+  static constexpr std::uint32_t kFixedGrain = 64;
+  static constexpr std::uint32_t kGrainMask = ~(kFixedGrain - 1);
   static constexpr std::uint32_t kPhiBackFixed =
-      static_cast<std::uint32_t>(kPhiBack * kFixedOne) + 1u;
+      static_cast<std::uint32_t>(kPhiBack * kFixedOne) + 2 * kFixedGrain;
   static std::uint32_t to_fixed(double rotations) {
     return static_cast<std::uint32_t>(
         static_cast<std::uint64_t>(static_cast<std::int64_t>(frac(rotations) * kFixedOne)));
@@ -242,7 +248,7 @@ class AccessIndex {
   void set_units(Millis period);
   void set_probe(Probe& p, const Location& l) const {
     const double overhead = l.overhead_ms * inv_unit_;
-    p.phase = rot_ ? to_fixed(l.angle - overhead) + kPhiBackFixed : 0u;
+    p.phase = rot_ ? (to_fixed(l.angle - overhead) + kPhiBackFixed) & kGrainMask : 0u;
     p.cylinder = static_cast<std::int32_t>(clamp_cyl(l.cylinder));
     p.overhead = rot_ ? overhead - kFixedSlack - kPhiBackFixed / kFixedOne : overhead;
   }
@@ -298,9 +304,11 @@ class AccessIndex {
   // the age term costs nothing per request. The leads are recomputed when the query's
   // beta differs or its `now` has moved far from lead_ref_ (which keeps the rounding
   // of the two large products small against kSlackMs; lead_ms() allows for it too).
-  // lead_[j] holds the lead in fixed point (2^32 to the unit) rounded down, so the whole
-  // bound is one integer sum; a lead beyond +-kLeadMax (a bonus of 2^29 rotations)
-  // is held as -kLeadMax, lower, which is still a bound and cannot overflow.
+  // lead_[j] holds the lead in fixed point (2^32 to the unit) rounded down to a multiple
+  // of kFixedGrain, plus j: the whole key is one integer sum whose low bits say where
+  // its request is (n <= kLinearMax <= kFixedGrain). A lead beyond +-kLeadMax (a bonus
+  // of 2^29 rotations) is held as -kLeadMax, lower, which is still a bound and cannot
+  // overflow.
   static constexpr double kLeadRebaseMs = 1000.0;  // largest lead_beta_ * |now - lead_ref_|
   static constexpr std::int64_t kLeadMax = std::int64_t{1} << 61;
   std::int64_t lead_of(const Hot& h) const {
@@ -311,6 +319,9 @@ class AccessIndex {
     if (!(std::abs(x) < static_cast<double>(kLeadMax))) return -kLeadMax;  // NaN too
     const auto f = static_cast<std::int64_t>(x);  // towards 0: down for x >= 0
     return static_cast<double>(f) > x ? f - 1 : f;
+  }
+  void set_lead(std::size_t j) {
+    lead_[j] = (lead_of(hot_[j]) & ~std::int64_t{kFixedGrain - 1}) | static_cast<std::int64_t>(j);
   }
   void set_leads(double beta, Millis ref);
   // A short-pass bound in ms, lowered by a part in 2^40 of its terms (the rounding of
@@ -481,7 +492,7 @@ AccessIndex::Choice AccessIndex::search(const Query& q, const Spin& spin, Accept
   Head head;
   head.c0 = static_cast<std::int32_t>(c0);
   const double a0 = Rot ? spin.angle_at(q.head.time_ms) : 0.0;
-  head.a0 = Rot ? to_fixed(a0) : 0u;
+  head.a0 = Rot ? (to_fixed(a0) + (kFixedGrain - 1)) & kGrainMask : 0u;
   head.coarse = seek_coarse_;
   head.seek = seek_coarse_ ? seek_u_.data() : seek_u_.data() + (C_ - 1 - c0);
   head.exact = seek_exact_;
@@ -706,20 +717,19 @@ AccessIndex::Choice AccessIndex::short_search(const Query& q, const Head& head, 
   const std::size_t n = hot_.size();
   const Hot* const hot = hot_.data();
   const std::int64_t* const lead = lead_.data();
-  // Each request's bound as one integer key: the fixed-point bound rounded down to a
-  // multiple of 64 (still a bound), with the request's position in the low 6 bits
-  // (n <= kLinearMax), so the smallest key is both the least bound and where it is,
-  // and no two keys tie. kNone: outside the window.
-  static_assert(kLinearMax <= 64);
+  // Each request's bound as one integer key, its position in the low bits (see
+  // lead_), so the smallest key is both the least bound and where it is, and no two
+  // keys tie. kNone: outside the window.
+  static_assert(kLinearMax <= kFixedGrain);
   constexpr std::int64_t kNone = std::numeric_limits<std::int64_t>::max();
   auto key_of = [&](std::size_t j) {
     if (Window && !in_window(hot[j].p.cylinder)) return kNone;
-    const std::int64_t b = lead[j] + static_cast<std::int64_t>(own_fixed<Rot, Coarse>(head, hot[j].p));
-    return (b & ~std::int64_t{63}) | static_cast<std::int64_t>(j);
+    return lead[j] + static_cast<std::int64_t>(own_fixed<Rot, Coarse>(head, hot[j].p));
   };
   // The key's bound in ms (lowered for rounding, see lead_ms).
   auto key_ms = [&](std::int64_t k) {
-    return lead_ms(static_cast<double>(k & ~std::int64_t{63}) * (1.0 / kFixedOne), shift);
+    return lead_ms(static_cast<double>(k & ~std::int64_t{kFixedGrain - 1}) * (1.0 / kFixedOne),
+                   shift);
   };
   // The smallest key and the second smallest (which tells whether any other request
   // can still win once the smallest is costed), in two independent chains (even and
@@ -742,7 +752,7 @@ AccessIndex::Choice AccessIndex::short_search(const Query& q, const Head& head, 
   const std::int64_t least = std::min(m0, m1);
   const std::int64_t second = std::min(std::min(s0, s1), std::max(m0, m1));
   if (least != kNone && key_ms(least) - kSlackMs <= out.rank.key) {
-    const std::size_t first = static_cast<std::size_t>(least & 63);
+    const std::size_t first = static_cast<std::size_t>(least & (kFixedGrain - 1));
     cost(slots_[hot[first].slot]);
     // Every other request whose bound still reaches the best (rarely any: the
     // second smallest key says whether there is one).
