@@ -735,19 +735,25 @@ AccessIndex::Choice AccessIndex::short_search(const Query& q, const Head& head, 
   // can still win once the smallest is costed), in two independent chains (even and
   // odd j) of min/max beside the keys.
   std::int64_t m0 = kNone, m1 = kNone, s0 = kNone, s1 = kNone;
-  std::size_t j2 = 0;
-  for (; j2 + 2 <= n; j2 += 2) {
-    const std::int64_t k0 = key_of(j2), k1 = key_of(j2 + 1);
-    s0 = std::min(s0, std::max(m0, k0));
-    s1 = std::min(s1, std::max(m1, k1));
-    m0 = std::min(m0, k0);
-    m1 = std::min(m1, k1);
+  auto add0 = [&](std::int64_t k) {
+    s0 = std::min(s0, std::max(m0, k));
+    m0 = std::min(m0, k);
+  };
+  auto add1 = [&](std::int64_t k) {
+    s1 = std::min(s1, std::max(m1, k));
+    m1 = std::min(m1, k);
+  };
+  // Four keys a step (the loop's own instructions are a fifth of a short one's).
+  std::size_t j4 = 0;
+  for (; j4 + 4 <= n; j4 += 4) {
+    const std::int64_t k0 = key_of(j4), k1 = key_of(j4 + 1);
+    const std::int64_t k2 = key_of(j4 + 2), k3 = key_of(j4 + 3);
+    add0(k0);
+    add1(k1);
+    add0(k2);
+    add1(k3);
   }
-  if (j2 < n) {
-    const std::int64_t k0 = key_of(j2);
-    s0 = std::min(s0, std::max(m0, k0));
-    m0 = std::min(m0, k0);
-  }
+  for (; j4 < n; ++j4) add0(key_of(j4));
   st.bounded = n;
   const std::int64_t least = std::min(m0, m1);
   const std::int64_t second = std::min(std::min(s0, s1), std::max(m0, m1));
