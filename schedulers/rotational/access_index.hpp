@@ -334,8 +334,8 @@ class AccessIndex {
   template <bool Rot, bool Aged, class Accept>
   Choice search(const Query& q, const Spin& spin, Accept& accept);
   template <bool Rot, bool Aged, bool Coarse, bool Window, class Accept>
-  Choice short_search(const Query& q, const Head& head, Choice out, std::int64_t lo,
-                      std::int64_t hi, Accept& accept);
+  Choice short_search(const Query& q, const Head& head, std::int64_t lo, std::int64_t hi,
+                      Accept& accept);
 
   void order_insert(const AgeEntry& e);
   void order_erased();
@@ -499,10 +499,10 @@ AccessIndex::Choice AccessIndex::search(const Query& q, const Spin& spin, Accept
   head.shift = seek_shift_;
   if (!grid_on_) {
     if (window)
-      return seek_coarse_ ? short_search<Rot, Aged, true, true>(q, head, out, lo, hi, accept)
-                          : short_search<Rot, Aged, false, true>(q, head, out, lo, hi, accept);
-    return seek_coarse_ ? short_search<Rot, Aged, true, false>(q, head, out, lo, hi, accept)
-                        : short_search<Rot, Aged, false, false>(q, head, out, lo, hi, accept);
+      return seek_coarse_ ? short_search<Rot, Aged, true, true>(q, head, lo, hi, accept)
+                          : short_search<Rot, Aged, false, true>(q, head, lo, hi, accept);
+    return seek_coarse_ ? short_search<Rot, Aged, true, false>(q, head, lo, hi, accept)
+                        : short_search<Rot, Aged, false, false>(q, head, lo, hi, accept);
   }
   const double unit = unit_ms_;
   const double beta = q.beta, now = q.now;
@@ -694,11 +694,17 @@ AccessIndex::Choice AccessIndex::search(const Query& q, const Spin& spin, Accept
 
 // Short queues (no grid): every request's own bound from the compact array and its
 // lead (the age term folded in); the exact cost only where the bound can still rank
-// first, the smallest bound first. `out` holds the query's initial rank.
+// first, the smallest bound first.
 template <bool Rot, bool Aged, bool Coarse, bool Window, class Accept>
-AccessIndex::Choice AccessIndex::short_search(const Query& q, const Head& head, Choice out,
+AccessIndex::Choice AccessIndex::short_search(const Query& q, const Head& head,
                                               std::int64_t lo, std::int64_t hi,
                                               Accept& accept) {
+  // A local (returned in place), field by field as in search().
+  Choice out;
+  out.rank.key = q.initial.key;
+  out.rank.arrival = q.initial.arrival;
+  out.rank.id = q.initial.id;
+  out.rank.found = q.initial.found;
   Stats st;
   const double beta = q.beta, now = q.now;
   // Costs one held request exactly; the key and tie rule are best_scan's.
