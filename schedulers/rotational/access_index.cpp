@@ -52,14 +52,10 @@ void AccessIndex::set_units(Millis period) {
     const std::int64_t d = i < seek_exact_
                                ? i
                                : seek_exact_ + (static_cast<std::int64_t>(i - seek_exact_) << seek_shift_);
+    // u * 2^32 is exact (u >= 0); the conversion truncates, so rounds down.
     const double u = seek_lb_[d] * inv_unit_;
-    float f = static_cast<float>(u);
-    // Rounded up: the next float towards 0 (f > u >= 0, so one less in its bits;
-    // std::nextafter's, without the library call).
-    if (static_cast<double>(f) > u) f = std::bit_cast<float>(std::bit_cast<std::uint32_t>(f) - 1u);
-    SeekBound& b = seek_u_[mid + i];
-    b.u = f;
-    b.angle = rot_ ? to_fixed(u) : 0u;
+    const SeekBound b = static_cast<SeekBound>(u * kFixedOne) & ~SeekBound{kFixedGrain - 1};
+    seek_u_[mid + i] = b;
     if (!seek_coarse_) seek_u_[mid - i] = b;
   }
   // The age gap at which walking the oldest first pays, against the spread of access
@@ -70,10 +66,18 @@ void AccessIndex::set_units(Millis period) {
 void AccessIndex::sync_rotation(Millis period) {
   set_units(period);
   for (Hot& h : hot_) set_probe(h.p, slots_[h.slot].req.loc);
+  set_leads(lead_beta_, lead_ref_);
   for (std::size_t i = order_head_; i < order_.size(); ++i) {
     AgeEntry& e = order_[i];
     if (!stale(e)) e.p = hot_[slots_[e.slot].hot].p;
   }
+}
+
+void AccessIndex::set_leads(double beta, Millis ref) {
+  lead_beta_ = beta;
+  lead_beta_u_ = beta / unit_ms_;
+  lead_ref_ = ref;
+  for (std::size_t j = 0; j < hot_.size(); ++j) set_lead(j);
 }
 
 void AccessIndex::add_new_overhead(Millis o) {
@@ -191,6 +195,8 @@ void AccessIndex::insert(const Request& r) {
   set_probe(h.p, r.loc);
   h.arrival = r.arrival_ms;
   h.slot = si;
+  lead_.emplace_back();
+  set_lead(hot_.size() - 1);
   ++count_;
   add_overhead(r.loc.overhead_ms);
   if (grid_on_)
@@ -298,6 +304,10 @@ std::optional<Request> AccessIndex::erase(std::uint64_t id) {
   h.arrival = last.arrival;
   h.slot = last.slot;
   hot_.pop_back();
+  // The last lead moves with its request: only its position bits change.
+  lead_[static_cast<std::size_t>(s.hot)] =
+      (lead_.back() & ~std::int64_t{kFixedGrain - 1}) | static_cast<std::int64_t>(s.hot);
+  lead_.pop_back();
   s.hot = -1;
   remove_overhead(s.req.loc.overhead_ms);
   if (grid_on_) {
@@ -324,6 +334,7 @@ bool AccessIndex::relocate(const Request& r) {
   s.req.loc = r.loc;
   add_overhead(r.loc.overhead_ms);
   set_probe(hot_[static_cast<std::size_t>(s.hot)].p, r.loc);
+  set_lead(static_cast<std::size_t>(s.hot));
   if (grid_on_) grid_link(si);
   return true;
 }
@@ -357,6 +368,7 @@ std::vector<Request> AccessIndex::drain() {
   slots_.clear();
   slot_gen_.clear();
   hot_.clear();
+  lead_.clear();
   free_.clear();
   slot_of_.clear();
   order_.clear();

@@ -199,20 +199,29 @@ class AccessIndex {
   // wrap-around of unsigned arithmetic. Each of the three angles in a bound (the
   // request's phase, the head's angle and the seek's fraction of a rotation) is off
   // by less than 2^-32 of a rotation, and `overhead` is stored kFixedSlack lower to
-  // cover their sum; a wait within kPhiBack of a whole rotation counts as none, as
-  // before, so an angle that wraps by a rounding error costs nothing.
+  // cover their sum. A wait within kPhiBack of a whole rotation must count as none, so
+  // an angle that wraps by a rounding error costs nothing: the phase is stored
+  // kPhiBackFixed ahead and the overhead as much lower, which turns such a wait into
+  // one of at most 0 (and every other wait into itself) without a comparison.
+  //
+  // Every term of a bound is also a multiple of kFixedGrain (phase, seek: rounded
+  // down; the head's angle: rounded up, so the wait can only shrink), which leaves the
+  // low bits of the short pass's keys free for the request's position (see lead_).
   static constexpr double kFixedOne = 4294967296.0;      // 2^32
   static constexpr double kFixedSlack = 4.0 / kFixedOne;  // rotations
+  static constexpr std::uint32_t kFixedGrain = 64;
+  static constexpr std::uint32_t kGrainMask = ~(kFixedGrain - 1);
   static constexpr std::uint32_t kPhiBackFixed =
-      static_cast<std::uint32_t>(kFixedOne - kPhiBack * kFixedOne);
+      static_cast<std::uint32_t>(kPhiBack * kFixedOne) + 2 * kFixedGrain;
   static std::uint32_t to_fixed(double rotations) {
     return static_cast<std::uint32_t>(
         static_cast<std::uint64_t>(static_cast<std::int64_t>(frac(rotations) * kFixedOne)));
   }
   struct Probe {
-    std::uint32_t phase;    // disk: start angle less the overhead, fixed point
+    std::uint32_t phase;    // disk: start angle less the overhead, fixed point,
+                            // plus kPhiBackFixed
     std::int32_t cylinder;  // clamped to [0, C)
-    double overhead;        // command overhead (disk: less kFixedSlack)
+    double overhead;        // command overhead (disk: less kFixedSlack and kPhiBackFixed)
   };
   struct Hot {
     Probe p;
@@ -229,22 +238,19 @@ class AccessIndex {
     std::uint32_t gen;
   };
   bool stale(const AgeEntry& e) const { return slot_gen_[e.slot] != e.gen; }
-  // The seek lower bound for one distance, both ways a bound uses it, in 8 bytes so
-  // the table of a whole disk stays small in the cache: the bound as a float rounded
-  // down (a little lower, still a bound), and its fraction of a rotation, taken from
-  // the exact value, in fixed point (disk).
-  struct SeekBound {
-    float u;
-    std::uint32_t angle;
-  };
+  // The seek lower bound for one distance in fixed point, 2^32 to the bound unit,
+  // rounded down, in 8 bytes so the table of a whole disk stays small in the cache.
+  // On a disk its low 32 bits are the seek's fraction of a rotation, so the wait for
+  // a request's angle is one 32-bit subtraction from it, and seek plus wait one sum.
+  using SeekBound = std::uint64_t;
   // Converts the rotation-dependent state to a new period (see T_).
   void sync_rotation(Millis period);
   void set_units(Millis period);
   void set_probe(Probe& p, const Location& l) const {
     const double overhead = l.overhead_ms * inv_unit_;
-    p.phase = rot_ ? to_fixed(l.angle - overhead) : 0u;
+    p.phase = rot_ ? (to_fixed(l.angle - overhead) + kPhiBackFixed) & kGrainMask : 0u;
     p.cylinder = static_cast<std::int32_t>(clamp_cyl(l.cylinder));
-    p.overhead = rot_ ? overhead - kFixedSlack : overhead;
+    p.overhead = rot_ ? overhead - kFixedSlack - kPhiBackFixed / kFixedOne : overhead;
   }
 
   // The head at one query, as every own bound needs it.
@@ -272,8 +278,9 @@ class AccessIndex {
   }
   // A request's own lower bound on its positioning time, in the bound unit (see the
   // top of this file): overhead + seek bound, then (disk) the wait for its angle.
+  // Seek plus wait of the bound, fixed point (2^32 to the unit).
   template <bool Rot, bool Coarse>
-  static double own_bound(const Head& h, const Probe& p) {
+  static std::uint64_t own_fixed(const Head& h, const Probe& p) {
     const SeekBound* bp;
     if constexpr (Coarse) {
       const std::int32_t d = p.cylinder > h.c0 ? p.cylinder - h.c0 : h.c0 - p.cylinder;
@@ -281,23 +288,54 @@ class AccessIndex {
     } else {
       bp = &h.seek[static_cast<std::uint32_t>(p.cylinder)];
     }
-    const SeekBound& b = *bp;
-    const double s = static_cast<double>(b.u);
-    if constexpr (Rot) {
-      std::uint32_t wait = p.phase - h.a0 - b.angle;
-      wait = wait > kPhiBackFixed ? 0u : wait;
-      return p.overhead + s + static_cast<double>(wait) * (1.0 / kFixedOne);
-    } else {
-      return p.overhead + s;
-    }
+    std::uint64_t t = *bp;
+    if constexpr (Rot) t += static_cast<std::uint32_t>(p.phase - h.a0 - static_cast<std::uint32_t>(t));
+    return t;
   }
   template <bool Rot>
   static double own_bound(const Head& h, const Probe& p) {
-    return h.coarse ? own_bound<Rot, true>(h, p) : own_bound<Rot, false>(h, p);
+    const std::uint64_t t = h.coarse ? own_fixed<Rot, true>(h, p) : own_fixed<Rot, false>(h, p);
+    return p.overhead + static_cast<double>(static_cast<std::int64_t>(t)) * (1.0 / kFixedOne);
+  }
+
+  // The short pass's bound of hot_[j] in the bound unit is lead + seek + wait, with
+  //   lead = overhead + (lead_beta_ / unit) * (arrival - lead_ref_),
+  // so its key bound in ms is that times the unit less lead_beta_ * (now - lead_ref_):
+  // the age term costs nothing per request. The leads are recomputed when the query's
+  // beta differs or its `now` has moved far from lead_ref_ (which keeps the rounding
+  // of the two large products small against kSlackMs; lead_ms() allows for it too).
+  // lead_[j] holds the lead in fixed point (2^32 to the unit) rounded down to a multiple
+  // of kFixedGrain, plus j: the whole key is one integer sum whose low bits say where
+  // its request is (n <= kLinearMax <= kFixedGrain). A lead beyond +-kLeadMax (a bonus
+  // of 2^29 rotations) is held as -kLeadMax, lower, which is still a bound and cannot
+  // overflow.
+  static constexpr double kLeadRebaseMs = 1000.0;  // largest lead_beta_ * |now - lead_ref_|
+  static constexpr std::int64_t kLeadMax = std::int64_t{1} << 61;
+  std::int64_t lead_of(const Hot& h) const {
+    const double lead = lead_beta_ == 0.0
+                            ? h.p.overhead
+                            : h.p.overhead + lead_beta_u_ * (h.arrival - lead_ref_);
+    const double x = lead * kFixedOne;
+    if (!(std::abs(x) < static_cast<double>(kLeadMax))) return -kLeadMax;  // NaN too
+    const auto f = static_cast<std::int64_t>(x);  // towards 0: down for x >= 0
+    return static_cast<double>(f) > x ? f - 1 : f;
+  }
+  void set_lead(std::size_t j) {
+    lead_[j] = (lead_of(hot_[j]) & ~std::int64_t{kFixedGrain - 1}) | static_cast<std::int64_t>(j);
+  }
+  void set_leads(double beta, Millis ref);
+  // A short-pass bound in ms, lowered by a part in 2^40 of its terms (the rounding of
+  // lead_ and of the conversion; kSlackMs then covers what the old form covered).
+  double lead_ms(double u, double shift) const {
+    const double ms = u * unit_ms_;
+    return ms - shift - (std::abs(ms) + std::abs(shift)) * 0x1p-40;
   }
 
   template <bool Rot, bool Aged, class Accept>
   Choice search(const Query& q, const Spin& spin, Accept& accept);
+  template <bool Rot, bool Aged, bool Coarse, bool Window, class Accept>
+  Choice short_search(const Query& q, const Head& head, std::int64_t lo, std::int64_t hi,
+                      Accept& accept);
 
   void order_insert(const AgeEntry& e);
   void order_erased();
@@ -372,6 +410,9 @@ class AccessIndex {
   // slots so the oldest-first walk checks staleness in a small array.
   std::vector<std::uint32_t> slot_gen_;
   std::vector<Hot> hot_;                    // every live request, densely
+  std::vector<std::int64_t> lead_;          // per hot_ entry, see lead_of()
+  double lead_beta_ = 0.0, lead_beta_u_ = 0.0;  // beta, and beta per bound unit
+  Millis lead_ref_ = 0.0;
   std::vector<std::int32_t> free_;
   std::vector<AgeEntry> order_;             // track_age: arrival order, from order_head_
   std::size_t order_head_ = 0;
@@ -451,11 +492,18 @@ AccessIndex::Choice AccessIndex::search(const Query& q, const Spin& spin, Accept
   Head head;
   head.c0 = static_cast<std::int32_t>(c0);
   const double a0 = Rot ? spin.angle_at(q.head.time_ms) : 0.0;
-  head.a0 = Rot ? to_fixed(a0) : 0u;
+  head.a0 = Rot ? (to_fixed(a0) + (kFixedGrain - 1)) & kGrainMask : 0u;
   head.coarse = seek_coarse_;
   head.seek = seek_coarse_ ? seek_u_.data() : seek_u_.data() + (C_ - 1 - c0);
   head.exact = seek_exact_;
   head.shift = seek_shift_;
+  if (!grid_on_) {
+    if (window)
+      return seek_coarse_ ? short_search<Rot, Aged, true, true>(q, head, lo, hi, accept)
+                          : short_search<Rot, Aged, false, true>(q, head, lo, hi, accept);
+    return seek_coarse_ ? short_search<Rot, Aged, true, false>(q, head, lo, hi, accept)
+                        : short_search<Rot, Aged, false, false>(q, head, lo, hi, accept);
+  }
   const double unit = unit_ms_;
   const double beta = q.beta, now = q.now;
   auto bonus_of = [&](Millis arrival) { return Aged ? beta * (now - arrival) : 0.0; };
@@ -467,82 +515,6 @@ AccessIndex::Choice AccessIndex::search(const Query& q, const Spin& spin, Accept
     if (before(cand, out.rank) && accept(s.req, s.seq, pos)) out = Choice{cand, pos, &s.req};
   };
   auto in_window = [&](std::int32_t cyl) { return !window || (cyl >= lo && cyl <= hi); };
-
-  // Short queues: every request's own bound from the compact array; the exact cost
-  // only where the bound can still rank first, smallest bound first.
-  auto short_pass = [&]<bool Coarse>() {
-    // lb[j]: the lower bound on hot_[j]'s key (its own bound in ms less its age
-    // bonus), +inf outside the window.
-    double lb[kLinearMax];
-    const std::size_t n = hot_.size();
-    const Hot* const hot = hot_.data();
-    constexpr double inf = std::numeric_limits<double>::infinity();
-    auto bound_of = [&](std::size_t j) {
-      const Hot& h = hot[j];
-      double b = own_bound<Rot, Coarse>(head, h.p) * unit;
-      if constexpr (Aged) b -= beta * (now - h.arrival);
-      return lb[j] = b;
-    };
-    // The smallest bound and the second smallest (which tells whether any other
-    // request can still win once the smallest is costed), in two independent chains
-    // (even and odd j) of min/max instructions that run beside the bounds.
-    double m0 = inf, m1 = inf, s0 = inf, s1 = inf;
-    std::size_t j2 = 0;
-    for (; j2 + 2 <= n; j2 += 2) {
-      const double b0 = bound_of(j2), b1 = bound_of(j2 + 1);
-      s0 = std::min(s0, std::max(m0, b0));
-      s1 = std::min(s1, std::max(m1, b1));
-      m0 = std::min(m0, b0);
-      m1 = std::min(m1, b1);
-    }
-    if (j2 < n) {
-      const double b0 = bound_of(j2);
-      s0 = std::min(s0, std::max(m0, b0));
-      m0 = std::min(m0, b0);
-    }
-    if (window) {
-      m0 = m1 = s0 = s1 = inf;
-      for (std::size_t j = 0; j < n; ++j) {
-        if (!in_window(hot[j].p.cylinder)) lb[j] = inf;
-        s0 = std::min(s0, std::max(m0, lb[j]));
-        m0 = std::min(m0, lb[j]);
-      }
-    }
-    st.bounded = n;
-    const double least = std::min(m0, m1);
-    const double second = std::min(std::min(s0, s1), std::max(m0, m1));
-    // (inf marks a request outside the window: never costed.)
-    if (least < inf && least - kSlackMs <= out.rank.key) {
-      // Where the least is, by conditional moves over the bit patterns (a searching
-      // loop's exit is a mispredicted branch); by value only if a -0 hid it.
-      std::uint64_t least_bits, bits;
-      std::memcpy(&least_bits, &least, sizeof least);
-      std::size_t first = n;
-      for (std::size_t j = n; j-- > 0;) {
-        std::memcpy(&bits, &lb[j], sizeof bits);
-        first = bits == least_bits ? j : first;
-      }
-      if (first == n)
-        for (first = 0; lb[first] != least;) ++first;
-      cost(slots_[hot[first].slot]);
-      // Every other request whose bound still reaches the best (rarely any: the
-      // second smallest bound says whether there is one).
-      double reach = out.rank.key + kSlackMs;
-      if (second <= reach) {
-        lb[first] = inf;
-        for (std::size_t j = 0; j < n; ++j)
-          if (lb[j] <= reach && lb[j] < inf) {
-            cost(slots_[hot[j].slot]);
-            reach = out.rank.key + kSlackMs;
-          }
-      }
-    }
-    stats_ = st;
-    return out;
-  };
-  if (!grid_on_)
-    return seek_coarse_ ? short_pass.template operator()<true>()
-                        : short_pass.template operator()<false>();
 
   // Costs a request unless its own bound (ms, bonus included) shows it cannot win.
   auto consider_bounded = [&](const Slot& s, Millis bound_less_bonus) {
@@ -714,6 +686,95 @@ AccessIndex::Choice AccessIndex::search(const Query& q, const Spin& spin, Accept
       up = up < bhi ? next_band(up + 1, bhi) : -1;
     else
       dn = dn > blo ? prev_band(dn - 1, blo) : -1;
+  }
+  stats_ = st;
+  return out;
+}
+
+
+// Short queues (no grid): every request's own bound from the compact array and its
+// lead (the age term folded in); the exact cost only where the bound can still rank
+// first, the smallest bound first.
+template <bool Rot, bool Aged, bool Coarse, bool Window, class Accept>
+AccessIndex::Choice AccessIndex::short_search(const Query& q, const Head& head,
+                                              std::int64_t lo, std::int64_t hi,
+                                              Accept& accept) {
+  // A local (returned in place), field by field as in search().
+  Choice out;
+  out.rank.key = q.initial.key;
+  out.rank.arrival = q.initial.arrival;
+  out.rank.id = q.initial.id;
+  out.rank.found = q.initial.found;
+  Stats st;
+  const double beta = q.beta, now = q.now;
+  // Costs one held request exactly; the key and tie rule are best_scan's.
+  auto cost = [&](const Slot& s) {
+    const Millis pos = model_.positioning_ms(q.head, s.req.loc);
+    ++st.costed;
+    const Rank cand = Rank::of(Aged ? pos - beta * (now - s.req.arrival_ms) : pos, s.req);
+    if (before(cand, out.rank) && accept(s.req, s.seq, pos)) out = Choice{cand, pos, &s.req};
+  };
+  auto in_window = [&](std::int32_t cyl) { return cyl >= lo && cyl <= hi; };
+  const double want = Aged ? beta : 0.0;
+  if (want != lead_beta_ || (Aged && std::abs(beta * (now - lead_ref_)) > kLeadRebaseMs))
+    set_leads(want, now);
+  // What every bound in ms loses to the age term since lead_ref_.
+  const double shift = Aged ? lead_beta_ * (now - lead_ref_) : 0.0;
+  const std::size_t n = hot_.size();
+  const Hot* const hot = hot_.data();
+  const std::int64_t* const lead = lead_.data();
+  // Each request's bound as one integer key, its position in the low bits (see
+  // lead_), so the smallest key is both the least bound and where it is, and no two
+  // keys tie. kNone: outside the window.
+  static_assert(kLinearMax <= kFixedGrain);
+  constexpr std::int64_t kNone = std::numeric_limits<std::int64_t>::max();
+  auto key_of = [&](std::size_t j) {
+    if (Window && !in_window(hot[j].p.cylinder)) return kNone;
+    return lead[j] + static_cast<std::int64_t>(own_fixed<Rot, Coarse>(head, hot[j].p));
+  };
+  // The key's bound in ms (lowered for rounding, see lead_ms).
+  auto key_ms = [&](std::int64_t k) {
+    return lead_ms(static_cast<double>(k & ~std::int64_t{kFixedGrain - 1}) * (1.0 / kFixedOne),
+                   shift);
+  };
+  // The smallest key and the second smallest (which tells whether any other request
+  // can still win once the smallest is costed), in two independent chains (even and
+  // odd j) of min/max beside the keys.
+  std::int64_t m0 = kNone, m1 = kNone, s0 = kNone, s1 = kNone;
+  auto add0 = [&](std::int64_t k) {
+    s0 = std::min(s0, std::max(m0, k));
+    m0 = std::min(m0, k);
+  };
+  auto add1 = [&](std::int64_t k) {
+    s1 = std::min(s1, std::max(m1, k));
+    m1 = std::min(m1, k);
+  };
+  // Four keys a step (the loop's own instructions are a fifth of a short one's).
+  std::size_t j4 = 0;
+  for (; j4 + 4 <= n; j4 += 4) {
+    const std::int64_t k0 = key_of(j4), k1 = key_of(j4 + 1);
+    const std::int64_t k2 = key_of(j4 + 2), k3 = key_of(j4 + 3);
+    add0(k0);
+    add1(k1);
+    add0(k2);
+    add1(k3);
+  }
+  for (; j4 < n; ++j4) add0(key_of(j4));
+  st.bounded = n;
+  const std::int64_t least = std::min(m0, m1);
+  const std::int64_t second = std::min(std::min(s0, s1), std::max(m0, m1));
+  if (least != kNone && key_ms(least) - kSlackMs <= out.rank.key) {
+    const std::size_t first = static_cast<std::size_t>(least & (kFixedGrain - 1));
+    cost(slots_[hot[first].slot]);
+    // Every other request whose bound still reaches the best (rarely any: the
+    // second smallest key says whether there is one).
+    if (second != kNone && key_ms(second) <= out.rank.key + kSlackMs) {
+      for (std::size_t j = 0; j < n; ++j) {
+        if (j == first) continue;
+        const std::int64_t k = key_of(j);
+        if (k != kNone && key_ms(k) <= out.rank.key + kSlackMs) cost(slots_[hot[j].slot]);
+      }
+    }
   }
   stats_ = st;
   return out;

@@ -312,6 +312,46 @@ TEST_CASE("cell search stays exact when held requests are relocated to learnt tr
   }
 }
 
+TEST_CASE("the short pass stays exact as time moves far from where its age terms were taken",
+          "[rotational][asatf]") {
+  // The short pass keeps each request's age term against a reference time, renewed
+  // when `now` has moved far from it (or beta changed). A rolling queue under clocks of
+  // any size (a daemon's), with jumps in time, and one starved request whose bonus
+  // exceeds what a lead holds: the choice must stay the exhaustive scan's.
+  auto model = load_model("hp97560");
+  const DeviceModel& m = *model;
+  const std::uint64_t lbas = m.capacity_bytes() / m.sector_bytes() - 64;
+  std::mt19937_64 rng(0x1EAD);
+  std::uniform_real_distribution<double> u01(0.0, 1.0);
+  for (const double w : {30.0, 1e6}) {
+    const double beta = asatf_beta(w, AgingForm::JacobsonWilkes, m);
+    for (const Millis origin : {0.0, 1.7e12}) {
+      AccessIndex idx(m, true);
+      std::uint64_t next_id = 1;
+      auto add = [&](Millis arrival) {
+        idx.insert(make_request(m, next_id++, rng() % lbas, arrival, 16,
+                                u01(rng) < 0.3 ? Op::Write : Op::Read));
+      };
+      add(origin - 1e12);  // starved
+      Millis now = origin;
+      HeadState head = random_head(m, rng, 1e3);
+      for (int step = 0; step < 400; ++step) {
+        const std::size_t want = 1 + rng() % 40;
+        while (idx.size() < want) add(now - 50.0 * u01(rng));
+        now += step % 50 == 49 ? 1e7 * u01(rng) : 20.0 * u01(rng);
+        AccessIndex::Query q;
+        q.head = head;
+        q.now = now;
+        q.beta = step % 100 == 99 ? 0.0 : beta;
+        const auto fast = idx.best(q);
+        require_same(fast, idx.best_scan(q));
+        const Request r = *idx.erase(fast.req->id);
+        head = m.service(head, r.op, r.offset, r.length).end;
+      }
+    }
+  }
+}
+
 TEST_CASE("the x-column search costs few requests at long MEMS queues (Hong sec. 7)",
           "[rotational][satf][mems]") {
   // 1024 uniform requests on the MEMS sled: every x move pays the settle time, so the
