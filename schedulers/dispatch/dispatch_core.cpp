@@ -105,7 +105,7 @@ void DispatchCore::pump(Millis now, std::vector<std::uint64_t>& dispatched) {
 const RequestRecord& DispatchCore::retire(std::uint64_t id, Millis now, bool ok) {
   if (!records_.holds(id))
     throw std::invalid_argument("complete: unknown request " + std::to_string(id));
-  const Prediction p = head_.completed(id, now, ok);
+  const Prediction& p = head_.completed(id, now, ok);
   // Requests queued on a track whose angle was just learnt rank by the new angle.
   if (const TrackAngles* learnt = head_.learnt_tracks())
     for (const TurnedTrack& t : head_.turned()) queue_.relocate_track(t.cylinder, t.head, *learnt);
