@@ -43,6 +43,7 @@ VirtualDevice::VirtualDevice(const DeviceModel& model, DeviceOptions options)
   if (!options_.rpm_error.none() && !(model_->rotational() && period_ms_ > 0.0))
     throw ModelError(fmt::format("rpm-error={}: model '{}' does not rotate",
                                  options_.rpm_error.to_string(), model_->name()));
+  platter_only_ = !drive_ && !wcache_ && options_.rpm_error.none();
 }
 
 double VirtualDevice::true_angle_at(Millis t) const {
@@ -186,6 +187,23 @@ void VirtualDevice::serve_into(Service& s, Millis arrival_ms, Op op, std::uint64
     begin = offset - offset % sb;
     const std::uint64_t end = offset + length, tail = end % sb;
     len = (tail == 0 ? end : end + (sb - tail)) - begin;
+  }
+  if (platter_only_) {
+    // The platter alone (no controller, buffer, write cache or rpm error): what the
+    // general path below does then, without its tests. The mechanism is free once the
+    // command before it completed; the request starts there, from where that one left
+    // the head.
+    s.start_ms = std::max(std::max(arrival_ms, controller_free_), head_.time_ms);
+    HeadState from = head_;
+    from.time_ms = s.start_ms;
+    ::new (&s.cost) Cost(model_->service(from, op, begin, static_cast<std::uint32_t>(len)));
+    s.jitter_ms = jitter_.sample();
+    s.completion_ms = s.cost.end.time_ms + s.jitter_ms;
+    head_ = s.cost.end;
+    head_.time_ms = s.completion_ms;
+    controller_free_ = s.completion_ms;
+    ++seq_;
+    return;
   }
   // In sectors: only the write cache asks (a division each, on every request else).
   const Extent ext = wcache_ ? Extent{begin / sb, len / sb} : Extent{};

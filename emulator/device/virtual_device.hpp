@@ -168,6 +168,8 @@ class VirtualDevice {
   // When the last command completed. head_.time_ms is when the mechanism is free: later
   // with a write cache, whose destages go on while commands are served from the buffer.
   Millis controller_free_ = 0.0;
+  // No drive cache, write cache or rpm error: serve_into's short path.
+  bool platter_only_ = false;
 };
 
 }  // namespace disksched
