@@ -105,6 +105,7 @@ class RequestQueue {
 
   std::unique_ptr<Scheduler> scheduler_;
   const DeviceModel& model_;
+  std::uint64_t capacity_;  // the model's (immutable): a virtual call the fewer per push
   bool located_ = true;  // unfinished requests carry their Location (scheduler_ uses them)
   // Unfinished requests (held, blocked or at the device) by id, in a ring that grows
   // when the span from the oldest unfinished id to the newest outgrows it. Flat: no
