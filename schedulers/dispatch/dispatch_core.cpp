@@ -48,7 +48,8 @@ std::optional<Request> DispatchCore::take_hit(Millis now) {
   return std::nullopt;
 }
 
-std::optional<Request> DispatchCore::choose(Millis now) {
+// Inlined into pump(), its one caller.
+[[gnu::always_inline]] inline std::optional<Request> DispatchCore::choose(Millis now) {
   // Returned straight into the caller's optional: no empty one to clear and refill.
   if (rank_hits_)
     if (auto hit = take_hit(now)) return hit;
