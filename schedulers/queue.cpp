@@ -187,14 +187,6 @@ std::size_t RequestQueue::relocate_track(std::int64_t cylinder, std::int32_t hea
   return moved;
 }
 
-std::optional<Request> RequestQueue::pick(Millis now, const HeadState& head) {
-  auto r = scheduler_->pick(now, head);
-  if (!r) return r;
-  find(r->id)->at_device = true;
-  ++in_flight_;
-  return r;
-}
-
 std::optional<Request> RequestQueue::take(std::uint64_t id) {
   Unfinished* u = find(id);
   if (u == nullptr || u->at_device || u->blocked || !scheduler_->remove(id)) return std::nullopt;

@@ -43,7 +43,14 @@ class RequestQueue {
 
   // The scheduler's choice among eligible requests; it is then "at the device"
   // (unfinished) until complete(id).
-  std::optional<Request> pick(Millis now, const HeadState& head);
+  // Inline: the dispatch core's every pick.
+  std::optional<Request> pick(Millis now, const HeadState& head) {
+    auto r = scheduler_->pick(now, head);
+    if (!r) return r;
+    find(r->id)->at_device = true;
+    ++in_flight_;
+    return r;
+  }
 
   // Takes eligible request `id` from the scheduler and puts it at the device, as if the
   // scheduler had picked it (the dispatch core's hit check). Nothing when it is not

@@ -167,8 +167,8 @@ Service VirtualDevice::serve(Millis arrival_ms, Op op, std::uint64_t offset, std
   return s;
 }
 
-void VirtualDevice::serve_into(Service& s, Millis arrival_ms, Op op, std::uint64_t offset,
-                               std::uint32_t length, bool fua) {
+void VirtualDevice::serve_general(Service& s, Millis arrival_ms, Op op, std::uint64_t offset,
+                                  std::uint32_t length, bool fua) {
   const std::uint64_t cap = capacity_bytes_;
   if (offset > cap || length > cap - offset)
     throw ModelError(fmt::format("{}: bytes [{}, {}) lie beyond the device ({} bytes)",
@@ -187,23 +187,6 @@ void VirtualDevice::serve_into(Service& s, Millis arrival_ms, Op op, std::uint64
     begin = offset - offset % sb;
     const std::uint64_t end = offset + length, tail = end % sb;
     len = (tail == 0 ? end : end + (sb - tail)) - begin;
-  }
-  if (platter_only_) {
-    // The platter alone (no controller, buffer, write cache or rpm error): what the
-    // general path below does then, without its tests. The mechanism is free once the
-    // command before it completed; the request starts there, from where that one left
-    // the head.
-    s.start_ms = std::max(std::max(arrival_ms, controller_free_), head_.time_ms);
-    HeadState from = head_;
-    from.time_ms = s.start_ms;
-    ::new (&s.cost) Cost(model_->service(from, op, begin, static_cast<std::uint32_t>(len)));
-    s.jitter_ms = jitter_.sample();
-    s.completion_ms = s.cost.end.time_ms + s.jitter_ms;
-    head_ = s.cost.end;
-    head_.time_ms = s.completion_ms;
-    controller_free_ = s.completion_ms;
-    ++seq_;
-    return;
   }
   // In sectors: only the write cache asks (a division each, on every request else).
   const Extent ext = wcache_ ? Extent{begin / sb, len / sb} : Extent{};
