@@ -169,18 +169,10 @@ Millis DiskModel::positioning_ms(const HeadState& from, const Location& to) cons
   return to.overhead_ms + move + wait_for(spin_from(from), t, to.angle);
 }
 
-Cost DiskModel::service(const HeadState& from, Op op, std::uint64_t offset,
-                        std::uint32_t length) const {
-  return service(from, op, offset, length, nullptr);
-}
-
-Cost DiskModel::service(const HeadState& from, Op op, std::uint64_t offset, std::uint32_t length,
-                        const TrackAngles& learnt) const {
-  return service(from, op, offset, length, &learnt);
-}
-
-Cost DiskModel::service(const HeadState& from, Op op, std::uint64_t offset, std::uint32_t length,
-                        const TrackAngles* learnt) const {
+// Inlined into the two public overloads (one call the fewer per request).
+[[gnu::always_inline]] inline Cost DiskModel::service(const HeadState& from, Op op,
+                                                      std::uint64_t offset, std::uint32_t length,
+                                                      const TrackAngles* learnt) const {
   Cost c;
   c.end = from;
   c.overhead_ms = profile_.overhead_ms.of(op);
@@ -241,6 +233,16 @@ Cost DiskModel::service(const HeadState& from, Op op, std::uint64_t offset, std:
   c.end.head = pos.head;
   c.end.time_ms = t + c.completion_ms;
   return c;
+}
+
+Cost DiskModel::service(const HeadState& from, Op op, std::uint64_t offset,
+                        std::uint32_t length) const {
+  return service(from, op, offset, length, nullptr);
+}
+
+Cost DiskModel::service(const HeadState& from, Op op, std::uint64_t offset, std::uint32_t length,
+                        const TrackAngles& learnt) const {
+  return service(from, op, offset, length, &learnt);
 }
 
 }  // namespace disksched

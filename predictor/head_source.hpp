@@ -46,9 +46,10 @@ class HeadSource {
                                        std::uint64_t offset, std::uint32_t length,
                                        std::span<const std::uint64_t> stops = {}) = 0;
 
-  // Request `id`'s completion was observed at `now`. Returns its prediction. Throws
-  // std::invalid_argument for an id that is not in flight.
-  virtual Prediction completed(std::uint64_t id, Millis now, bool ok) = 0;
+  // Request `id`'s completion was observed at `now`. Returns its prediction, valid until
+  // the next call (a reference: a Prediction is large and the core only reads it).
+  // Throws std::invalid_argument for an id that is not in flight.
+  virtual const Prediction& completed(std::uint64_t id, Millis now, bool ok) = 0;
 
   // Would a read of [offset, offset + length) dispatched at `now` be served whole from
   // the drive's buffer? (A head source that keeps the drive's cache state; else false.)

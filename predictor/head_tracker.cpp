@@ -367,7 +367,7 @@ const Prediction& HeadTracker::dispatched(std::uint64_t id, Millis now, Op op,
   return flight_.back().second.pred;
 }
 
-Prediction HeadTracker::completed(std::uint64_t id, Millis now, bool ok) {
+const Prediction& HeadTracker::completed(std::uint64_t id, Millis now, bool ok) {
   const std::size_t at = flight_index(id);
   if (at == flight_.size())
     throw std::invalid_argument("head tracker: completion of unknown request " +
@@ -449,7 +449,8 @@ Prediction HeadTracker::completed(std::uint64_t id, Millis now, bool ok) {
     });
     last_id_ = newest->first;
   }
-  return f.pred;
+  completed_ = f.pred;
+  return completed_;
 }
 
 Calibration calibrate_delta(const DeviceModel& model, const std::vector<TrackerSample>& samples,

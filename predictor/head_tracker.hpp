@@ -193,7 +193,7 @@ class HeadTracker final : public HeadSource {
   // Request `id`'s completion was observed at `now`. When `ok`, the head is re-anchored
   // there (a failed request says nothing certain about where the head went). Returns the
   // prediction made at dispatch. Throws std::invalid_argument for an unknown id.
-  Prediction completed(std::uint64_t id, Millis now, bool ok) override;
+  const Prediction& completed(std::uint64_t id, Millis now, bool ok) override;
 
   // What the tracker has learnt so far: the spin (not given until the first anchor) and
   // the tracks whose angle it corrected. Replaced, never changed in place, at completions.
@@ -285,6 +285,7 @@ class HeadTracker final : public HeadSource {
   // In flight, by id: a few (the filter's depth), so a flat vector searched from the
   // back (the newest) allocates nothing per request, as a map's nodes did.
   std::vector<std::pair<std::uint64_t, InFlight>> flight_;
+  Prediction completed_;  // what the last completed() returned
   // Where `id` is in flight_, or flight_.size().
   std::size_t flight_index(std::uint64_t id) const;
   std::uint64_t next_order_ = 0;

@@ -19,7 +19,7 @@ bool overlaps(const Request& a, const Request& b) {
 }  // namespace
 
 RequestQueue::RequestQueue(std::unique_ptr<Scheduler> scheduler, const DeviceModel& model)
-    : scheduler_(std::move(scheduler)), model_(model), ring_(64) {
+    : scheduler_(std::move(scheduler)), model_(model), capacity_(model.capacity_bytes()), ring_(64) {
   located_ = scheduler_->uses_locations();
 }
 
@@ -146,16 +146,17 @@ void RequestQueue::push(const Request& r, const TrackAngles* learnt) {
     throw std::invalid_argument("request id " + std::to_string(r.id) +
                                 " is not above the last one queued (" + std::to_string(end_ - 1) +
                                 "): ids must increase");
-  const std::uint64_t cap = model_.capacity_bytes();
+  const std::uint64_t cap = capacity_;
   // Located before anything changes: beyond the device, locate() refuses it in the
   // model's words and the queue stays untouched.
   const bool locate_it =
       located_ || (has_extent(r.op) && (r.length > cap || r.offset > cap - r.length));
   Location loc;
   if (locate_it) loc = locate(r, learnt);
-  if (has_extent(r.op) && modifies(r.op)) build_overlap_index();
+  const bool modifying = modifies(r.op);
+  if (has_extent(r.op) && modifying) build_overlap_index();
   // Two reads never conflict: a read meets a conflict only while something modifies.
-  const bool blocked = (modifying_ > 0 || modifies(r.op)) && conflicts_before(r, r.id);
+  const bool blocked = (modifying_ > 0 || modifying) && conflicts_before(r, r.id);
   Unfinished& u = add(r.id);
   u.req = r;
   if (locate_it) u.req.loc = loc;
@@ -165,7 +166,7 @@ void RequestQueue::push(const Request& r, const TrackAngles* learnt) {
   else
     scheduler_->add(u.req);
   // Only a write, or any extent while the overlap window is kept, touches the index.
-  if (by_offset_live_ || modifies(r.op)) index(u);
+  if (by_offset_live_ || modifying) index(u);
 }
 
 std::size_t RequestQueue::relocate_track(std::int64_t cylinder, std::int32_t head,
@@ -184,14 +185,6 @@ std::size_t RequestQueue::relocate_track(std::int64_t cylinder, std::int32_t hea
     ++moved;
   }
   return moved;
-}
-
-std::optional<Request> RequestQueue::pick(Millis now, const HeadState& head) {
-  auto r = scheduler_->pick(now, head);
-  if (!r) return r;
-  find(r->id)->at_device = true;
-  ++in_flight_;
-  return r;
 }
 
 std::optional<Request> RequestQueue::take(std::uint64_t id) {

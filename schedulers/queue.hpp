@@ -43,7 +43,14 @@ class RequestQueue {
 
   // The scheduler's choice among eligible requests; it is then "at the device"
   // (unfinished) until complete(id).
-  std::optional<Request> pick(Millis now, const HeadState& head);
+  // Inline: the dispatch core's every pick.
+  std::optional<Request> pick(Millis now, const HeadState& head) {
+    auto r = scheduler_->pick(now, head);
+    if (!r) return r;
+    find(r->id)->at_device = true;
+    ++in_flight_;
+    return r;
+  }
 
   // Takes eligible request `id` from the scheduler and puts it at the device, as if the
   // scheduler had picked it (the dispatch core's hit check). Nothing when it is not
@@ -105,6 +112,7 @@ class RequestQueue {
 
   std::unique_ptr<Scheduler> scheduler_;
   const DeviceModel& model_;
+  std::uint64_t capacity_;  // the model's (immutable): a virtual call the fewer per push
   bool located_ = true;  // unfinished requests carry their Location (scheduler_ uses them)
   // Unfinished requests (held, blocked or at the device) by id, in a ring that grows
   // when the span from the oldest unfinished id to the newest outgrows it. Flat: no

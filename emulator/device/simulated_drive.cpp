@@ -91,20 +91,21 @@ bool SimulatedDrive::hits(Millis now, std::uint64_t offset, std::uint32_t length
                       static_cast<std::uint32_t>((offset + length + sb - 1) / sb - first));
 }
 
-Prediction SimulatedDrive::completed(std::uint64_t id, Millis /*now*/, bool /*ok*/) {
+const Prediction& SimulatedDrive::completed(std::uint64_t id, Millis /*now*/, bool /*ok*/) {
   if (queue_) {
     if (!serving_ || serving_->id != id)
       throw std::invalid_argument("simulated drive: request " + std::to_string(id) +
                                   " is not the one the drive is serving");
     queue_->complete();
     serving_.reset();
-    const Prediction p = predicted_.at(id);
+    scratch_ = predicted_.at(id);
     predicted_.erase(id);
-    return p;
+    return scratch_;
   }
   if (held() == 0 || held_[first_].id != id)
     throw std::invalid_argument("simulated drive: request " + std::to_string(id) +
                                 " is not the next to complete");
+  // Its slot is reused only by a later dispatched(): the reference outlives this call.
   return held_[first_++].prediction;
 }
 

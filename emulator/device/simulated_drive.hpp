@@ -43,7 +43,7 @@ class SimulatedDrive final : public HeadSource {
   const Prediction& dispatched(std::uint64_t id, Millis now, Op op, std::uint64_t offset,
                                std::uint32_t length,
                                std::span<const std::uint64_t> stops = {}) override;
-  Prediction completed(std::uint64_t id, Millis now, bool ok) override;
+  const Prediction& completed(std::uint64_t id, Millis now, bool ok) override;
   bool knows_hits() const override { return device_.drive() != nullptr; }
   bool hits(Millis now, std::uint64_t offset, std::uint32_t length) const override;
 

@@ -43,6 +43,7 @@ VirtualDevice::VirtualDevice(const DeviceModel& model, DeviceOptions options)
   if (!options_.rpm_error.none() && !(model_->rotational() && period_ms_ > 0.0))
     throw ModelError(fmt::format("rpm-error={}: model '{}' does not rotate",
                                  options_.rpm_error.to_string(), model_->name()));
+  platter_only_ = !drive_ && !wcache_ && options_.rpm_error.none();
 }
 
 double VirtualDevice::true_angle_at(Millis t) const {
@@ -166,8 +167,8 @@ Service VirtualDevice::serve(Millis arrival_ms, Op op, std::uint64_t offset, std
   return s;
 }
 
-void VirtualDevice::serve_into(Service& s, Millis arrival_ms, Op op, std::uint64_t offset,
-                               std::uint32_t length, bool fua) {
+void VirtualDevice::serve_general(Service& s, Millis arrival_ms, Op op, std::uint64_t offset,
+                                  std::uint32_t length, bool fua) {
   const std::uint64_t cap = capacity_bytes_;
   if (offset > cap || length > cap - offset)
     throw ModelError(fmt::format("{}: bytes [{}, {}) lie beyond the device ({} bytes)",

@@ -86,7 +86,12 @@ class VirtualDevice {
   // The same into `s` (every field set; its destaged list keeps its storage): a
   // simulator's loop reuses one Service per request in flight.
   void serve_into(Service& s, Millis arrival_ms, Op op, std::uint64_t offset,
-                  std::uint32_t length, bool fua = false);
+                  std::uint32_t length, bool fua = false) {
+    if (platter_only_ && offset <= capacity_bytes_ && length <= capacity_bytes_ - offset)
+      serve_platter(s, arrival_ms, op, offset, length);
+    else
+      serve_general(s, arrival_ms, op, offset, length, fua);
+  }
   // The drive's controller and buffer, or null (the platter alone).
   const DriveCache* drive() const { return drive_ ? &*drive_ : nullptr; }
   // The write buffer, or null (none, or write-through): write-cache='s (WhenIdle), or
@@ -123,6 +128,40 @@ class VirtualDevice {
     return from;
   }
   HeadState from_at_true_spin(Millis t) const;
+  // serve_into on the platter alone (no drive cache, write cache or rpm error), inline:
+  // what serve_general() does then, without its tests. The mechanism is free once the
+  // command before it completed; the request starts there, from where that one left
+  // the head.
+  void serve_platter(Service& s, Millis arrival_ms, Op op, std::uint64_t offset,
+                     std::uint32_t length) {
+    s.destaged.clear();
+    s.hit = false;
+    s.buffered = false;
+    s.seq = seq_;
+    s.op = op;
+    s.arrival_ms = arrival_ms;
+    // Whole sectors: a partial sector costs as much as a full one on the media.
+    const std::uint64_t sb = sector_bytes_;
+    std::uint64_t begin = offset, len = length;
+    if (length > 0) {
+      begin = offset - offset % sb;
+      const std::uint64_t end = offset + length, tail = end % sb;
+      len = (tail == 0 ? end : end + (sb - tail)) - begin;
+    }
+    s.start_ms = std::max(std::max(arrival_ms, controller_free_), head_.time_ms);
+    HeadState from = head_;
+    from.time_ms = s.start_ms;
+    ::new (&s.cost) Cost(model_->service(from, op, begin, static_cast<std::uint32_t>(len)));
+    s.jitter_ms = jitter_.sample();
+    s.completion_ms = s.cost.end.time_ms + s.jitter_ms;
+    head_ = s.cost.end;
+    head_.time_ms = s.completion_ms;
+    controller_free_ = s.completion_ms;
+    ++seq_;
+  }
+  // serve_into otherwise (and a range beyond the device: it throws).
+  void serve_general(Service& s, Millis arrival_ms, Op op, std::uint64_t offset,
+                     std::uint32_t length, bool fua);
   // Serves sectors [lba, lba + n) on the media (through the drive cache if there is one)
   // into `out`. `destage_end`: set to when a write taken behind by the profile's
   // write-behind reaches the media (negative if it went through).
@@ -168,6 +207,8 @@ class VirtualDevice {
   // When the last command completed. head_.time_ms is when the mechanism is free: later
   // with a write cache, whose destages go on while commands are served from the buffer.
   Millis controller_free_ = 0.0;
+  // No drive cache, write cache or rpm error: serve_into's short path.
+  bool platter_only_ = false;
 };
 
 }  // namespace disksched

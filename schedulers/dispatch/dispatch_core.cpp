@@ -48,7 +48,8 @@ std::optional<Request> DispatchCore::take_hit(Millis now) {
   return std::nullopt;
 }
 
-std::optional<Request> DispatchCore::choose(Millis now) {
+// Inlined into pump(), its one caller.
+[[gnu::always_inline]] inline std::optional<Request> DispatchCore::choose(Millis now) {
   // Returned straight into the caller's optional: no empty one to clear and refill.
   if (rank_hits_)
     if (auto hit = take_hit(now)) return hit;
@@ -105,7 +106,7 @@ void DispatchCore::pump(Millis now, std::vector<std::uint64_t>& dispatched) {
 const RequestRecord& DispatchCore::retire(std::uint64_t id, Millis now, bool ok) {
   if (!records_.holds(id))
     throw std::invalid_argument("complete: unknown request " + std::to_string(id));
-  const Prediction p = head_.completed(id, now, ok);
+  const Prediction& p = head_.completed(id, now, ok);
   // Requests queued on a track whose angle was just learnt rank by the new angle.
   if (const TrackAngles* learnt = head_.learnt_tracks())
     for (const TurnedTrack& t : head_.turned()) queue_.relocate_track(t.cylinder, t.head, *learnt);

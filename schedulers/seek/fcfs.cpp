@@ -42,11 +42,11 @@ class Fcfs final : public Scheduler {
   }
 
   std::optional<Request> pick(Millis /*now*/, const HeadState& /*head*/) override {
-    if (head_ == held_.size()) return std::nullopt;
-    // Copied straight into the returned optional (a Request is large).
-    std::optional<Request> r(std::in_place, held_[head_++]);
+    // The prefix picked before is dropped first, so that the pick is copied straight
+    // into the caller's optional (a Request is large; a named one was copied twice).
     compact();
-    return r;
+    if (head_ == held_.size()) return std::nullopt;
+    return std::optional<Request>(std::in_place, held_[head_++]);
   }
 
   std::size_t size() const override { return held_.size() - head_; }

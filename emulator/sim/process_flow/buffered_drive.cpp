@@ -82,13 +82,13 @@ const Prediction& BufferedDrive::dispatched(std::uint64_t id, Millis now, Op op,
   return held_.back().prediction;
 }
 
-Prediction BufferedDrive::completed(std::uint64_t id, Millis /*now*/, bool /*ok*/) {
+const Prediction& BufferedDrive::completed(std::uint64_t id, Millis /*now*/, bool /*ok*/) {
   if (held_.empty() || held_.front().id != id)
     throw std::invalid_argument("buffered drive: request " + std::to_string(id) +
                                 " is not the next to complete");
-  const Prediction p = held_.front().prediction;
+  completed_ = held_.front().prediction;
   held_.pop_front();
-  return p;
+  return completed_;
 }
 
 }  // namespace disksched::flow

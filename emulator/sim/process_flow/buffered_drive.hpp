@@ -39,7 +39,7 @@ class BufferedDrive final : public HeadSource {
   const Prediction& dispatched(std::uint64_t id, Millis now, Op op, std::uint64_t offset,
                                std::uint32_t length,
                                std::span<const std::uint64_t> stops = {}) override;
-  Prediction completed(std::uint64_t id, Millis now, bool ok) override;
+  const Prediction& completed(std::uint64_t id, Millis now, bool ok) override;
 
   bool busy() const { return !held_.empty(); }
   const InService& next() const { return held_.front(); }
@@ -57,6 +57,7 @@ class BufferedDrive final : public HeadSource {
   VirtualDevice& device_;
   std::uint64_t buffer_sectors_;
   std::deque<InService> held_;
+  Prediction completed_;  // what the last completed() returned
   Millis busy_until_ = 0.0;
   // The buffer: sectors [buf_lba_, filled_lba_) are in it; while streaming, the drive
   // reads on from filled_lba_ starting from head state stream_from_.
