@@ -173,21 +173,8 @@ void VirtualDevice::serve_general(Service& s, Millis arrival_ms, Op op, std::uin
   if (offset > cap || length > cap - offset)
     throw ModelError(fmt::format("{}: bytes [{}, {}) lie beyond the device ({} bytes)",
                                  model_->name(), offset, offset + length, cap));
-  s.destaged.clear();
-  s.hit = false;
-  s.buffered = false;
-  s.seq = seq_;
-  s.op = op;
-  s.arrival_ms = arrival_ms;
-
-  // Whole sectors: a partial sector costs as much as a full one on the media.
-  const std::uint64_t sb = sector_bytes_;
-  std::uint64_t begin = offset, len = length;
-  if (length > 0) {
-    begin = offset - offset % sb;
-    const std::uint64_t end = offset + length, tail = end % sb;
-    len = (tail == 0 ? end : end + (sb - tail)) - begin;
-  }
+  const Sectors at = begin_command(s, arrival_ms, op, offset, length);
+  const std::uint64_t begin = at.begin, len = at.bytes, sb = sector_bytes_;
   // In sectors: only the write cache asks (a division each, on every request else).
   const Extent ext = wcache_ ? Extent{begin / sb, len / sb} : Extent{};
 
@@ -243,17 +230,8 @@ void VirtualDevice::serve_general(Service& s, Millis arrival_ms, Op op, std::uin
     // A flush completes once every run is on the media: it leaves the buffer now.
     if (wcache_ && op == Op::Flush) retire(s.destaged, s.cost.end.time_ms);
   }
-  s.jitter_ms = jitter_.sample();
-  s.completion_ms = s.cost.end.time_ms + s.jitter_ms;
-
-  // From the buffer: the mechanism goes on with its destage, untouched.
   const bool from_buffer = idle_policy && s.hit && (op == Op::Write || op == Op::Read);
-  if (!from_buffer) {
-    head_ = s.cost.end;
-    head_.time_ms = s.completion_ms;
-  }
-  controller_free_ = s.completion_ms;
-  ++seq_;
+  end_command(s, !from_buffer);
 }
 
 }  // namespace disksched

@@ -128,36 +128,49 @@ class VirtualDevice {
     return from;
   }
   HeadState from_at_true_spin(Millis t) const;
-  // serve_into on the platter alone (no drive cache, write cache or rpm error), inline:
-  // what serve_general() does then, without its tests. The mechanism is free once the
-  // command before it completed; the request starts there, from where that one left
-  // the head.
-  void serve_platter(Service& s, Millis arrival_ms, Op op, std::uint64_t offset,
-                     std::uint32_t length) {
+  // What every command does first: its record begun, and its bytes as whole sectors
+  // (a partial sector costs as much as a full one on the media), returned.
+  struct Sectors {
+    std::uint64_t begin, bytes;
+  };
+  Sectors begin_command(Service& s, Millis arrival_ms, Op op, std::uint64_t offset,
+                        std::uint32_t length) {
     s.destaged.clear();
     s.hit = false;
     s.buffered = false;
     s.seq = seq_;
     s.op = op;
     s.arrival_ms = arrival_ms;
-    // Whole sectors: a partial sector costs as much as a full one on the media.
     const std::uint64_t sb = sector_bytes_;
-    std::uint64_t begin = offset, len = length;
-    if (length > 0) {
-      begin = offset - offset % sb;
-      const std::uint64_t end = offset + length, tail = end % sb;
-      len = (tail == 0 ? end : end + (sb - tail)) - begin;
+    if (length == 0) return {offset, 0};
+    const std::uint64_t begin = offset - offset % sb;
+    const std::uint64_t end = offset + length, tail = end % sb;
+    return {begin, (tail == 0 ? end : end + (sb - tail)) - begin};
+  }
+  // ... and last: it completes after the host-side jitter, and the head stays where the
+  // command left it unless the command was served from the buffer (the mechanism then
+  // goes on with its destage, untouched).
+  void end_command(Service& s, bool moved_head) {
+    s.jitter_ms = jitter_.sample();
+    s.completion_ms = s.cost.end.time_ms + s.jitter_ms;
+    if (moved_head) {
+      head_ = s.cost.end;
+      head_.time_ms = s.completion_ms;
     }
+    controller_free_ = s.completion_ms;
+    ++seq_;
+  }
+  // serve_into on the platter alone (no drive cache, write cache or rpm error), inline
+  // and without serve_general()'s tests of what is not there: the command starts once
+  // the one before it completed, from where that one left the head.
+  void serve_platter(Service& s, Millis arrival_ms, Op op, std::uint64_t offset,
+                     std::uint32_t length) {
+    const Sectors at = begin_command(s, arrival_ms, op, offset, length);
     s.start_ms = std::max(std::max(arrival_ms, controller_free_), head_.time_ms);
     HeadState from = head_;
     from.time_ms = s.start_ms;
-    ::new (&s.cost) Cost(model_->service(from, op, begin, static_cast<std::uint32_t>(len)));
-    s.jitter_ms = jitter_.sample();
-    s.completion_ms = s.cost.end.time_ms + s.jitter_ms;
-    head_ = s.cost.end;
-    head_.time_ms = s.completion_ms;
-    controller_free_ = s.completion_ms;
-    ++seq_;
+    ::new (&s.cost) Cost(model_->service(from, op, at.begin, static_cast<std::uint32_t>(at.bytes)));
+    end_command(s, true);
   }
   // serve_into otherwise (and a range beyond the device: it throws).
   void serve_general(Service& s, Millis arrival_ms, Op op, std::uint64_t offset,
