@@ -161,6 +161,17 @@ class AccessIndex {
   struct NoFilter {
     bool operator()(const Request&, std::uint64_t, Millis) const { return true; }
   };
+  // No choice yet: the query's initial rank, copied field by field (the caller has just
+  // built q with narrower stores, and one wide copy of the whole rank would wait for
+  // them: a store-forwarding stall).
+  static Choice initial_choice(const Query& q) {
+    Choice out;
+    out.rank.key = q.initial.key;
+    out.rank.arrival = q.initial.arrival;
+    out.rank.id = q.initial.id;
+    out.rank.found = q.initial.found;
+    return out;
+  }
 
   // The held request of smallest rank (key, then arrival, then id) among those
   // `accept(req, seq, positioning_ms)` admits. `accept` is asked only about a request
@@ -469,13 +480,7 @@ AccessIndex::Choice AccessIndex::best(const Query& q, Accept&& accept) {
 
 template <bool Rot, bool Aged, class Accept>
 AccessIndex::Choice AccessIndex::search(const Query& q, const Spin& spin, Accept& accept) {
-  Choice out;
-  // Field by field: the caller has just built q with narrower stores, and one wide
-  // copy of the whole rank would wait for them (a store-forwarding stall).
-  out.rank.key = q.initial.key;
-  out.rank.arrival = q.initial.arrival;
-  out.rank.id = q.initial.id;
-  out.rank.found = q.initial.found;
+  Choice out = initial_choice(q);
   Stats st;
   if (count_ == 0) {
     stats_ = st;
@@ -699,12 +704,7 @@ template <bool Rot, bool Aged, bool Coarse, bool Window, class Accept>
 AccessIndex::Choice AccessIndex::short_search(const Query& q, const Head& head,
                                               std::int64_t lo, std::int64_t hi,
                                               Accept& accept) {
-  // A local (returned in place), field by field as in search().
-  Choice out;
-  out.rank.key = q.initial.key;
-  out.rank.arrival = q.initial.arrival;
-  out.rank.id = q.initial.id;
-  out.rank.found = q.initial.found;
+  Choice out = initial_choice(q);  // a local, returned in place
   Stats st;
   const double beta = q.beta, now = q.now;
   // Costs one held request exactly; the key and tie rule are best_scan's.
