@@ -1,6 +1,7 @@
 #include "tools/extract/cache_defeat.hpp"
 
 #include <algorithm>
+#include <optional>
 
 namespace disksched::extract {
 
@@ -9,7 +10,8 @@ CacheDefeat::CacheDefeat(ProbeTarget& inner, const CacheFindings& found)
       // Read-ahead was seen to reach at least read_ahead_sectors: assume up to twice
       // that (the check doubles), and a track's worth when it was not measured.
       window_(found.read_ahead ? std::max<std::uint64_t>(2ull * found.read_ahead_sectors, 256) : 0),
-      segments_(found.evicting_reads > 0 ? found.evicting_reads : 1) {}
+      segments_(found.evicting_reads > 0 ? found.evicting_reads : 1),
+      stride_(std::max<std::uint64_t>(1, window_ / kStrides)) {}
 
 bool CacheDefeat::held(std::uint64_t lba, std::uint32_t count) const {
   const std::uint64_t end = lba + count;
@@ -22,22 +24,70 @@ void CacheDefeat::note_read(std::uint64_t lba, std::uint32_t count) {
   while (held_.size() > segments_) held_.pop_back();
 }
 
+// A place an evicting read may go: held by nothing (a hit pushes nothing out), and its
+// read-ahead holds neither the sector read next nor the pair's dst.
+bool CacheDefeat::fits(std::uint64_t x, std::uint64_t next) const {
+  if (x >= inner_.sectors() || held(x, 1)) return false;
+  if (x <= next && next <= x + window_) return false;
+  return !(pair_dst_ && *pair_dst_ >= x && *pair_dst_ <= x + window_);
+}
+
+std::optional<std::uint64_t> CacheDefeat::place(unsigned i) const {
+  const std::uint64_t off = window_ + 1 + (i % kStrides) * stride_;
+  if (i < kStrides) return head_ + off;
+  if (head_ < off) return std::nullopt;
+  return head_ - off;
+}
+
+bool CacheDefeat::evict_near(std::uint64_t next) {
+  std::optional<unsigned> pick;
+  const bool explore = evictions_ % kExploreEvery == kExploreEvery - 1;
+  for (unsigned i = 0; i < 2 * kStrides; ++i) {
+    const auto x = place(i);
+    if (!x || !fits(*x, next)) continue;
+    const StrideTime& c = strides_[i];
+    if (!pick) {
+      pick = i;
+      continue;
+    }
+    const StrideTime& b = strides_[*pick];
+    // Never tried first; then the quickest, or (exploring) the one tried longest ago.
+    const bool better = (c.tried == 0) != (b.tried == 0) ? c.tried == 0
+                        : explore                          ? c.tried < b.tried
+                                                           : c.mean_ms < b.mean_ms;
+    if (better) pick = i;
+  }
+  if (!pick) return false;
+  const std::uint64_t x = *place(*pick);
+  const ProbeResult r = inner_.read(x, 1);
+  note_read(x, 1);
+  note_head(x);
+  ++evictions_;
+  StrideTime& c = strides_[*pick];
+  const double took = r.complete_ms - r.issue_ms;
+  c.mean_ms = c.tried == 0 ? took : (1.0 - kForget) * c.mean_ms + kForget * took;
+  c.tried = evictions_;
+  return true;
+}
+
 void CacheDefeat::evict(std::uint64_t next) {
-  // Places a window or more from the read that follows, ahead of it and then behind:
-  // none held, none whose read-ahead would hold the pair's dst. Near it, so the moves
-  // there and back are short (a head switch or a few cylinders, not a stroke).
+  unsigned done = 0;
+  while (done < segments_ && evict_near(next)) ++done;
+  // Near the device's end: places a window or more from the read that follows, ahead of
+  // it and then behind. Near it, so the moves there and back are short (a head switch or
+  // a few cylinders, not a stroke).
   const std::uint64_t n = inner_.sectors();
   const std::uint64_t step = window_ + 1;
-  unsigned done = 0;
   for (std::uint64_t j = 1; done < segments_ && j < 4 * segments_ + 8; ++j) {
     for (const bool ahead : {true, false}) {
       if (done == segments_) break;
       const std::uint64_t off = j * step;
       if (ahead ? next + off >= n : next < off) continue;
       const std::uint64_t x = ahead ? next + off : next - off;
-      if (held(x, 1) || (pair_dst_ && *pair_dst_ >= x && *pair_dst_ <= x + window_)) continue;
+      if (!fits(x, next)) continue;
       inner_.read(x, 1);
       note_read(x, 1);
+      note_head(x);
       ++evictions_;
       ++done;
     }
@@ -48,6 +98,7 @@ void CacheDefeat::evict(std::uint64_t next) {
     if (held(x, 1)) continue;
     inner_.read(x, 1);
     note_read(x, 1);
+    note_head(x);
     ++evictions_;
     ++done;
   }
@@ -65,11 +116,13 @@ ProbeResult CacheDefeat::read(std::uint64_t lba, std::uint32_t count) {
   if (second_of_pair) pair_dst_.reset();
   const ProbeResult r = inner_.read(lba, count);
   note_read(lba, count);
+  note_head(lba + count - 1);
   return r;
 }
 
 ProbeResult CacheDefeat::write(std::uint64_t lba, std::uint32_t count) {
   if (pair_dst_ && *pair_dst_ == lba) pair_dst_.reset();
+  note_head(lba + count - 1);
   return inner_.write(lba, count);
 }
 

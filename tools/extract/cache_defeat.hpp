@@ -57,6 +57,12 @@ class CacheDefeat final : public ProbeTarget {
   void note_read(std::uint64_t lba, std::uint32_t count);
   // Reads other places until nothing may hold the sectors `next` reads.
   void evict(std::uint64_t next);
+  // One evicting read a learned distance from the last read (nothing if none fits).
+  bool evict_near(std::uint64_t next);
+  // Candidate i: kStrides places ahead of the last read, then kStrides behind it.
+  std::optional<std::uint64_t> place(unsigned i) const;
+  bool fits(std::uint64_t x, std::uint64_t next) const;
+  void note_head(std::uint64_t lba) { head_ = lba; }
 
   ProbeTarget& inner_;
   std::uint64_t window_;     // sectors past a read that read-ahead may hold
@@ -64,6 +70,24 @@ class CacheDefeat final : public ProbeTarget {
   std::deque<Held> held_;    // newest first
   std::optional<std::uint64_t> pair_dst_;  // the dst of the pair under way
   std::uint64_t evictions_ = 0;
+  // Where evicting reads go. Any place out of every window evicts as well as any other;
+  // what differs is the wait for it to come round, up to a revolution each. Places a
+  // window and kStrides strides on from the last read, ahead and behind (a cylinder
+  // switch's seek there and back can cost the revolution), are candidates, and each one's
+  // time (issue to completion, averaged) is learned from the evicting reads themselves:
+  // the quickest is taken, and every kExploreEvery-th read tries the one tried longest
+  // ago (zones change the track size, and with it which stride comes round soonest).
+  // Then a re-read's evictions and the re-read fit in about one revolution, not two.
+  static constexpr unsigned kStrides = 32;
+  static constexpr unsigned kExploreEvery = 16;
+  static constexpr double kForget = 0.3;  // weight of the newest time in a stride's average
+  std::uint64_t stride_;                  // sectors between candidates
+  std::uint64_t head_ = 0;                // the last sector read or written
+  struct StrideTime {
+    double mean_ms = 0.0;
+    std::uint64_t tried = 0;  // eviction count when last tried (0: never)
+  };
+  std::vector<StrideTime> strides_ = std::vector<StrideTime>(2 * kStrides);
 };
 
 }  // namespace disksched::extract

@@ -101,11 +101,40 @@ bool Prober::fit_reference(std::vector<Millis> t, std::string* why) {
   for (Millis ti : t) ph.push_back((ti - t.front()) / t0);
   const Millis anchor = t.front() + circular_mode(ph, 0.05) * t0;
   std::vector<double> n, y;
-  for (Millis ti : t) {
-    n.push_back(std::round((ti - anchor) / t0));
-    y.push_back(ti);
+  auto fit_counted = [&](std::size_t span, Millis at, Millis period) {
+    n.clear();
+    y.clear();
+    for (std::size_t i = 0; i < span; ++i) {
+      n.push_back(std::round((t[i] - at) / period));
+      y.push_back(t[i]);
+    }
+    return robust_line(n, y, 3.0, 3, 1e-6);
+  };
+  auto fits = [&](const LineFit& g) { return g.kept >= t.size() / 2 && g.rms <= 0.15 * t0; };
+  LineFit f = fit_counted(t.size(), anchor, t0);
+  if (!fits(f)) {
+    // The median gap is the period only to a few hundredths of a millisecond (late reads
+    // bend it, and gaps of one and two revolutions mixed leave it off by more): counted
+    // from it over hundreds of revolutions the counts slip. Count the reads of the first
+    // 64 revolutions, fit, and count twice as far with the period that fit gives.
+    Millis at = anchor, period = t0;
+    std::size_t span = 0;
+    while (span < t.size() && t[span] - anchor < 64 * t0) ++span;
+    for (span = std::max<std::size_t>(span, 8);; span = std::min(2 * span, t.size())) {
+      span = std::min(span, t.size());
+      const LineFit g = fit_counted(span, at, period);
+      if (span == t.size() && fits(g)) {
+        f = g;
+        break;
+      }
+      if (span == t.size() || g.kept < span / 2 || !(g.slope > 0.9 * t0 && g.slope < 1.1 * t0)) {
+        f = fit_counted(t.size(), anchor, t0);  // (its counts, for the message)
+        break;
+      }
+      period = g.slope;
+      at = g.intercept;
+    }
   }
-  const LineFit f = robust_line(n, y, 3.0, 3, 1e-6);
   if (f.kept < t.size() / 2 || f.rms > 0.15 * t0) {
     std::size_t late = 0;
     for (std::size_t i = 0; i < n.size(); ++i) late += y[i] - f.intercept - f.slope * n[i] > 0.05 * t0;
