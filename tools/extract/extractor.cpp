@@ -990,10 +990,15 @@ std::int64_t Extraction::crossing_distance(const ZoneLayout& z, std::int64_t c, 
       const double in_end = in_ahead ? track_end(in.src) : 0.0;
       const double cr_end = cr_ahead ? track_end(cr.src) : 0.0;
       zones_check_time();
+      // (Each read twice, in1 cr1 cr2 in2, so both means fall at one moment: a threshold
+      // is off by as much as its destination's phase, and one phase read on a late host
+      // is off by a few hundredths of a millisecond, a cylinder here.)
       const double in1 = p_.phase(in.dst, 0, Op::Read);
-      double ph_cr = p_.phase(cr.dst, 0, Op::Read);
+      const double cr1 = p_.phase(cr.dst, 0, Op::Read);
+      const double cr2 = p_.phase(cr.dst, 0, Op::Read);
       const double in2 = p_.phase(in.dst, 0, Op::Read);
       double ph_in = wrap_unit(in1 + 0.5 * wrap_half(in2 - in1));
+      double ph_cr = wrap_unit(cr1 + 0.5 * wrap_half(cr2 - cr1));
       // The sectors to move a destination by (0 when its threshold is clear of src's
       // track end): the read issued from a millisecond before that end to a head switch
       // and 0.3 ms after it (the end's completion phase lags the media by the bus and the
