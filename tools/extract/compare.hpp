@@ -29,6 +29,9 @@ struct Comparison {
   bool zones_equal = false;           // same cylinders and sectors per track, every zone
   int mapping_samples = 0, mapping_differ = 0;  // LBA -> (c, h, s) at spread LBAs
   std::string zones_detail;           // the first difference, if any
+  // The extraction's own note on that zone's end, when it said it might be wrong there
+  // ("cylinder C: ... may be off by one"): a miss it reported, not one it hid.
+  std::string zones_flagged;
   double max_track_skew_error = 0.0;  // sectors, over zones
   double max_cylinder_skew_error = 0.0;
   Millis head_switch_error = 0.0;

@@ -5,9 +5,12 @@
 // around it and still meet issue 7's tolerances; with the defeat off it must not.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <memory>
+
+#include <fmt/format.h>
 
 #include "predictor/disk_model.hpp"
 #include "predictor/import/disksim_import.hpp"
@@ -261,4 +264,36 @@ TEST_CASE("the period fits through re-reads behind the defeat on a late host", "
     INFO("seed " << seed);
     CHECK(e.period_ms == Approx(t.true_rotation_ms()).epsilon(1e-4));
   }
+}
+
+TEST_CASE("a zone end counted wrong says whether the extraction flagged it", "[extract]") {
+  const DiskProfile truth = c2247a(false);
+  REQUIRE(truth.zones.size() > 2);
+  DiskProfile got = truth;
+  --got.zones[0].last_cylinder;  // zone 0's spare cylinders counted one short
+  --got.zones[1].first_cylinder;
+  const std::int64_t inside = got.zones[0].last_cylinder - 3, elsewhere = got.zones[1].last_cylinder - 3;
+  const std::string flag = fmt::format(
+      "cylinder {}: the seeks into the next zone put it 3.48 cylinders on (+- 0.35): its spare cylinders may be "
+      "off by one",
+      inside);
+  auto said = [](const Comparison& c) {
+    return std::any_of(c.lines.begin(), c.lines.end(),
+                       [](const std::string& l) { return l.find("the extraction said so") != std::string::npos; });
+  };
+  Comparison c = compare_profiles(got, truth);
+  CHECK_FALSE(c.pass);
+  CHECK(c.zones_flagged.empty());
+  CHECK_FALSE(said(c));
+  got.source["notes"] = {fmt::format("cylinder {}: the seeks into the next zone put it 5.02 cylinders on (+- "
+                                     "0.31): its spare cylinders may be off by one",
+                                     elsewhere),
+                         "cylinder 3: something else"};
+  c = compare_profiles(got, truth);
+  CHECK(c.zones_flagged.empty());  // a flag on another zone's end is not this one's
+  got.source["notes"].push_back(flag);
+  c = compare_profiles(got, truth);
+  CHECK_FALSE(c.pass);  // still outside the tolerance: only now it was said
+  CHECK(c.zones_flagged == flag);
+  CHECK(said(c));
 }
