@@ -274,11 +274,12 @@ TEST_CASE("phases around zone 1's first slipped track", "[.slip-probe]") {
 // What a zone crossing's seek costs, against a seek inside the zone as long (hidden:
 // `test_extract_late "[.xing-probe]"`; URI= for diskemu in real time, else virtual time
 // with the noise from the environment, NOISE=0 for none; ZONE the zone whose end is
-// crossed, A the first offset, N offsets, REPS phase reads, SRC the sources' sector (else
-// random in the track's first half, as the extractor takes them)). Each pair as the
-// extractor measures it: the inside seek's phase, the crossing's, the inside's again, then
-// both thresholds; printed against the truth's seek curve (the thresholds less the
-// destination's sector time and the seek are the dead time, alike for both).
+// crossed, A the first offset, N offsets (SAME=1: A, N times), REPS phase reads, SRC the
+// sources' sector (else random in the track's first half, as the extractor takes them)).
+// Each pair as the extractor measures it: the inside seek's phase, the crossing's, the
+// inside's again, then both thresholds; printed against the truth's seek curve (the
+// thresholds less the destination's sector time and the seek are the dead time, alike for
+// both).
 TEST_CASE("a zone crossing's seek against a seek inside the zone", "[.xing-probe]") {
   const DiskProfile truth = c2247a_imported(false);
   const DiskModel m(truth);
@@ -314,8 +315,9 @@ TEST_CASE("a zone crossing's seek against a seek inside the zone", "[.xing-probe
   };
   const double T = pe.period_ms;
   auto wrap = [](double x) { return x - std::round(x); };
+  const bool same = std::getenv("SAME") != nullptr;  // one offset N times
   for (int i = 0; i < n; ++i) {
-    const std::int64_t a = a_first + i;
+    const std::int64_t a = a_first + (same ? 0 : i);
     const std::int64_t x = a + dd;
     const auto s_in = has(c - x, 0, src_sector(spt)), s_cr = has(c - a, 0, src_sector(spt));
     const auto d_in = has(c, 0, src_sector(spt));
