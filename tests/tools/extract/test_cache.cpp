@@ -18,6 +18,7 @@
 #include "tools/extract/cache_defeat.hpp"
 #include "tools/extract/compare.hpp"
 #include "tools/extract/extractor.hpp"
+#include "tools/extract/prober.hpp"
 #include "tools/extract/virtual_target.hpp"
 #include "tests/tools/extract/c2247a_extraction.hpp"
 
