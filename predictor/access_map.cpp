@@ -20,7 +20,7 @@ AccessMap compute_access_map(const DiskModel& m, std::int64_t cylinder, std::int
     a -= std::floor(a);
     return a * m.rotation_ms();
   }();
-  const HeadState h{t0, cylinder, head, 0.0, 1};
+  const HeadState h{t0, cylinder, head, 0.0, 1, {}};
   for (std::int64_t c = 0; c < map.cylinders; ++c) {
     const std::uint32_t spt = m.sectors_per_track(c);
     // The sector of cylinder c under the head at t0, then the offsets from it.

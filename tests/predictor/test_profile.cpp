@@ -177,7 +177,7 @@ TEST_CASE("turn_track learns one track's angle as a measured track_phase would",
           Approx(a.locate(lba, n, Op::Read).angle).margin(1e-12));
     CHECK(bm.end_angle(lba, n, learnt) == Approx(a.end_angle(lba, n)).margin(1e-12));
     for (const HeadState from : {HeadState{3.1, 0, 0, 0.0, 1, {}}, HeadState{17.77, 31, 2, 0.0, 1, {}},
-                                 HeadState{40.2, 99, 3}}) {
+                                 HeadState{40.2, 99, 3, 0.0, 1, {}}}) {
       const Cost ca = a.service(from, Op::Write, lba * 512, n * 512);
       const Cost cb = bm.service(from, Op::Write, lba * 512, n * 512, learnt);
       CHECK(cb.rotation_ms == Approx(ca.rotation_ms).margin(1e-9));
