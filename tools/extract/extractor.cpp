@@ -737,7 +737,18 @@ bool Extraction::in_zone(const ZoneLayout& z, std::int64_t n) {
   if (!at_mid && !at_end && (!p_.noisy() || !consistent(y, p1, L.lba_of_pba(P + z.spt / 4)))) return false;
   // Otherwise confirm with a scan, so that one noisy read cannot end a zone.
   ++spent_.scans;
-  const TrackScan s = scan_tracks(p_, y > z.spt / 4 ? y - z.spt / 4 : 0, step, 2);
+  // (From a quarter track before y, to see the track start there. Past a zone's data that
+  // quarter is the zone's last track, and the scan's phases step two ways across its end
+  // and the spare tracks after it: real time once found "no regular sector structure"
+  // there and stopped the zones step at zone 2. From y itself the scan sees what lies
+  // past the end alone.)
+  const TrackScan s = [&] {
+    try {
+      return scan_tracks(p_, y > z.spt / 4 ? y - z.spt / 4 : 0, step, 2);
+    } catch (const TimingNoiseError&) {
+      return scan_tracks(p_, y, step, 2);
+    }
+  }();
   if (s.spt != z.spt) return false;
   if (!s.exact) return true;
   // Same track size, but the track starts elsewhere: slipped sectors before it.
