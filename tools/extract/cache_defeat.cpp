@@ -24,6 +24,14 @@ void CacheDefeat::note_read(std::uint64_t lba, std::uint32_t count) {
   while (held_.size() > segments_) held_.pop_back();
 }
 
+ProbeResult CacheDefeat::read_evicting(std::uint64_t x) {
+  const ProbeResult r = inner_.read(x, 1);
+  note_read(x, 1);
+  note_head(x);
+  ++evictions_;
+  return r;
+}
+
 // A place an evicting read may go: held by nothing (a hit pushes nothing out), and its
 // read-ahead holds neither the sector read next nor the pair's dst.
 bool CacheDefeat::fits(std::uint64_t x, std::uint64_t next) const {
@@ -58,11 +66,7 @@ bool CacheDefeat::evict_near(std::uint64_t next) {
     if (better) pick = i;
   }
   if (!pick) return false;
-  const std::uint64_t x = *place(*pick);
-  const ProbeResult r = inner_.read(x, 1);
-  note_read(x, 1);
-  note_head(x);
-  ++evictions_;
+  const ProbeResult r = read_evicting(*place(*pick));
   StrideTime& c = strides_[*pick];
   const double took = r.complete_ms - r.issue_ms;
   c.mean_ms = c.tried == 0 ? took : (1.0 - kForget) * c.mean_ms + kForget * took;
@@ -85,10 +89,7 @@ void CacheDefeat::evict(std::uint64_t next) {
       if (ahead ? next + off >= n : next < off) continue;
       const std::uint64_t x = ahead ? next + off : next - off;
       if (!fits(x, next)) continue;
-      inner_.read(x, 1);
-      note_read(x, 1);
-      note_head(x);
-      ++evictions_;
+      read_evicting(x);
       ++done;
     }
   }
@@ -96,10 +97,7 @@ void CacheDefeat::evict(std::uint64_t next) {
   for (std::uint64_t k = 1; done < segments_ && k < 64; ++k) {
     const std::uint64_t x = (k * 104729ull * 7919ull + next) % n;
     if (held(x, 1)) continue;
-    inner_.read(x, 1);
-    note_read(x, 1);
-    note_head(x);
-    ++evictions_;
+    read_evicting(x);
     ++done;
   }
 }

@@ -18,6 +18,7 @@
 #include <deque>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "tools/extract/cache_check.hpp"
 #include "tools/extract/probe_target.hpp"
@@ -62,6 +63,7 @@ class CacheDefeat final : public ProbeTarget {
   // Candidate i: kStrides places ahead of the last read, then kStrides behind it.
   std::optional<std::uint64_t> place(unsigned i) const;
   bool fits(std::uint64_t x, std::uint64_t next) const;
+  ProbeResult read_evicting(std::uint64_t x);
   void note_head(std::uint64_t lba) { head_ = lba; }
 
   ProbeTarget& inner_;
