@@ -135,7 +135,7 @@ bool Prober::fit_reference(std::vector<Millis> t, std::string* why) {
       at = g.intercept;
     }
   }
-  if (f.kept < t.size() / 2 || f.rms > 0.15 * t0) {
+  if (!fits(f)) {
     std::size_t late = 0;
     for (std::size_t i = 0; i < n.size(); ++i) late += y[i] - f.intercept - f.slope * n[i] > 0.05 * t0;
     *why = fmt::format(
