@@ -910,6 +910,238 @@ std::int64_t Extraction::crossing_distance(const ZoneLayout& z, std::int64_t c, 
     }
     d0 = hi;
   }
+  // How one seek is measured here, by the pairs below and by the short crossings.
+  // On a noisy host a request that reaches the drive late turns a hit into a miss, and
+  // the bisection believes a miss after two in a row (misses_to_confirm at a few % of
+  // completions late): each threshold then sits up to a few hundredths of a millisecond
+  // high at random, a cylinder of seek here. Eight in a row halve the spread of a pair's
+  // difference (xing-probe with an exponential 0.08 ms issue delay: 0.042 -> 0.019 ms).
+  constexpr int kCrossingConfirm = 8;
+  // A drive that reads ahead reads on after src to the end of its track and then
+  // switches to the next: a read that arrives during that switch waits for it (up to
+  // a head switch, 0.89 ms on the C2247A; the emulated drive does as DiskSim does), so
+  // a destination whose threshold falls just after src's track end reads long: in
+  // virtual time without noise a pair in four or five came out 2-10 cylinders off
+  // (zone 3's crossing from 8 cylinders in read 0.33 ms long, as diskemu's trace
+  // shows in real time). The completion phase of src's track end is read, and each
+  // destination moved along its track (its phase with it) until the moment its read
+  // is issued at the threshold is clear of that end.
+  const bool ahead = defeat_ && r_.cache.read_ahead;
+  auto track_end = [&](std::uint64_t src) {
+    const Chs3 t = L.chs(L.pba_of_lba(src));
+    const std::uint32_t n = L.spt_of_cylinder(t.cylinder);
+    std::uint32_t last = n - 1;
+    while (last > 0 && L.is_slipped(L.pba(t.cylinder, t.head, last))) --last;
+    zones_check_time();
+    // (A few tenths of a millisecond is close enough: three reads, not a phase's many.)
+    const double ph = p_.phase(L.lba(t.cylinder, t.head, last), std::min(3, p_.repeats()), Op::Read);
+    return wrap_unit(ph + static_cast<double>(n - 1 - last) / n);
+  };
+  // The sectors to move a destination by (0 when its threshold is clear of src's
+  // track end): the read issued from a millisecond before that end to a head switch
+  // and 0.3 ms after it (the end's completion phase lags the media by the bus and the
+  // completion; the threshold is known to a few tenths) waits for the switch.
+  const Millis T = p_.period();
+  const Millis hs = head_switch_ > 0 ? head_switch_ : 1.0;
+  // Moves m's destination (sector s0 of its track, phase ph) to the nearest sector
+  // whose read is clear; lba_at(s) is sector s's LBA, none when it holds no data.
+  auto clear_of = [&](Move& m, double& ph, std::uint32_t spt, std::int64_t dist, double end, std::uint32_t s0,
+                      auto&& lba_at) {
+    const Millis slack = tau(spt) + r_.dead_time_ms + seek_guess(dist).ms;
+    for (std::int64_t k = 0; k < spt / 2; ++k)
+      for (const std::int64_t j : {k, -k}) {
+        const std::int64_t s = static_cast<std::int64_t>(s0) + j;
+        if (s < 0 || s >= static_cast<std::int64_t>(spt)) continue;
+        const Millis off = wrap_half(ph + static_cast<double>(j) / spt - slack / T - end) * T;
+        if (off > -1.0 && off < hs + 0.3) continue;
+        const std::optional<std::uint64_t> lba = lba_at(static_cast<std::uint32_t>(s));
+        if (!lba) continue;
+        if (j != 0) {
+          m.dst = *lba;
+          ph = wrap_unit(ph + static_cast<double>(j) / spt);
+        }
+        return;
+      }
+  };
+  auto threshold = [&](const Move& m, double ph, std::uint32_t spt, std::int64_t dist) {
+    zones_check_time();
+    // (Near lengths already measured, a cylinder or two away: the bisection starts
+    // 0.25 ms either side, not 0.7 below and 0.6 above.)
+    const SeekGuess g = seek_guess(dist);
+    const Millis base = tau(spt) + r_.dead_time_ms;
+    const Millis lo = g.near ? g.ms - 0.25 : g.ms - 0.7, hi = g.near ? g.ms + 0.25 : g.ms + 0.6;
+    return p_.reach_threshold(m.src, m.dst, ph, base + std::max(0.0, lo), base + hi, o_.resolution_ms, votes_,
+                              Op::Read, kCrossingConfirm) -
+           base;
+  };
+  // Few spare cylinders: the crossings fall among the short seeks' settling steps, where
+  // a cylinder more costs 0.1-0.4 ms on the C2247A (five to ten times what a pair of
+  // probes scatters by in real time, against a hundredth of a millisecond at 30
+  // cylinders) but not in step with distance (its 6- and 8-cylinder seeks take the same
+  // time, its 7-cylinder seek less). No curve reads them; a table does. The seeks from
+  // 0, 1 and 2 cylinders in are each set against the seeks inside the zone of every
+  // length they could be, and the count is the one under which all three match, when it
+  // matches clearly better than any other; else the pairs below decide.
+  constexpr std::int64_t kShortMax = 10;
+  if (d0 <= kShortMax && room >= d0 + 8) {
+    // One seek measured on its own: its destination's phase read twice back to back
+    // (their mean), and moved clear of src's track end, as the pairs below do.
+    auto measure = [&](std::uint64_t src, std::uint64_t dst, std::uint32_t src_spt, std::uint32_t dst_spt,
+                       std::uint32_t s0, std::int64_t dist, auto&& lba_at) {
+      Move m = oriented({src, dst});
+      const bool forward = m.src == src;
+      const double end = ahead && forward ? track_end(m.src) : 0.0;
+      zones_check_time();
+      const double p1 = p_.phase(m.dst, 0, Op::Read);
+      const double p2 = p_.phase(m.dst, 0, Op::Read);
+      double ph = wrap_unit(p1 + 0.5 * wrap_half(p2 - p1));
+      if (ahead && forward) clear_of(m, ph, dst_spt, dist, end, s0, lba_at);
+      return threshold(m, ph, forward ? dst_spt : src_spt, dist);
+    };
+    std::int64_t lo = std::max<std::int64_t>(1, d0 - 2), hi = d0 + 2;  // the counts tried
+    // Each seek's samples: the seek inside the zone of x cylinders, the crossing from a
+    // cylinders in.
+    std::map<std::int64_t, std::vector<Millis>> in, out;
+    auto cross_at = [&](std::int64_t a) {
+      const std::uint32_t s = sector(next_spt);
+      out[a].push_back(measure(L.lba(c - a, 0, sector(z.spt)), next + s, z.spt, next_spt, s, a + d0,
+                               [&](std::uint32_t k) -> std::optional<std::uint64_t> { return next + k; }));
+    };
+    auto inside_at = [&](std::int64_t x) {
+      const std::int32_t h = *head_at(c - x);
+      const std::uint32_t s_in = sector(z.spt);
+      const Millis ms = measure(L.lba(c - x, h, sector(z.spt)), L.lba(c, h, s_in), z.spt, z.spt, s_in, x,
+                                [&](std::uint32_t k) -> std::optional<std::uint64_t> {
+                                  if (L.is_slipped(L.pba(c, h, k))) return std::nullopt;
+                                  return L.lba(c, h, k);
+                                });
+      in[x].push_back(ms);
+      r_.seek_points.push_back({x, ms});
+      inside_seeks_.push_back({x, ms});
+    };
+    // A seek's time: its one sample, or the mean of the two that agree best (a probe
+    // disturbed by the host reads a tenth of a millisecond or more off).
+    auto value = [](const std::vector<Millis>& v) {
+      if (v.size() == 1) return v[0];
+      std::vector<Millis> w = v;
+      std::sort(w.begin(), w.end());
+      std::size_t i = 0;
+      for (std::size_t j = 1; j + 1 < w.size(); ++j)
+        if (w[j + 1] - w[j] < w[i + 1] - w[i]) i = j;
+      return 0.5 * (w[i] + w[i + 1]);
+    };
+    auto disagree = [](const std::vector<Millis>& v) {
+      return v.size() == 2 && std::fabs(v[0] - v[1]) > 0.05;
+    };
+    std::vector<std::pair<double, std::int64_t>> fits;
+    // The noise of a crossing less a seek inside when each is the mean of m samples: a
+    // pair of probes scatters by 0.035 ms in real time (a disturbed one by 0.1 or more).
+    auto noise2 = [&] {
+      std::size_t m = 99;
+      for (const auto& [a, v] : out) m = std::min(m, v.size());
+      for (const auto& [x, v] : in) m = std::min(m, v.size());
+      return 0.035 * 0.035 / static_cast<double>(m);
+    };
+    auto sure = [&] {
+      // Sure: the best within that noise (or a little more), the best a hundred times
+      // likelier than the next under it (or the best's own misfit, when larger), and
+      // not at the edge of the counts tried (one past it could fit better still). A
+      // flat table (zone 1's 10 on the C2247A, its next count 0.04 ms RMS worse) needs
+      // more samples than a steep one.
+      if (fits.size() < 3 || fits[0].first > 0.08) return false;
+      const double s2 = std::max(noise2(), fits[0].first * fits[0].first);
+      const double n = static_cast<double>(out.size());
+      const double gap = n * (fits[1].first * fits[1].first - fits[0].first * fits[0].first);
+      return gap / (2.0 * s2) >= std::log(100.0) && (fits[0].second > lo || lo == 1) && fits[0].second < hi;
+    };
+    bool steep = false;
+    auto at_edge = [&] { return (fits[0].second == lo && lo > 1) || fits[0].second == hi; };
+    for (int round = 0; round < 4; ++round) {
+      if (round == 0) {
+        // Where seeks a cylinder apart differ by less than about twice the noise, a
+        // table reads the count no better than the curve: three seeks inside and one
+        // crossing tell, before the rest is measured (on the C2247A, zone 1's 10).
+        if (!(L.has_data(c, 0) && has_head0(c - d0 - 1))) break;
+        cross_at(0);
+        for (std::int64_t x = std::max<std::int64_t>(1, d0 - 1); x <= d0 + 1; ++x)
+          if (has_head0(c - x)) inside_at(x);
+        auto is_steep = [&] {
+          bool st = in.size() == 3;
+          for (auto it = in.begin(); st && std::next(it) != in.end(); ++it)
+            st = std::fabs(value(std::next(it)->second) - value(it->second)) >= 0.07;
+          return st;
+        };
+        // (Flat by one reading: read once more, a disturbed probe reads 0.1 ms off; real
+        // time once read zone 4's 3-, 4- and 5-cylinder seeks, 0.17 and 0.29 ms apart, as
+        // flat.)
+        steep = is_steep();
+        if (!steep && in.size() == 3) {
+          for (const auto& [x, v] : std::map(in)) inside_at(x);
+          steep = is_steep();
+        }
+        if (!steep) break;
+        for (std::int64_t a = 0; a <= 2; ++a)
+          if (!out.count(a) && L.has_data(c - a, 0) && L.has_data(c, 0)) cross_at(a);
+      } else if (at_edge()) {
+        // The best count at the edge of those tried: the first count was off (busy
+        // virtual time: 8 for 5, a single seek 0.1 ms long). Two more counts each side.
+        lo = std::max<std::int64_t>(1, lo - 2);
+        hi += 2;
+      } else {
+        // A misfit beyond the noise (some probe was disturbed) or a next best too near
+        // (the table is flat there, and its noise decides): every seek is measured
+        // again, and a third time where its two samples disagree.
+        for (const auto& [a, v] : std::map(out)) cross_at(a);
+        for (const auto& [x, v] : std::map(in)) inside_at(x);
+        for (const auto& [a, v] : std::map(out))
+          if (disagree(v)) cross_at(a);
+        for (const auto& [x, v] : std::map(in))
+          if (disagree(v)) inside_at(x);
+      }
+      for (const auto& [a, v] : out)
+        for (std::int64_t x = a + lo; x <= a + hi; ++x)
+          if (!in.count(x) && has_head0(c - x)) inside_at(x);
+      // Each count's misfit: the RMS of the crossings less the seeks inside as long.
+      fits.clear();
+      for (std::int64_t k = lo; k <= hi; ++k) {
+        double sq = 0;
+        int n = 0;
+        for (const auto& [a, v] : out)
+          if (in.count(a + k)) sq += std::pow(value(v) - value(in[a + k]), 2.0), ++n;
+        if (n == static_cast<int>(out.size()) && n >= 2) fits.emplace_back(std::sqrt(sq / n), k);
+      }
+      std::sort(fits.begin(), fits.end());
+      if (sure() || fits.size() < 3 || elapsed() > kCloseCallsEnd * o_.budget_ms) break;
+    }
+    if (sure()) {
+      const std::int64_t k = fits[0].second;
+      std::vector<std::int64_t> alone;  // each crossing's nearest seek inside, less its offset
+      for (const auto& [a, v] : out) {
+        std::int64_t best = 0;
+        for (const auto& [x, t] : in)
+          if (best == 0 || std::fabs(value(t) - value(v)) < std::fabs(value(in[best]) - value(v))) best = x;
+        alone.push_back(best - a);
+      }
+      note(fmt::format("cylinder {}: {} seeks into the next zone from 0 to 2 cylinders in, set against {} seeks "
+                       "inside the zone of {} to {} cylinders, match them best {} cylinders on ({:.3f} ms RMS; "
+                       "{} cylinders on {:.3f} ms) (each crossing alone: {})",
+                       c, out.size(), in.size(), in.begin()->first, in.rbegin()->first, k, fits[0].first,
+                       fits[1].second, fits[1].first, fmt::join(alone, ", ")));
+      for (const auto& [a, v] : out)
+        for (const Millis ms : v) r_.seek_points.push_back({a + k, ms});
+      last_spare_cylinders_ = k - 1;
+      return k;
+    }
+    if (!steep)
+      note(fmt::format("cylinder {}: the seeks inside the zone near {} cylinders differ by less than 0.07 ms a "
+                       "cylinder: the pairs decide",
+                       c, d0));
+    else
+      note(fmt::format("cylinder {}: the short seeks into the next zone match no count clearly (best {} cylinders "
+                       "on at {:.3f} ms RMS, then {} at {:.3f} ms): the pairs decide",
+                       c, fits.empty() ? 0 : fits[0].second, fits.empty() ? 0.0 : fits[0].first,
+                       fits.size() < 2 ? 0 : fits[1].second, fits.size() < 2 ? 0.0 : fits[1].first));
+  }
   // The offsets: each crossing at least kFar cylinders long (past the settling steps),
   // three cylinders apart, all inside the zone with room for the seeks around them.
   //
@@ -921,12 +1153,6 @@ std::int64_t Extraction::crossing_distance(const ZoneLayout& z, std::int64_t c, 
   // from every seek inside the zone near those lengths, its height at each crossing
   // from the seek measured with it.
   constexpr std::int64_t kFar = 12;
-  // On a noisy host a request that reaches the drive late turns a hit into a miss, and
-  // the bisection believes a miss after two in a row (misses_to_confirm at a few % of
-  // completions late): each threshold then sits up to a few hundredths of a millisecond
-  // high at random, a cylinder of seek here. Eight in a row halve the spread of a pair's
-  // difference (xing-probe with an exponential 0.08 ms issue delay: 0.042 -> 0.019 ms).
-  constexpr int kCrossingConfirm = 8;
   double est = static_cast<double>(d0), spread = 0;
   std::int64_t d = d0;
   std::vector<std::int64_t> offsets;
@@ -977,26 +1203,6 @@ std::int64_t Extraction::crossing_distance(const ZoneLayout& z, std::int64_t c, 
       const std::uint32_t cr_s = sector(next_spt);
       Move in = oriented({in_src, L.lba(c, h, in_s)});
       Move cr = oriented({cr_src, next + cr_s});
-      // A drive that reads ahead reads on after src to the end of its track and then
-      // switches to the next: a read that arrives during that switch waits for it (up to
-      // a head switch, 0.89 ms on the C2247A; the emulated drive does as DiskSim does), so
-      // a destination whose threshold falls just after src's track end reads long: in
-      // virtual time without noise a pair in four or five came out 2-10 cylinders off
-      // (zone 3's crossing from 8 cylinders in read 0.33 ms long, as diskemu's trace
-      // shows in real time). The completion phase of src's track end is read, and each
-      // destination moved along its track (its phase with it) until the moment its read
-      // is issued at the threshold is clear of that end.
-      const bool ahead = defeat_ && r_.cache.read_ahead;
-      auto track_end = [&](std::uint64_t src) {
-        const Chs3 t = L.chs(L.pba_of_lba(src));
-        const std::uint32_t n = L.spt_of_cylinder(t.cylinder);
-        std::uint32_t last = n - 1;
-        while (last > 0 && L.is_slipped(L.pba(t.cylinder, t.head, last))) --last;
-        zones_check_time();
-        // (A few tenths of a millisecond is close enough: three reads, not a phase's many.)
-        const double ph = p_.phase(L.lba(t.cylinder, t.head, last), std::min(3, p_.repeats()), Op::Read);
-        return wrap_unit(ph + static_cast<double>(n - 1 - last) / n);
-      };
       const bool in_ahead = ahead && in.src == in_src, cr_ahead = ahead && cr.src == cr_src;
       const double in_end = in_ahead ? track_end(in.src) : 0.0;
       const double cr_end = cr_ahead ? track_end(cr.src) : 0.0;
@@ -1010,32 +1216,6 @@ std::int64_t Extraction::crossing_distance(const ZoneLayout& z, std::int64_t c, 
       const double in2 = p_.phase(in.dst, 0, Op::Read);
       double ph_in = wrap_unit(in1 + 0.5 * wrap_half(in2 - in1));
       double ph_cr = wrap_unit(cr1 + 0.5 * wrap_half(cr2 - cr1));
-      // The sectors to move a destination by (0 when its threshold is clear of src's
-      // track end): the read issued from a millisecond before that end to a head switch
-      // and 0.3 ms after it (the end's completion phase lags the media by the bus and the
-      // completion; the threshold is known to a few tenths) waits for the switch.
-      const Millis T = p_.period();
-      const Millis hs = head_switch_ > 0 ? head_switch_ : 1.0;
-      // Moves m's destination (sector s0 of its track, phase ph) to the nearest sector
-      // whose read is clear; lba_at(s) is sector s's LBA, none when it holds no data.
-      auto clear_of = [&](Move& m, double& ph, std::uint32_t spt, std::int64_t dist, double end, std::uint32_t s0,
-                          auto&& lba_at) {
-        const Millis slack = tau(spt) + r_.dead_time_ms + seek_guess(dist).ms;
-        for (std::int64_t k = 0; k < spt / 2; ++k)
-          for (const std::int64_t j : {k, -k}) {
-            const std::int64_t s = static_cast<std::int64_t>(s0) + j;
-            if (s < 0 || s >= static_cast<std::int64_t>(spt)) continue;
-            const Millis off = wrap_half(ph + static_cast<double>(j) / spt - slack / T - end) * T;
-            if (off > -1.0 && off < hs + 0.3) continue;
-            const std::optional<std::uint64_t> lba = lba_at(static_cast<std::uint32_t>(s));
-            if (!lba) continue;
-            if (j != 0) {
-              m.dst = *lba;
-              ph = wrap_unit(ph + static_cast<double>(j) / spt);
-            }
-            return;
-          }
-      };
       if (in_ahead)
         clear_of(in, ph_in, z.spt, x, in_end, in_s, [&](std::uint32_t s) -> std::optional<std::uint64_t> {
           if (L.is_slipped(L.pba(c, h, s))) return std::nullopt;
@@ -1045,17 +1225,6 @@ std::int64_t Extraction::crossing_distance(const ZoneLayout& z, std::int64_t c, 
       if (cr_ahead)
         clear_of(cr, ph_cr, next_spt, a + d, cr_end, cr_s,
                  [&](std::uint32_t s) -> std::optional<std::uint64_t> { return next + s; });
-      auto threshold = [&](const Move& m, double ph, std::uint32_t spt, std::int64_t dist) {
-        zones_check_time();
-        // (Near lengths already measured, a cylinder or two away: the bisection starts
-        // 0.25 ms either side, not 0.7 below and 0.6 above.)
-        const SeekGuess g = seek_guess(dist);
-        const Millis base = tau(spt) + r_.dead_time_ms;
-        const Millis lo = g.near ? g.ms - 0.25 : g.ms - 0.7, hi = g.near ? g.ms + 0.25 : g.ms + 0.6;
-        return p_.reach_threshold(m.src, m.dst, ph, base + std::max(0.0, lo), base + hi, o_.resolution_ms, votes_,
-                                  Op::Read, kCrossingConfirm) -
-               base;
-      };
       const Millis ms_in = threshold(in, ph_in, z.spt, x);
       // (Measured the other way round, its destination is this zone's track.)
       const Millis ms_cr = threshold(cr, ph_cr, cr.src == cr_src ? next_spt : z.spt, a + d);
