@@ -203,6 +203,12 @@ class Extraction {
   static constexpr double kZonesEnd = 0.85;
   static constexpr double kCloseCallsEnd = 0.7;
   struct ZonesOutOfTime {};
+  // The cylinder a zone's search took for the first past its end shows the zone's own
+  // track size after all: one test of it (or one before) was read wrong.
+  struct ZoneEndInconsistent {
+    std::int64_t cylinders;  // the zone's cylinders as the search had it
+    std::string what;
+  };
   void zones_check_time() {
     if (in_zones_ && elapsed() > kZonesEnd * o_.budget_ms) throw ZonesOutOfTime{};
   }
@@ -1345,6 +1351,9 @@ void Extraction::find_zones() {
   // (Within a zone, what each test of a cylinder found stands: the layout after the last
   // one that returned, slipped tracks and sectors included.)
   std::int64_t confirmed = 0;  // cylinders of the zone searched past its first, all in it
+  // A zone whose end proved inconsistent is searched again from that end, twice at most.
+  std::int64_t resume = 0;
+  int retries = 0;
   auto stop = [&](const std::string& why) {
     L = at_zone_start;
     verified_ = verified_at_start;
@@ -1368,7 +1377,8 @@ void Extraction::find_zones() {
       if (in) confirmed = std::max(confirmed, n);
       return in;
     };
-    for (std::int64_t n = 1; n < avail; n *= 2) {
+    // (Searched again: from the cylinder read as past the end, tested once more.)
+    for (std::int64_t n = resume > 0 && resume < avail ? resume : 1; n < avail; n *= 2) {
       if (tested(n, in_zone(z, n))) {
         lo = n;
       } else {
@@ -1419,10 +1429,10 @@ void Extraction::find_zones() {
     if (k < L.heads) quick = track_from(start_lba, old_spt);
     const TrackScan s = quick ? *quick : scan_tracks(p_, start_lba - 1, 1.0 / old_spt, 2);
     if (s.spt == old_spt)
-      throw TimingNoiseError(fmt::format(
-          "zone search is inconsistent at LBA {}: cylinder {} does not continue zone {} but has "
-          "its track size ({}); an irregular layout",
-          start_lba, zz.first_cylinder + zz.cylinders, zi, old_spt));
+      throw ZoneEndInconsistent{
+          hi, fmt::format("zone search is inconsistent at LBA {}: cylinder {} does not continue zone {} but has "
+                          "its track size ({}); an irregular layout",
+                          start_lba, zz.first_cylinder + zz.cylinders, zi, old_spt)};
     std::optional<std::size_t> at;
     for (std::size_t i = 0; i < s.boundaries.size(); ++i)
       if (s.boundaries[i] == start_lba) at = i;
@@ -1461,7 +1471,24 @@ void Extraction::find_zones() {
     verified_.insert(nz.first_pba);
     L.zones.push_back(nz);
     ++zi;
+    resume = 0;
+    retries = 0;
     if (L.zones.size() > 512) throw std::runtime_error("more than 512 zones: not a zoned disk layout");
+   } catch (const ZoneEndInconsistent& e) {
+    // Real time once stopped at zone 0's cylinder 64 this way: the gallop's test there
+    // read "no" on a noisy host, and the scan past the end found zone 0's track size.
+    if (retries < 2) {
+      ++retries;
+      note(fmt::format("{}: zone {} searched again from cylinder {}", e.what, zi,
+                       L.zones[zi].first_cylinder + e.cylinders));
+      L = at_zone_start;
+      verified_ = verified_at_start;
+      resume = e.cylinders;
+      continue;
+    }
+    stop(fmt::format("zone {} could not be timed: {} (completion jitter {:.3f} ms, {:.0f} % of completions late)",
+                     zi, e.what, p_.period_estimate().jitter_ms, 100 * p_.late_fraction()));
+    break;
    } catch (const ZonesOutOfTime&) {
     stop(fmt::format("out of its time ({:.0f} s of the {:.0f} s budget spent; the steps after it need the rest)",
                      elapsed() / 1000.0, o_.budget_ms / 1000.0));

@@ -150,6 +150,28 @@ TEST_CASE("with requests reaching the drive late few spare cylinders are read of
   CHECK(close_calls <= runs);
 }
 
+// A test of a cylinder read "no" on a noisy host ends a zone's search early, and the
+// scan past that end finds the zone's own track size. Before: the zones step stopped
+// there ("zone search is inconsistent"; real time once at zone 0's cylinder 64,
+// `extract --virtual --noise busy --seed 28` at zone 1's cylinder 590, this seed at
+// zone 5's 1257, the zones after it not measured). Now the zone is searched again from
+// that cylinder.
+TEST_CASE("a zone end the scan past it contradicts is searched again", "[extract][late]") {
+  VirtualTarget t(std::make_unique<DiskModel>(c2247a_imported(true)), *noise_preset("busy", 24));
+  ExtractOptions o;
+  o.budget_ms = 900'000;
+  o.seed = 24;
+  o.name = "test";
+  const ExtractResult r = extract_geometry(t, o);
+  const DiskProfile truth = c2247a_imported(false);
+  const Comparison c = compare_profiles(r.profile, truth, t.true_rotation_ms());
+  print_extraction("c2247a imported, busy seed 24", r, c);
+  CHECK(says(r, "searched again from cylinder"));
+  CHECK(!says(r, "could not be timed"));
+  REQUIRE(r.profile.zones.size() == truth.zones.size());
+  CHECK(c.zones_equal);
+}
+
 // The real-time run at BUDGET=900 (completion jitter 0.015 ms, 1 % late) stopped at
 // zone 1's first slipped track: "the sectors of track ... do not follow any pattern of
 // slipped sectors". Read in real time, diskemu's phases there follow the model (the
