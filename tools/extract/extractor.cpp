@@ -969,6 +969,16 @@ std::int64_t Extraction::crossing_distance(const ZoneLayout& z, std::int64_t c, 
         return;
       }
   };
+  // The destinations' tracks, sector by sector (clear_of's lba_at): head h of cylinder c
+  // (a slipped sector holds no data), and the next zone's first track (taken to hold no
+  // slipped sector).
+  auto end_track = [&](std::int32_t h) {
+    return [&, h](std::uint32_t k) -> std::optional<std::uint64_t> {
+      if (L.is_slipped(L.pba(c, h, k))) return std::nullopt;
+      return L.lba(c, h, k);
+    };
+  };
+  auto next_track = [&](std::uint32_t k) -> std::optional<std::uint64_t> { return next + k; };
   auto threshold = [&](const Move& m, double ph, std::uint32_t spt, std::int64_t dist) {
     zones_check_time();
     // (Near lengths already measured, a cylinder or two away: the bisection starts
@@ -1010,17 +1020,12 @@ std::int64_t Extraction::crossing_distance(const ZoneLayout& z, std::int64_t c, 
     std::map<std::int64_t, std::vector<Millis>> in, out;
     auto cross_at = [&](std::int64_t a) {
       const std::uint32_t s = sector(next_spt);
-      out[a].push_back(measure(L.lba(c - a, 0, sector(z.spt)), next + s, z.spt, next_spt, s, a + d0,
-                               [&](std::uint32_t k) -> std::optional<std::uint64_t> { return next + k; }));
+      out[a].push_back(measure(L.lba(c - a, 0, sector(z.spt)), next + s, z.spt, next_spt, s, a + d0, next_track));
     };
     auto inside_at = [&](std::int64_t x) {
       const std::int32_t h = *head_at(c - x);
       const std::uint32_t s_in = sector(z.spt);
-      const Millis ms = measure(L.lba(c - x, h, sector(z.spt)), L.lba(c, h, s_in), z.spt, z.spt, s_in, x,
-                                [&](std::uint32_t k) -> std::optional<std::uint64_t> {
-                                  if (L.is_slipped(L.pba(c, h, k))) return std::nullopt;
-                                  return L.lba(c, h, k);
-                                });
+      const Millis ms = measure(L.lba(c - x, h, sector(z.spt)), L.lba(c, h, s_in), z.spt, z.spt, s_in, x, end_track(h));
       in[x].push_back(ms);
       r_.seek_points.push_back({x, ms});
       inside_seeks_.push_back({x, ms});
@@ -1222,15 +1227,8 @@ std::int64_t Extraction::crossing_distance(const ZoneLayout& z, std::int64_t c, 
       const double in2 = p_.phase(in.dst, 0, Op::Read);
       double ph_in = wrap_unit(in1 + 0.5 * wrap_half(in2 - in1));
       double ph_cr = wrap_unit(cr1 + 0.5 * wrap_half(cr2 - cr1));
-      if (in_ahead)
-        clear_of(in, ph_in, z.spt, x, in_end, in_s, [&](std::uint32_t s) -> std::optional<std::uint64_t> {
-          if (L.is_slipped(L.pba(c, h, s))) return std::nullopt;
-          return L.lba(c, h, s);
-        });
-      // (The next zone's first track, taken to hold no slipped sector, as above.)
-      if (cr_ahead)
-        clear_of(cr, ph_cr, next_spt, a + d, cr_end, cr_s,
-                 [&](std::uint32_t s) -> std::optional<std::uint64_t> { return next + s; });
+      if (in_ahead) clear_of(in, ph_in, z.spt, x, in_end, in_s, end_track(h));
+      if (cr_ahead) clear_of(cr, ph_cr, next_spt, a + d, cr_end, cr_s, next_track);
       const Millis ms_in = threshold(in, ph_in, z.spt, x);
       // (Measured the other way round, its destination is this zone's track.)
       const Millis ms_cr = threshold(cr, ph_cr, cr.src == cr_src ? next_spt : z.spt, a + d);
