@@ -1010,7 +1010,7 @@ std::int64_t Extraction::crossing_distance(const ZoneLayout& z, std::int64_t c, 
       zones_check_time();
       const double p1 = p_.phase(m.dst, 0, Op::Read);
       const double p2 = p_.phase(m.dst, 0, Op::Read);
-      double ph = wrap_unit(p1 + 0.5 * wrap_half(p2 - p1));
+      double ph = mid_phase(p1, p2);
       if (ahead && forward) clear_of(m, ph, dst_spt, dist, end, s0, lba_at);
       return threshold(m, ph, forward ? dst_spt : src_spt, dist);
     };
@@ -1225,8 +1225,8 @@ std::int64_t Extraction::crossing_distance(const ZoneLayout& z, std::int64_t c, 
       const double cr1 = p_.phase(cr.dst, 0, Op::Read);
       const double cr2 = p_.phase(cr.dst, 0, Op::Read);
       const double in2 = p_.phase(in.dst, 0, Op::Read);
-      double ph_in = wrap_unit(in1 + 0.5 * wrap_half(in2 - in1));
-      double ph_cr = wrap_unit(cr1 + 0.5 * wrap_half(cr2 - cr1));
+      double ph_in = mid_phase(in1, in2);
+      double ph_cr = mid_phase(cr1, cr2);
       if (in_ahead) clear_of(in, ph_in, z.spt, x, in_end, in_s, end_track(h));
       if (cr_ahead) clear_of(cr, ph_cr, next_spt, a + d, cr_end, cr_s, next_track);
       const Millis ms_in = threshold(in, ph_in, z.spt, x);
@@ -1357,6 +1357,10 @@ void Extraction::find_zones() {
     verified_ = verified_at_start;
     close_zones(zi, why, confirmed);
   };
+  auto not_timed = [&](const std::string& what) {
+    stop(fmt::format("zone {} could not be timed: {} (completion jitter {:.3f} ms, {:.0f} % of completions late)",
+                     zi, what, p_.period_estimate().jitter_ms, 100 * p_.late_fraction()));
+  };
   while (true) {
    at_zone_start = L;
    verified_at_start = verified_;
@@ -1484,16 +1488,14 @@ void Extraction::find_zones() {
       resume = e.cylinders;
       continue;
     }
-    stop(fmt::format("zone {} could not be timed: {} (completion jitter {:.3f} ms, {:.0f} % of completions late)",
-                     zi, e.what, p_.period_estimate().jitter_ms, 100 * p_.late_fraction()));
+    not_timed(e.what);
     break;
    } catch (const ZonesOutOfTime&) {
     stop(fmt::format("out of its time ({:.0f} s of the {:.0f} s budget spent; the steps after it need the rest)",
                      elapsed() / 1000.0, o_.budget_ms / 1000.0));
     break;
    } catch (const TimingNoiseError& e) {
-    stop(fmt::format("zone {} could not be timed: {} (completion jitter {:.3f} ms, {:.0f} % of completions late)",
-                     zi, e.what(), p_.period_estimate().jitter_ms, 100 * p_.late_fraction()));
+    not_timed(e.what());
     break;
    }
   }

@@ -39,6 +39,8 @@ double wrap_half(double x) { return x - std::floor(x + 0.5); }
 
 double wrap_unit(double x) { return x - std::floor(x); }
 
+double mid_phase(double a, double b) { return wrap_unit(a + 0.5 * wrap_half(b - a)); }
+
 double circular_median(const std::vector<double>& angles) {
   if (angles.empty()) throw std::invalid_argument("circular median of an empty sample");
   double s = 0, c = 0;

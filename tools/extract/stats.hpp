@@ -17,6 +17,8 @@ double sample_sigma(const std::vector<double>& v);
 double wrap_half(double x);
 // x wrapped into [0, 1).
 double wrap_unit(double x);
+// The phase halfway between a and b (rotations) the short way round, in [0, 1).
+double mid_phase(double a, double b);
 // The median of angles (rotations), taken around their circular mean so that values
 // near 0 and near 1 average correctly. Result in [0, 1).
 double circular_median(const std::vector<double>& angles);

@@ -41,6 +41,10 @@ TEST_CASE("median, MAD and circular statistics", "[extract][stats]") {
   CHECK(mad({1, 2, 3, 4, 100}) == 1);
   CHECK(wrap_half(0.75) == Approx(-0.25));
   CHECK(wrap_unit(-0.25) == Approx(0.75));
+  // Halfway the short way round: across 0, not through one half.
+  CHECK(mid_phase(0.2, 0.4) == Approx(0.3));
+  CHECK(wrap_half(mid_phase(0.9, 0.1)) == Approx(0.0).margin(1e-12));
+  CHECK(mid_phase(0.1, 0.9) == Approx(0.0).margin(1e-12));
   // Angles either side of 0 must not average to one half.
   CHECK(wrap_half(circular_median({0.98, 0.99, 0.01, 0.02, 0.0}) - 0.0) == Approx(0.0).margin(1e-12));
   CHECK(circular_concentration({0.1, 0.1, 0.1}) == Approx(1.0));
