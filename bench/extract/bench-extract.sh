@@ -9,7 +9,8 @@
 #     built-in geometry and with the extracted one. Target: the extracted profile gets
 #     >= 95 % of the built-in model's ASATF(30) throughput gain over FCFS.
 #  3. (MODELS=c2247a-cache, c2247a-imported; issue 12) the HP C2247A with its cache on
-#     (hp_c2247a-drive.json: DiskSim's two 256-sector segments and 128-sector read-ahead,
+#     (hp_c2247a-drive.json: two 256-sector read segments, one more than DiskSim's file
+#     has beside its write segment, so more for the extractor to defeat; 128-sector read-ahead,
 #     the bus's 0.1701 ms a sector, write-behind on): the hand-made geometry of
 #     tests/validate/data, and the drive as `disksched model import` reads it from
 #     tests/data/disksim-valid (an empty front, slipped tracks, spare tracks at each

@@ -158,6 +158,18 @@ DriveImport import_drive(const ParamFile& file, const Block& disk) {
     d.cache.segments = 0;  // the buffer only matches speeds: nothing hits
     d.has_cache = true;
   }
+  // DiskSim counts the dedicated write segment among its "Number of buffer segments"
+  // (and refuses one with no other segment beside it); the profile counts read segments.
+  if (d.cache.separate_write_segment && d.cache.segments > 0) {
+    const Param* n = disk.find("Number of buffer segments");
+    if (d.cache.segments < 2)
+      throw ParamError(fmt::format(
+          "{}: 'Use separate write segment' takes one of the 'Number of buffer segments', "
+          "so there must be 2 or more, not {}",
+          n != nullptr ? n->value.where.str() : std::string("(no 'Number of buffer segments')"),
+          d.cache.segments));
+    d.cache.segments -= 1;
+  }
   if (d.has_cache && disk.find("Maximum number of write segments") == nullptr)
     d.cache.write_segments = d.cache.segments;
 

@@ -50,7 +50,8 @@ TEST_CASE("HP C2247A: overheads, the SCSI bus and a two-segment cache", "[disksi
   CHECK(d.drive.bus.read_sector == 0.17010);
   CHECK(d.drive.bus.write_sector == 0.18686);
   const CacheParams& k = d.drive.cache;
-  CHECK(k.segments == 2);
+  // DiskSim's 2 segments are 1 for reads and the dedicated write segment.
+  CHECK(k.segments == 1);
   CHECK(k.segment_sectors == 256);
   CHECK(k.write_segments == 1);
   CHECK(k.separate_write_segment);
@@ -80,12 +81,12 @@ TEST_CASE("Cheetah 9LP and IBM 18ES: write-behind, and the disk's bulk rate as t
   CHECK(c.drive.bus.read_sector == 0.105);
   CHECK(c.drive.controller.command_ms(false, false, true) == 0.273);
   const DriveImport i = import_of("ibm18es.parv", "IBM_DNES-309170W_validate");
-  CHECK(i.drive.cache.segments == 7);
+  CHECK(i.drive.cache.segments == 6);  // and the dedicated write segment
   CHECK(i.drive.cache.read_any_free_blocks);
   CHECK_FALSE(i.drive.cache.read_hits_on_write_data);
   CHECK(i.drive.bus.write_sector == 0.101);
   const DriveImport r = import_of("dec_rz26.parv", "DEC_RZ26_validate");
-  CHECK(r.drive.cache.segments == 10);
+  CHECK(r.drive.cache.segments == 9);  // and the dedicated write segment
   CHECK(r.drive.bus.read_sector == 0.07069);
   CHECK(r.drive.controller.write_completion == 0.113);
 }
@@ -100,6 +101,26 @@ TEST_CASE("a cache key of the wrong kind is refused with its file and line", "[d
   } catch (const ParamError& e) {
     CHECK(std::string(e.what()).rfind("d.diskspecs:3: expected a number in [0, 16777216] for "
                                       "'Segment size (in blks)', not ",
+                                      0) == 0);
+  }
+}
+
+TEST_CASE("a dedicated write segment is one of DiskSim's buffer segments", "[disksim]") {
+  const auto drive = [](const std::string& segments) {
+    const ParamFile f = parse_text("disksim_disk D {\n  Number of buffer segments = " + segments +
+                                       ",\n  Use separate write segment = 1\n}\n",
+                                   "d.diskspecs", "");
+    return import_drive(f, *f.find_block("D"));
+  };
+  CHECK(drive("4").drive.cache.segments == 3);
+  CHECK(drive("4").drive.cache.separate_write_segment);
+  try {
+    drive("1");
+    FAIL("no error");
+  } catch (const ParamError& e) {
+    CHECK(std::string(e.what()).rfind("d.diskspecs:2: 'Use separate write segment' takes one of "
+                                      "the 'Number of buffer segments', so there must be 2 or "
+                                      "more, not 1",
                                       0) == 0);
   }
 }

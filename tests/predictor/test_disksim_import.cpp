@@ -192,7 +192,7 @@ TEST_CASE("keys the profile does not model are reported by name; notes say what 
   // The cache, the overheads and the bus's per-block times are the drive's (disksim_drive).
   CHECK_FALSE(has("disksim_disk HP_C2247A_validate: Number of buffer segments ("));
   CHECK_FALSE(has("disksim_bus BUS1 (the disk's bus): Read block transfer time"));
-  CHECK(r.profile.drive.cache.segments == 2);
+  CHECK(r.profile.drive.cache.segments == 1);  // beside the dedicated write segment
   CHECK(r.profile.drive.bus.read_sector == 0.17010);
   CHECK(has("Full strobe seek time"));  // hplplus10 does not use it
   CHECK_FALSE(has(": Number of data surfaces"));

@@ -15,11 +15,14 @@ namespace disksched::extract::testing {
 
 // An empty front of 17 tracks (LBA 0 on head 4 of cylinder 1), spare tracks at each
 // zone's end, slipped tracks, each zone's first track at its own angle; its cache as
-// DiskSim has it, with write-behind on.
+// DiskSim has it but with write-behind on and two read segments beside the write segment
+// (DiskSim's file has one), as bench/extract/hp_c2247a-drive.json: more for the
+// extractor to defeat.
 inline DiskProfile c2247a_imported(bool cache) {
   DiskProfile p = disksim::import_disksim(DISKSIM_VALID_DIR "/hp_c2247a.parv").profile;
   p.drive.has_cache = p.drive.has_bus = cache;
   p.drive.cache.fast_write = 1;
+  p.drive.cache.segments = 2;
   return p;
 }
 
