@@ -63,6 +63,7 @@ ValidateClass compare(const std::string& name, const std::vector<ValidateSample>
   c.mean_simulated_ms /= static_cast<double>(samples.size());
   c.demerit_ms = demerit(measured, simulated);
   c.demerit_grid_ms = demerit_grid(measured, simulated);
+  c.demerit_histogram_ms = demerit_histogram(measured, simulated);
   return c;
 }
 

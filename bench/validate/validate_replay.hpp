@@ -47,6 +47,7 @@ struct ValidateClass {
   double mean_simulated_ms = 0.0;
   double demerit_ms = 0.0;       // exact (demerit.hpp)
   double demerit_grid_ms = 0.0;  // at p = 0.0001 .. 1
+  double demerit_histogram_ms = 0.0;  // as DiskSim's rms computes it (its published figures)
   std::size_t simulated_hits = 0; // requests the simulated drive's buffer served
 };
 

@@ -63,3 +63,24 @@ TEST_CASE("the exact demerit is the limit of ever finer grids", "[validate][deme
   CHECK(exact > 1.0);
   CHECK(demerit_grid(a, b, 200000) == Approx(exact).margin(1e-3));
 }
+
+TEST_CASE("DiskSim's histogram figure counts whole microseconds in 1%-wider buckets",
+          "[validate][demerit]") {
+  // Below 100 us the buckets are 1 us wide: 10.5 us spreads over [10, 11) us, 20.5 over
+  // [20, 21); the curves are parallel, 10 us apart.
+  CHECK(demerit_histogram({0.0105}, {0.0205}) == Approx(0.010).epsilon(1e-9));
+  CHECK(demerit_histogram({0.0105, 0.0205}, {0.0105, 0.0205}) == 0.0);
+  // 0.009 ms is 0.00899999... in binary: DiskSim's arithmetic makes it 8 us, the bucket
+  // of 8.5 us (rounding it to 9 us would put the curves 1 us apart).
+  CHECK(demerit_histogram({0.009}, {0.0085}) == 0.0);
+  CHECK(demerit_histogram({0.0095}, {0.0085}) == Approx(0.001).epsilon(1e-9));
+  // Past 100 us a bucket is 1% of its edge wide, so samples within one bucket are one:
+  // 10 ms and 10.05 ms share [9.969, 10.069) ms (edges ..., 9969, 10069, 10170, ... us).
+  CHECK(demerit_histogram({10.0}, {10.05}) == 0.0);
+  CHECK(demerit({10.0}, {10.05}) == Approx(0.05));
+  // 10.1 ms is in the next bucket, 0.101 ms wide: the curves are 0.100 + 0.001 p apart.
+  const double next = demerit_histogram({10.0}, {10.1});
+  CHECK(next > 0.100);
+  CHECK(next < 0.101);
+  CHECK_THROWS_AS(demerit_histogram({}, {1.0}), std::invalid_argument);
+}

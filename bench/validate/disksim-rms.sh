@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# DiskSim 4.0's own demerit on each of the four validation disks, to more digits than its
+# files state: DiskSim run on the files in tests/data/disksim-valid and its rms tool on
+# the output, as DiskSim's validation does. disksim-validate.sh sets ours beside these.
+#
+#   bash bench/validate/disksim-rms.sh DISKSIM_SRC [OUT_DIR]
+#
+# DISKSIM_SRC: a built DiskSim 4.0 tree (src/disksim and src/rms; not part of this
+# project, build it yourself). OUT_DIR (default out/disksim-rms) gets DiskSim's outputs.
+set -euo pipefail
+src=${1:?usage: disksim-rms.sh DISKSIM_SRC [OUT_DIR]}
+out=${2:-out/disksim-rms}
+here=$(cd "$(dirname "$0")/../.." && pwd)
+data=$here/tests/data/disksim-valid
+for f in "$src/src/disksim" "$src/src/rms"; do
+  [ -x "$f" ] || { echo "no $f: build DiskSim 4.0 in $src first" >&2; exit 1; }
+done
+mkdir -p "$out"
+cp "$data"/* "$out/"
+cd "$out"
+for v in hp_c2247a cheetah9LP ibm18es dec_rz26; do
+  "$src/src/disksim" "$v.parv" "$v.outv" validate "$v.trace" 0 > "$v.log" 2>&1 ||
+    { echo "$v: DiskSim failed, see $out/$v.log" >&2; exit 1; }
+  printf '%-12s %s\n' "$v" "$("$src/src/rms" "$v.outv" "$v.outv" -1 -1 1)"
+done
