@@ -44,6 +44,20 @@ requires_filter_client() {
   /usr/bin/python3 -c 'import nbd' 2>/dev/null || skip "python3-libnbd is not installed"
 }
 
+# nbdkit 1.32.4-1.32.5 may abort in its own code when a client vanishes with requests in
+# flight (raw_send_socket: Assertion 'sock >= 0', fixed upstream in 1.33.10 / 1.34.0;
+# see the filter's man page).
+# nbdkit_has_disconnect_fix: true from 1.33.10 on.
+nbdkit_has_disconnect_fix() {
+  local version
+  version=$(nbdkit --version | awk '{print $2}')
+  [ "$(printf '%s\n1.33.10\n' "$version" | sort -V | head -1)" = 1.33.10 ]
+}
+# nbdkit_known_abort LOG: true when an nbdkit without the fix wrote that assertion to LOG.
+nbdkit_known_abort() {
+  ! nbdkit_has_disconnect_fix && grep -q "raw_send_socket: Assertion .sock >= 0. failed" "$1"
+}
+
 # run_py SCRIPT NBDKIT-ARGS...: a captive nbdkit on a private Unix socket, and nbdsh
 # (the system python3, see nbdsh above) running SCRIPT against it with `h` connected.
 run_py() {

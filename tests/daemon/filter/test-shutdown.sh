@@ -2,6 +2,10 @@
 # Client disconnect and server shutdown with a full queue: 48 writes wait behind a
 # 20 ms device (depth 1). The client vanishes (or the server is told to stop) once a
 # few are acknowledged. Neither hangs, and every acknowledged write is there afterwards.
+# nbdkit 1.32 itself may abort when the client vanishes (its known bug, see
+# nbdkit_known_abort in lib.sh; about 1 run in 30 here): the writes go to a file, so
+# then the server is started again on it and every acknowledged write must still be
+# there. Any other death of the server fails.
 . "$TESTS_SRCDIR/lib.sh"
 requires_filter_client timeout
 make_tmpdir
@@ -55,35 +59,54 @@ for off in offsets:
 print(f"ok: {len(offsets)} acknowledged writes are there")
 PY
 
+log="$TMPDIR_TEST/nbdkit.err"
+# In the foreground, so that how it ended is known (wait).
 start_server() {
   rm -f "$sock" "$pidfile"
-  nbdkit -U "$sock" -P "$pidfile" --log=stderr -t 64 --filter="$DISKSCHED_FILTER" --filter=delay \
-    "$@" wdelay=20ms sched=sstf
+  : > "$log"
+  nbdkit -f -U "$sock" -P "$pidfile" --log=stderr -t 64 --filter="$DISKSCHED_FILTER" \
+    --filter=delay "$@" wdelay=20ms sched=sstf 2> "$log" &
+  server=$!
   for _ in $(seq 100); do [ -s "$pidfile" ] && break; sleep 0.1; done
-  [ -s "$pidfile" ] || fail "nbdkit did not start"
+  [ -s "$pidfile" ] || { cat "$log" >&2; fail "nbdkit did not start"; }
 }
+# server_ended WHAT: the server has exited; it must have exited cleanly.
+server_ended() {
+  local rc=0
+  wait "$server" || rc=$?
+  [ "$rc" -eq 0 ] || { cat "$log" >&2; fail "$1: nbdkit exited with $rc"; }
+}
+# stop_server WHAT: SIGTERM, and it exits cleanly within 15 s.
 stop_server() {
-  local pid; pid=$(cat "$pidfile")
-  kill "$pid" 2>/dev/null || true
-  for _ in $(seq 150); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
-  kill -9 "$pid"; fail "nbdkit did not exit within 15 s of SIGTERM"
+  kill "$server" 2>/dev/null || true
+  for _ in $(seq 150); do kill -0 "$server" 2>/dev/null || { server_ended "$1"; return 0; }; sleep 0.1; done
+  kill -9 "$server"; fail "$1: nbdkit did not exit within 15 s of SIGTERM"
 }
 
 uri="nbd+unix:///?socket=$sock"
+disk="$TMPDIR_TEST/disk.img"
 
 echo "== client disconnect"
-start_server memory 64M
-timeout 20 /usr/bin/python3 "$TMPDIR_TEST/writer.py" "$uri" disconnect || fail "writer failed"
-# The server goes on serving (the queued writes first), then a new client.
-timeout 30 /usr/bin/python3 "$TMPDIR_TEST/verify.py" nbd "$uri" || fail "after disconnect"
-stop_server
-
-echo "== server shutdown"
-disk="$TMPDIR_TEST/disk.img"
 truncate -s 64M "$disk"
 start_server file "$disk"
-pid=$(cat "$pidfile")
+timeout 20 /usr/bin/python3 "$TMPDIR_TEST/writer.py" "$uri" disconnect || fail "writer failed"
+# The server goes on serving (the queued writes first), then a new client.
+if ! timeout 30 /usr/bin/python3 "$TMPDIR_TEST/verify.py" nbd "$uri"; then
+  kill -0 "$server" 2>/dev/null && { stop_server "after disconnect"; fail "after disconnect"; }
+  rc=0; wait "$server" || rc=$?
+  nbdkit_known_abort "$log" || { cat "$log" >&2; fail "after disconnect: nbdkit died (exit $rc)"; }
+  echo "nbdkit $(nbdkit --version | awk '{print $2}') aborted in raw_send_socket (its known bug): started again on the same file"
+  start_server file "$disk"
+  timeout 30 /usr/bin/python3 "$TMPDIR_TEST/verify.py" nbd "$uri" || fail "after disconnect and restart"
+fi
+stop_server "after disconnect"
+
+echo "== server shutdown"
+rm -f "$disk" "$acked"
+truncate -s 64M "$disk"
+start_server file "$disk"
 timeout 30 /usr/bin/python3 "$TMPDIR_TEST/writer.py" "$uri" shutdown || fail "writer hung"
-for _ in $(seq 150); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-kill -0 "$pid" 2>/dev/null && { kill -9 "$pid"; fail "nbdkit did not exit within 15 s of SIGTERM"; }
+for _ in $(seq 150); do kill -0 "$server" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$server" 2>/dev/null && { kill -9 "$server"; fail "nbdkit did not exit within 15 s of SIGTERM"; }
+server_ended "shutdown"
 /usr/bin/python3 "$TMPDIR_TEST/verify.py" file "$disk" || fail "after shutdown"
