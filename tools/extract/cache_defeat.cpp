@@ -8,8 +8,12 @@ namespace disksched::extract {
 CacheDefeat::CacheDefeat(ProbeTarget& inner, const CacheFindings& found)
     : inner_(inner),
       // Read-ahead was seen to reach at least read_ahead_sectors: assume up to twice
-      // that (the check doubles), and a track's worth when it was not measured.
-      window_(found.read_ahead ? std::max<std::uint64_t>(2ull * found.read_ahead_sectors, 256) : 0),
+      // that (the check doubles), and 256 sectors when it was not seen but a read cache
+      // was (a check that missed it, with a window of 0, sent every evicting read into
+      // the segment it was to push out: no read ever reached the platter).
+      window_(found.read_ahead ? std::max<std::uint64_t>(2ull * found.read_ahead_sectors, 256)
+              : found.read_cache ? 256
+                                 : 0),
       segments_(found.evicting_reads > 0 ? found.evicting_reads : 1),
       stride_(std::max<std::uint64_t>(1, window_ / kStrides)) {}
 
