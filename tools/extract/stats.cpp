@@ -17,6 +17,21 @@ double median(std::vector<double> v) {
   return 0.5 * (lo + hi);
 }
 
+double densest(std::vector<double> v, double width) {
+  if (v.empty()) throw std::invalid_argument("densest of an empty sample");
+  std::sort(v.begin(), v.end());
+  std::size_t best = 0, count = 0;
+  for (std::size_t lo = 0, hi = 0; lo < v.size(); ++lo) {
+    while (hi < v.size() && v[hi] - v[lo] <= width) ++hi;
+    if (hi - lo > count) {
+      count = hi - lo;
+      best = lo;
+    }
+  }
+  return median(std::vector<double>(v.begin() + static_cast<std::ptrdiff_t>(best),
+                                    v.begin() + static_cast<std::ptrdiff_t>(best + count)));
+}
+
 double mad(const std::vector<double>& v) {
   const double m = median(v);
   std::vector<double> d;

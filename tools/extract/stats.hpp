@@ -13,6 +13,10 @@ double robust_sigma(const std::vector<double>& v);
 // The sample standard deviation (n - 1), outliers and all; 0 for fewer than two.
 double sample_sigma(const std::vector<double>& v);
 
+// The median of the largest cluster of values that fits in a window `width` wide (ties:
+// the lowest cluster); the median of all when they fit in one. Of a non-empty sample.
+double densest(std::vector<double> v, double width);
+
 // x wrapped into [-0.5, 0.5) rotations.
 double wrap_half(double x);
 // x wrapped into [0, 1).

@@ -50,6 +50,13 @@ TEST_CASE("median, MAD and circular statistics", "[extract][stats]") {
   CHECK(circular_concentration({0.1, 0.1, 0.1}) == Approx(1.0));
   CHECK(circular_concentration({0.0, 0.25, 0.5, 0.75}) == Approx(0.0).margin(1e-12));
   CHECK_THROWS(median({}));
+  // The densest cluster, not the middle of two: gaps of one and two revolutions whose
+  // median (20.0 here) lies in neither.
+  CHECK(densest({11.10, 11.12, 11.11, 20.0, 22.21, 22.22, 22.20, 22.23}, 0.1) == Approx(22.215));
+  CHECK(densest({11.10, 11.12, 11.11, 22.20, 22.23}, 0.1) == Approx(11.11));
+  CHECK(densest({1.0, 2.0}, 5.0) == Approx(1.5));  // all in one window: the median
+  CHECK(densest({3.0, 1.0}, 0.1) == 1.0);           // a tie: the lowest
+  CHECK_THROWS(densest({}, 0.1));
 }
 
 TEST_CASE("robust line rejects gross outliers", "[extract][stats]") {
