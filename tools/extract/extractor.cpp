@@ -1469,6 +1469,16 @@ void Extraction::find_zones() {
     std::vector<double> ts;
     for (std::size_t i = 0; i < s.boundaries.size(); ++i)
       if (!at || i > *at) ts.push_back(s.skews[i] - gap_before(s.boundaries[i]));
+    // On a noisy host, one late read among the scan's one or two track switches made
+    // this skew 1-5 sectors wrong, and every slip search in the zone then failed (the
+    // error adds up once per track crossed): the median of more switches of the zone's
+    // first cylinder instead.
+    if (L.heads > 1 && (p_.noisy() || p_.repeats() > 1))
+      for (std::int32_t h = 2; h <= std::min<std::int32_t>(L.heads - 1, 4); ++h) {
+        const std::uint64_t y = start_lba + static_cast<std::uint64_t>(h) * nz.spt;
+        if (y + nz.spt >= total) break;
+        ts.push_back(measure_skew(p_, y, 1.0 / nz.spt, 1, 0));
+      }
     if (!ts.empty() && L.heads > 1) nz.track_skew = first_skew(median(ts));
     verified_.insert(nz.first_pba);
     L.zones.push_back(nz);

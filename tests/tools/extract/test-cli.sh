@@ -39,6 +39,26 @@ if "$DISKSCHED" extract --virtual "$d/c2247a-cache.json" --no-cache-defeat --bud
 fi
 grep -q 'that is a cache answering' "$d/c2.out" || fail "--no-cache-defeat: unclear error: $(cat "$d/c2.out")"
 
+# 1c. The drive as `model import` reads DiskSim's files, with that cache, behind a host
+# that completes late (`--noise late`): seeds that each stopped an extraction before,
+# each now within every tolerance. 27: the period step's median gap fell between the one-
+# and two-revolution re-reads. 38: the cache check took read-ahead hits for misses, and
+# the defeat's window of 0 left every probe a hit. 39: a zone's first track skew read off
+# one late switch (the zone's slip search failed). 40: two late hits counted one evicting
+# read for two.
+"$DISKSCHED" model import "$TESTS_SRCDIR/data/disksim-valid/hp_c2247a.parv" -o "$d/plat.json" \
+  > /dev/null 2>&1 || fail "model import failed"
+/usr/bin/python3 - "$d/plat.json" "$TESTS_SRCDIR/../bench/extract/hp_c2247a-drive.json" "$d/imp.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1])); p.update(json.load(open(sys.argv[2]))); json.dump(p, open(sys.argv[3], "w"))
+PY
+for seed in 27 38 39 40; do
+  "$DISKSCHED" extract --virtual "$d/imp.json" --noise late --budget 900 --seed "$seed" --quiet \
+    -o "$d/late$seed.json" > "$d/late$seed.out" 2>&1 || fail "late seed $seed: $(tail -n 1 "$d/late$seed.out")"
+  "$DISKSCHED" extract check "$d/late$seed.json" --against "$d/plat.json" > "$d/late$seed.check" \
+    || fail "late seed $seed: $(grep FAIL "$d/late$seed.check")"
+done
+
 # 2. Through NBD, a memory export has no platter: a clear error, no profile.
 if nbdkit -U "$(nbdkit_sock)" memory size=64M --run "'$DISKSCHED' extract --nbd \"\$uri\" --budget 20 --quiet -o '$d/mem.json'" \
      > "$d/mem.out" 2>&1; then
