@@ -17,14 +17,8 @@
 # read-ahead (blks) = 0", DiskSim's code takes the branch the first key asks for (fill the
 # segment from the request's start, keeping the request), which is the same limit here.
 set -euo pipefail
-src=${1:?usage: disksim-readahead-check.sh DISKSIM_SRC [OUT_DIR]}
-out=${2:-out/disksim-readahead}
-here=$(cd "$(dirname "$0")/../.." && pwd)
-data=$here/tests/data/disksim-valid
-for f in "$src/src/disksim" "$src/src/rms"; do
-  [ -x "$f" ] || { echo "no $f: build DiskSim 4.0 in $src first" >&2; exit 1; }
-done
-mkdir -p "$out"
+. "$(dirname "$0")/disksim-tree.sh"
+disksim_tree "disksim-readahead-check.sh DISKSIM_SRC [OUT_DIR]" out/disksim-readahead "$@"
 cp "$data"/ibm18es.{parv,diskspecs,model,seek,trace} "$data/statdefs" "$out/"
 cd "$out"
 grep -q '^ *Maximum read-ahead (blks) = 511,' ibm18es.diskspecs

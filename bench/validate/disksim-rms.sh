@@ -8,14 +8,8 @@
 # DISKSIM_SRC: a built DiskSim 4.0 tree (src/disksim and src/rms; not part of this
 # project, build it yourself). OUT_DIR (default out/disksim-rms) gets DiskSim's outputs.
 set -euo pipefail
-src=${1:?usage: disksim-rms.sh DISKSIM_SRC [OUT_DIR]}
-out=${2:-out/disksim-rms}
-here=$(cd "$(dirname "$0")/../.." && pwd)
-data=$here/tests/data/disksim-valid
-for f in "$src/src/disksim" "$src/src/rms"; do
-  [ -x "$f" ] || { echo "no $f: build DiskSim 4.0 in $src first" >&2; exit 1; }
-done
-mkdir -p "$out"
+. "$(dirname "$0")/disksim-tree.sh"
+disksim_tree "disksim-rms.sh DISKSIM_SRC [OUT_DIR]" out/disksim-rms "$@"
 cp "$data"/* "$out/"
 cd "$out"
 for v in hp_c2247a cheetah9LP ibm18es dec_rz26; do
