@@ -22,11 +22,14 @@ grep -q 'track skew.*FAIL' "$d/check2" || fail "the check against the wrong mode
 # 1b. A drive whose cache answers reads (the HP C2247A with DiskSim's cache): found, said
 # on stderr and in the profile, probed around, the geometry checked; without the defeat
 # the run stops and says why.
-/usr/bin/python3 - "$TESTS_SRCDIR/validate/data/hp_c2247a-hand.json" \
-  "$TESTS_SRCDIR/../bench/extract/hp_c2247a-drive.json" "$d/c2247a-cache.json" <<'PY'
+# with_drive PROFILE OUT: PROFILE with the drive blocks (cache, bus) of the bench's C2247A.
+with_drive() {
+  /usr/bin/python3 - "$1" "$TESTS_SRCDIR/../bench/extract/hp_c2247a-drive.json" "$2" <<'PY'
 import json, sys
 p = json.load(open(sys.argv[1])); p.update(json.load(open(sys.argv[2]))); json.dump(p, open(sys.argv[3], "w"))
 PY
+}
+with_drive "$TESTS_SRCDIR/validate/data/hp_c2247a-hand.json" "$d/c2247a-cache.json"
 "$DISKSCHED" extract --virtual "$d/c2247a-cache.json" --budget 240 -o "$d/c.json" > "$d/c.out" 2> "$d/c.err" \
   || fail "extraction through the cache failed: $(cat "$d/c.err")"
 grep -q '^extract: drive cache found: read cache' "$d/c.err" || fail "no cache finding on stderr: $(head -3 "$d/c.err")"
@@ -49,10 +52,7 @@ grep -q 'that is a cache answering' "$d/c2.out" || fail "--no-cache-defeat: uncl
 # boundaries to noise, read as a disk without visible skews, and took one head.
 "$DISKSCHED" model import "$TESTS_SRCDIR/data/disksim-valid/hp_c2247a.parv" -o "$d/plat.json" \
   > /dev/null 2>&1 || fail "model import failed"
-/usr/bin/python3 - "$d/plat.json" "$TESTS_SRCDIR/../bench/extract/hp_c2247a-drive.json" "$d/imp.json" <<'PY'
-import json, sys
-p = json.load(open(sys.argv[1])); p.update(json.load(open(sys.argv[2]))); json.dump(p, open(sys.argv[3], "w"))
-PY
+with_drive "$d/plat.json" "$d/imp.json"
 for run in late:27 late:38 late:39 late:40 busy:105; do
   noise=${run%:*} seed=${run#*:}
   "$DISKSCHED" extract --virtual "$d/imp.json" --noise "$noise" --budget 900 --seed "$seed" --quiet \
