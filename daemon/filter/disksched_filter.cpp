@@ -32,6 +32,7 @@
 #include "common/clock.hpp"
 #include "common/nbdkit_callback.hpp"
 #include "common/nbdkit_key_parsers.hpp"
+#include "common/served_connections.hpp"
 #include "daemon/filter/filter_config.hpp"
 #include "daemon/filter/graceful_stop.hpp"
 #include "daemon/filter/latency_log.hpp"
@@ -223,9 +224,9 @@ int disksched_after_fork(nbdkit_backend* /*nxdata*/) {
   if (control) control->start();
   if (metrics_file) metrics_file->start();
   try {
-    graceful_stop = new GracefulStop({}, [] {
-      return requests_inside.load(std::memory_order_acquire) == 0;
-    });
+    graceful_stop = new GracefulStop(
+        {}, [] { return requests_inside.load(std::memory_order_acquire) == 0; },
+        [] { shut_down_served_connections({config.control_path}); });
     graceful_stop->start();
   } catch (const std::exception& e) {
     nbdkit_error("disksched: %s", e.what());
