@@ -316,7 +316,18 @@ void diskemu_dump_plugin() {
 
 // ---- per connection ----
 
-void* diskemu_open(int /*readonly*/) { return NBDKIT_HANDLE_NOT_NEEDED; }
+// One export, the default (""): a client that names another is refused, so nothing in
+// front of the plugin (the disksched filter keeps a device per export name) is made to
+// keep state for names a client invents.
+void* diskemu_open(int /*readonly*/) {
+  const char* asked = nbdkit_export_name();
+  if (asked != nullptr && *asked != '\0') {
+    nbdkit_error("diskemu: no export named '%s': this plugin serves one export, the default "
+                 "(an empty name)", asked);
+    return nullptr;
+  }
+  return NBDKIT_HANDLE_NOT_NEEDED;
+}
 
 int64_t diskemu_get_size(void*) { return static_cast<int64_t>(device->model().capacity_bytes()); }
 
