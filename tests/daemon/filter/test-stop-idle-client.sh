@@ -3,8 +3,9 @@
 # the server exits by itself within the man page's bound (10 s; still running at 15 s
 # fails the test), and the writes diskemu held in its volatile write cache
 # are in the backing file afterwards (an orderly stop writes the cache out; it is not a
-# power cut). nbdkit 1.32 alone waits for that client for ever. Then a client that keeps
-# the filter busy: a second SIGTERM stops the server at once, long before the 10 s.
+# power cut). nbdkit 1.32 alone waits for that client for ever. The same with diskemu
+# alone (it ends the connections itself). Then a client that keeps the filter busy: a
+# second SIGTERM stops the server at once, long before the 10 s.
 . "$TESTS_SRCDIR/lib.sh"
 requires_filter_client timeout
 [ -n "${DISKEMU_PLUGIN:-}" ] || skip "DISKEMU_PLUGIN is not set (plugin not built)"
@@ -61,8 +62,7 @@ PY
 }
 start_server() {
   rm -f "$sock" "$pidfile"
-  nbdkit -f -U "$sock" -P "$pidfile" --log=stderr --filter="$DISKSCHED_FILTER" "$@" \
-    2> "$T/nbdkit.err" &
+  nbdkit -f -U "$sock" -P "$pidfile" --log=stderr "$@" 2> "$T/nbdkit.err" &
   server=$!
   wait_for '[ -s "$pidfile" ]'
 }
@@ -79,22 +79,29 @@ stopped_within() {
   echo "$2: nbdkit exited cleanly after about $((SECONDS - t0)) s"
 }
 
-echo "== an idle client stays connected"
-start_server "$DISKEMU_PLUGIN" model=hp97560 file="$disk" write-cache=8M sched=sstf
-timeout 60 /usr/bin/python3 "$T/idle.py" "$uri" "$T/ready" > "$T/idle.out" & client=$!
-wait_for '[ -e "$T/ready" ]'
-before=$(in_file)
-echo "before the stop, the file holds $before of 16 acknowledged blocks (the rest are in the cache)"
-[ "$before" -lt 16 ] || fail "every write was already in the file: the test shows nothing"
-kill -TERM "$server"
-stopped_within 15 "idle client"
-wait "$client" || fail "the idle client failed or hung"
-after=$(in_file)
-[ "$after" -eq 16 ] || fail "after a clean stop the file holds $after of 16 acknowledged blocks"
-echo "ok: all 16 acknowledged blocks are in the file after the stop"
+# idle_client_stop WHAT NBDKIT-ARGS...: cached writes, an idle client, SIGTERM.
+idle_client_stop() {
+  local what=$1; shift
+  echo "== $what: an idle client stays connected"
+  rm -f "$disk" "$T/ready"
+  start_server "$@" model=hp97560 file="$disk" write-cache=8M
+  timeout 60 /usr/bin/python3 "$T/idle.py" "$uri" "$T/ready" > "$T/idle.out" & client=$!
+  wait_for '[ -e "$T/ready" ]'
+  before=$(in_file)
+  echo "before the stop, the file holds $before of 16 acknowledged blocks (the rest are in the cache)"
+  [ "$before" -lt 16 ] || fail "every write was already in the file: the test shows nothing"
+  kill -TERM "$server"
+  stopped_within 15 "$what"
+  wait "$client" || fail "$what: the idle client failed or hung"
+  after=$(in_file)
+  [ "$after" -eq 16 ] || fail "$what: after a clean stop the file holds $after of 16 acknowledged blocks"
+  echo "ok: all 16 acknowledged blocks are in the file after the stop"
+}
+idle_client_stop "filter and diskemu" --filter="$DISKSCHED_FILTER" "$DISKEMU_PLUGIN" sched=sstf
+idle_client_stop "diskemu alone" "$DISKEMU_PLUGIN"
 
 echo "== a busy client: the second signal stops at once"
-start_server --filter=delay memory 64M rdelay=20ms sched=sstf
+start_server --filter="$DISKSCHED_FILTER" --filter=delay memory 64M rdelay=20ms sched=sstf
 rm -f "$T/ready"
 timeout 60 /usr/bin/python3 "$T/busy.py" "$uri" "$T/ready" & client=$!
 wait_for '[ -e "$T/ready" ]'
