@@ -142,7 +142,7 @@ bool FilterConfig::set(std::string_view key, std::string_view value, const KeyPa
     if (value.empty()) throw bad(key, value, "needs a file path, e.g. /var/lib/prometheus/node-exporter/disksched-sdb.prom");
     metrics_path = value;
   } else if (key == "sched-metrics-interval") {
-    constexpr std::string_view expected = "expected a duration from 100ms to 86400s, a day (e.g. 10s)";
+    constexpr std::string_view expected = "expected a duration of at least 100ms and at most 86400s, a day (e.g. 10s)";
     const Millis ms = duration_value(key, value, expected);
     if (!(ms >= 100 && ms <= kMaxMetricsIntervalMs)) throw bad(key, value, expected);
     metrics_interval_ms = ms;

@@ -37,7 +37,7 @@ expect_refused 'sched=satf.*needs a device geometry' sched=satf sched-geometry=f
 expect_refused 'sched=zsptf.*MEMS' sched=zsptf sched-geometry=hp97560
 expect_refused 'sched-max-exports=0: expected an integer from 1 to 4096' sched-max-exports=0
 # An interval this long overflowed the wait and the metrics thread spun.
-expect_refused 'sched-metrics-interval=1e10s: expected a duration from 100ms to 86400s' \
+expect_refused 'sched-metrics-interval=1e10s: expected a duration of at least 100ms and at most 86400s' \
   sched-metrics-interval=1e10s
 # The latency log on the plugin's own file would put its CSV into sector 0.
 truncate -s 1M "$TMPDIR_TEST/disk.img"

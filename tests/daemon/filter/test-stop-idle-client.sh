@@ -33,19 +33,24 @@ except nbd.Error as e:
     pass
 print("the server ended the idle connection")
 PY
-# Reads without a pause, so the filter is never idle, until the server ends it.
+# Keeps 8 reads in flight, so the filter is never idle, until the server ends it.
 cat > "$T/busy.py" <<'PY'
 import sys, nbd
 uri, ready = sys.argv[1:3]
 h = nbd.NBD()
 h.connect_uri(uri)
-n = 0
+n, said = 0, False
 try:
     while True:
-        h.pread(4096, (n % 256) * 65536)
-        n += 1
-        if n == 20:
+        while h.aio_in_flight() < 8:
+            h.aio_pread(nbd.Buffer(4096), (n % 256) * 65536)
+            n += 1
+        h.poll(-1)
+        while h.aio_peek_command_completed() > 0:
+            h.aio_command_completed(h.aio_peek_command_completed())
+        if n >= 40 and not said:
             open(ready, "w").close()
+            said = True
 except nbd.Error as e:
     print(f"cut off after {n} reads: {e}")
 PY

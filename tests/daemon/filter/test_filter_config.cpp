@@ -78,7 +78,7 @@ TEST_CASE("bad config names the key", "[filter][config]") {
   // A wait this long overflowed the clock and the metrics thread spun.
   REQUIRE_THROWS_WITH(c.set("sched-metrics-interval", "1e10s", keys),
                       Contains("sched-metrics-interval=1e10s") && Contains("86400s"));
-  REQUIRE_THROWS_WITH(c.set("sched-metrics-interval", "50ms", keys), Contains("from 100ms"));
+  REQUIRE_THROWS_WITH(c.set("sched-metrics-interval", "50ms", keys), Contains("at least 100ms"));
   {
     FilterConfig g;
     g.set("sched-geometry", "hp12345", keys);
