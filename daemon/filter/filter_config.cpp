@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <stdexcept>
 
 #include <sys/stat.h>
@@ -48,6 +49,9 @@ const char* filter_config_help() {
     "sched-metrics-interval=TIME How often sched-metrics= is rewritten (default 10s).\n"
     "sched-disk=NAME             The metrics' disk label (default: the metrics\n"
     "                            file's name without .prom).\n"
+    "sched-max-exports=N         Without sched-geometry=: export names served at\n"
+    "                            once, each with a device and a thread of its own\n"
+    "                            (default 64); a connection to one more is refused.\n"
     "Built-in models: {}.",
       builtin_models_text());
   return text.c_str();
@@ -66,6 +70,18 @@ Millis duration_value(std::string_view key, std::string_view value, std::string_
   } catch (const UnitError& e) {
     throw bad(key, value, fmt::format("{}: {}", expected, e.what()));
   }
+}
+
+// Whether two paths name one file: the same inode when both exist, else the same
+// path once the parts that exist are resolved (symbolic links, "..").
+bool same_file(const std::string& a, const std::string& b) {
+  struct stat sa{}, sb{};
+  if (stat(a.c_str(), &sa) == 0 && stat(b.c_str(), &sb) == 0)
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  std::error_code ea, eb;
+  const auto ca = std::filesystem::weakly_canonical(std::filesystem::absolute(a, ea), ea);
+  const auto cb = std::filesystem::weakly_canonical(std::filesystem::absolute(b, eb), eb);
+  return !ea && !eb && ca == cb;
 }
 
 }  // namespace
@@ -126,9 +142,17 @@ bool FilterConfig::set(std::string_view key, std::string_view value, const KeyPa
     if (value.empty()) throw bad(key, value, "needs a file path, e.g. /var/lib/prometheus/node-exporter/disksched-sdb.prom");
     metrics_path = value;
   } else if (key == "sched-metrics-interval") {
-    const Millis ms = duration_value(key, value, "expected a duration of at least 100ms (e.g. 10s)");
-    if (ms < 100) throw bad(key, value, "expected a duration of at least 100ms (e.g. 10s)");
+    constexpr std::string_view expected = "expected a duration of at least 100ms and at most 86400s, a day (e.g. 10s)";
+    const Millis ms = duration_value(key, value, expected);
+    if (!(ms >= 100 && ms <= kMaxMetricsIntervalMs)) throw bad(key, value, expected);
     metrics_interval_ms = ms;
+  } else if (key == "sched-max-exports") {
+    std::uint64_t n = 0;
+    if (!p.parse_uint64(value, n) || n < 1 || n > kMaxExportsLimit)
+      throw bad(key, value, fmt::format("expected an integer from 1 to {} (export names served "
+                                        "at once without sched-geometry=)",
+                                        kMaxExportsLimit));
+    max_exports = static_cast<unsigned>(n);
   } else if (key == "sched-disk") {
     if (value.empty() || value.find_first_of("\"\\\n") != std::string_view::npos)
       throw bad(key, value, "needs a name without quotes, backslashes or newlines, e.g. sched-disk=sdb");
@@ -137,7 +161,7 @@ bool FilterConfig::set(std::string_view key, std::string_view value, const KeyPa
     throw std::invalid_argument(fmt::format(
         "unknown key '{}'; the disksched filter's keys are sched, sched-geometry, sched-depth, "
         "sched-log, sched-timescale, sched-classes, sched-control, sched-save-dir, sched-delta, "
-        "sched-refine, sched-metrics, sched-metrics-interval, sched-disk",
+        "sched-refine, sched-metrics, sched-metrics-interval, sched-disk, sched-max-exports",
         key));
   }
   return true;
@@ -154,6 +178,13 @@ std::string FilterConfig::disk_label() const {
 }
 
 std::unique_ptr<DeviceModel> FilterConfig::validate() const {
+  if (!log_path.empty())
+    for (const std::string& f : plugin_files)
+      if (same_file(log_path, f))
+        throw bad("sched-log", log_path,
+                  fmt::format("is the plugin's file={}: the latency log would write its lines "
+                              "over the data the plugin serves; give the log a path of its own",
+                              f));
   std::unique_ptr<DeviceModel> geom;
   if (!geometry.empty()) {
     try {

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/key_parsers.hpp"
 #include "daemon/filter/class_map.hpp"
@@ -29,12 +30,18 @@ struct FilterConfig {
   std::string metrics_path;         // sched-metrics=PATH (Prometheus text file)
   Millis metrics_interval_ms = 10000;  // sched-metrics-interval=TIME
   std::string disk;                 // sched-disk=NAME; empty: see disk_label()
+  unsigned max_exports = 64;        // sched-max-exports=N: export names in use at once
+  // The plugin's file= values (seen passing by): the latency log must not be one of them.
+  std::vector<std::string> plugin_files;
 
   // The metrics' `disk` label: sched-disk=, else the metrics file's name without
   // .prom, else "disksched".
   std::string disk_label() const;
 
   static constexpr unsigned kMaxDepth = 1024;
+  static constexpr unsigned kMaxExportsLimit = 4096;
+  // sched-metrics-interval= at most (a day): a longer wait overflows the clock's range.
+  static constexpr Millis kMaxMetricsIntervalMs = 86'400'000;
 
   // Takes one key=value, booleans and counts read by `p` (nbdkit's parsers in the
   // filter). Returns false when the key is not the filter's (it goes to the plugin).
@@ -43,7 +50,7 @@ struct FilterConfig {
   bool set(std::string_view key, std::string_view value, const KeyParsers& p);
 
   // Builds what the keys describe and checks they fit together: the geometry loads, the
-  // scheduler builds on it. Returns the geometry (nullptr when none was given). Throws
+  // scheduler builds on it, the latency log is not the plugin's file=. Returns the geometry (nullptr when none was given). Throws
   // std::invalid_argument naming the key.
   std::unique_ptr<DeviceModel> validate() const;
 

@@ -70,14 +70,22 @@ void MetricsFile::stop() {
 void MetricsFile::loop() {
   const auto interval = std::chrono::duration<double, std::milli>(interval_ms_);
   std::unique_lock lock(mu_);
+  bool failing = false;  // said once, until a write succeeds again
   while (true) {
     const bool stop = cv_.wait_for(lock, interval, [this] { return stopping_; });
     lock.unlock();
     try {
       write_now();
+      if (failing) std::fprintf(stderr, "nbdkit: disksched: sched-metrics: written again\n");
+      failing = false;
     } catch (const std::exception& e) {
-      // A full disk must not stop the filter; say so and try again next time.
-      std::fprintf(stderr, "nbdkit: disksched: warning: sched-metrics: %s\n", e.what());
+      // A full disk must not stop the filter; say so once and try again each interval.
+      if (!failing)
+        std::fprintf(stderr,
+                     "nbdkit: disksched: warning: sched-metrics: %s (said once; tried again "
+                     "every interval)\n",
+                     e.what());
+      failing = true;
     }
     if (stop) return;
     lock.lock();

@@ -142,7 +142,18 @@ void uring_dump_plugin() {
   std::printf("uring_io_uring=%s\n", probe_io_uring() == 0 ? "yes" : "no");
 }
 
-void* uring_open(int /*readonly*/) { return NBDKIT_HANDLE_NOT_NEEDED; }
+// One export, the default (""): a client that names another is refused, so nothing in
+// front of the plugin (the disksched filter keeps a device per export name) is made to
+// keep state for names a client invents.
+void* uring_open(int /*readonly*/) {
+  const char* asked = nbdkit_export_name();
+  if (asked != nullptr && *asked != '\0') {
+    nbdkit_error("uring: no export named '%s': this plugin serves one export, the default "
+                 "(an empty name)", asked);
+    return nullptr;
+  }
+  return NBDKIT_HANDLE_NOT_NEEDED;
+}
 
 int64_t uring_get_size(void*) { return static_cast<int64_t>(server->size()); }
 

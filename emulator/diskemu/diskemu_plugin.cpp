@@ -24,6 +24,7 @@
 #include "emulator/diskemu/clock.hpp"
 #include "emulator/diskemu/config.hpp"
 #include "emulator/diskemu/device_stats.hpp"
+#include "emulator/diskemu/orderly_stop.hpp"
 #include "emulator/diskemu/realtime_device.hpp"
 #include "emulator/diskemu/store.hpp"
 #include "emulator/diskemu/write_cache_store.hpp"
@@ -165,6 +166,25 @@ void cut_loop() {
   }
 }
 
+// ---- an orderly stop ----
+
+// As a host powering the drive off in order: the cache goes to the media.
+void write_cache_out(const char* when) {
+  if (!wstore || !realtime) return;
+  try {
+    realtime->in_turn([](Millis now) {
+      apply(device->serve(now, Op::Flush, 0, 0).destaged);
+      store->sync();
+    });
+  } catch (const std::exception& e) {
+    nbdkit_error("diskemu: writing the write cache %s: %s", when, e.what());
+  }
+}
+
+// SIGTERM / SIGINT: the cache is written out at once (later writes again at exit), and
+// idle clients are disconnected so that nbdkit exits (orderly_stop.hpp).
+std::unique_ptr<OrderlyStop> orderly_stop;
+
 // ---- configuration and lifecycle ----
 
 int diskemu_config(const char* key, const char* value) {
@@ -254,6 +274,13 @@ int diskemu_after_fork() {
     sa.sa_flags = SA_RESTART;
     sigaction(SIGUSR1, &sa, &old_usr1);
   }
+  try {
+    orderly_stop = std::make_unique<OrderlyStop>([] { write_cache_out("on the stop signal"); });
+    orderly_stop->start();
+  } catch (const std::exception& e) {
+    nbdkit_error("diskemu: %s", e.what());
+    return -1;
+  }
   if (wstore) {
     if (pipe2(cut_pipe, O_CLOEXEC) < 0) {
       nbdkit_error("diskemu: pipe: %m");
@@ -270,6 +297,7 @@ int diskemu_after_fork() {
 }
 
 void diskemu_cleanup() {
+  orderly_stop.reset();
   if (cut_thread.joinable()) {
     sigaction(SIGUSR2, &old_usr2, nullptr);
     const char c = 'q';
@@ -279,16 +307,7 @@ void diskemu_cleanup() {
     close(cut_pipe[1]);
   }
   // An orderly shutdown, as a drive powered off by its host: the cache goes to the media.
-  if (wstore && realtime) {
-    try {
-      realtime->in_turn([](Millis now) {
-        apply(device->serve(now, Op::Flush, 0, 0).destaged);
-        store->sync();
-      });
-    } catch (const std::exception& e) {
-      nbdkit_error("diskemu: writing the write cache at exit: %s", e.what());
-    }
-  }
+  write_cache_out("at exit");
   if (stats_thread.joinable()) {
     sigaction(SIGUSR1, &old_usr1, nullptr);
     const char c = 'q';
@@ -316,7 +335,18 @@ void diskemu_dump_plugin() {
 
 // ---- per connection ----
 
-void* diskemu_open(int /*readonly*/) { return NBDKIT_HANDLE_NOT_NEEDED; }
+// One export, the default (""): a client that names another is refused, so nothing in
+// front of the plugin (the disksched filter keeps a device per export name) is made to
+// keep state for names a client invents.
+void* diskemu_open(int /*readonly*/) {
+  const char* asked = nbdkit_export_name();
+  if (asked != nullptr && *asked != '\0') {
+    nbdkit_error("diskemu: no export named '%s': this plugin serves one export, the default "
+                 "(an empty name)", asked);
+    return nullptr;
+  }
+  return NBDKIT_HANDLE_NOT_NEEDED;
+}
 
 int64_t diskemu_get_size(void*) { return static_cast<int64_t>(device->model().capacity_bytes()); }
 

@@ -2,6 +2,10 @@
 // message that names the key and what was expected.
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "daemon/filter/class_map.hpp"
@@ -48,6 +52,11 @@ TEST_CASE("config keys", "[filter][config]") {
   REQUIRE(c.refine);
   REQUIRE(c.set("sched-refine", "off", keys));
   REQUIRE_FALSE(c.refine);
+  REQUIRE(c.max_exports == 64);
+  REQUIRE(c.set("sched-max-exports", "3", keys));
+  REQUIRE(c.max_exports == 3);
+  REQUIRE(c.set("sched-metrics-interval", "86400s", keys));
+  REQUIRE(c.metrics_interval_ms == 86'400'000);
   auto geom = c.validate();
   REQUIRE(geom);
   REQUIRE(geom->rotational());
@@ -64,6 +73,12 @@ TEST_CASE("bad config names the key", "[filter][config]") {
   REQUIRE_THROWS_WITH(c.set("sched-classes", "export:rt=urgent", keys),
                       Contains("sched-classes") && Contains("unknown class 'urgent'"));
   REQUIRE_THROWS_WITH(c.set("sched-frobnicate", "1", keys), Contains("unknown key 'sched-frobnicate'"));
+  REQUIRE_THROWS_WITH(c.set("sched-max-exports", "0", keys),
+                      Contains("sched-max-exports=0") && Contains("1 to 4096"));
+  // A wait this long overflowed the clock and the metrics thread spun.
+  REQUIRE_THROWS_WITH(c.set("sched-metrics-interval", "1e10s", keys),
+                      Contains("sched-metrics-interval=1e10s") && Contains("86400s"));
+  REQUIRE_THROWS_WITH(c.set("sched-metrics-interval", "50ms", keys), Contains("at least 100ms"));
   {
     FilterConfig g;
     g.set("sched-geometry", "hp12345", keys);
@@ -144,4 +159,22 @@ TEST_CASE("sched-save-dir must be an existing directory", "[filter][config]") {
   REQUIRE_THROWS_WITH(c.set("sched-save-dir", "/dev/null", keys), Contains("an existing directory"));
   REQUIRE(c.set("sched-save-dir", "/tmp", keys));
   REQUIRE(c.save_dir == "/tmp");
+}
+
+TEST_CASE("sched-log may not be the plugin's file=", "[filter][config]") {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("disksched-samefile-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir / "sub");
+  const std::string disk = (dir / "disk.img").string();
+  FilterConfig c;
+  c.log_path = disk;
+  c.plugin_files = {(dir / "sub" / ".." / "disk.img").string()};  // not there yet: by path
+  REQUIRE_THROWS_WITH(c.validate(), Contains("sched-log=" + disk) && Contains("file="));
+  std::ofstream(disk).put('x');
+  std::filesystem::create_hard_link(disk, dir / "link.img");
+  c.plugin_files = {(dir / "link.img").string()};  // there: by inode
+  REQUIRE_THROWS_WITH(c.validate(), Contains("the latency log would write"));
+  c.plugin_files = {(dir / "other.img").string()};
+  REQUIRE_NOTHROW(c.validate());
+  std::filesystem::remove_all(dir);
 }
