@@ -21,6 +21,7 @@
 
 #include "bench/sim/trace/trace_reader.hpp"
 #include "bench/validate/validate_replay.hpp"
+#include "common/spec.hpp"
 #include "tools/commands.hpp"
 #include "tools/plot.hpp"
 
@@ -181,7 +182,12 @@ Compared compare_closed(const DeviceModel& model, const TraceData& trace) {
 }
 
 Compared compare_open(const DeviceModel& model, const TraceData& trace, const Options& o) {
-  const OpenReplay r = replay_open(model, trace, o.open);
+  OpenReplay r;
+  try {
+    r = replay_open(model, trace, o.open);
+  } catch (const SpecError& e) {
+    throw std::invalid_argument(fmt::format("--firmware '{}': {}", o.open.firmware, e.what()));
+  }
   Compared c;
   c.samples = r.samples;
   c.classes = compare_by_op_and_origin(c.samples);
@@ -206,6 +212,10 @@ void run(const Options& o) {
         "--format '{}': the format carries no measured times; validate reads {} (validate: "
         "DiskSim's validate traces, replayed closed at depth 1; the others open at their own "
         "times)", o.format, fmt::join(kMeasuredFormats, ", ")));
+  if (o.format == "validate" && (o.open.depth > 0 || o.open.firmware != "fcfs"))
+    throw std::invalid_argument(
+        "--depth and --firmware are for srt, msr and blkparse traces; DiskSim's validate traces "
+        "are replayed closed at depth 1, as DiskSim does");
   if (!o.plot.empty() && (o.plot.size() < 5 || o.plot.substr(o.plot.size() - 4) != ".png"))
     throw std::invalid_argument(fmt::format("--plot '{}': expected a file name ending in .png",
                                             o.plot));

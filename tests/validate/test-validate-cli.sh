@@ -113,4 +113,13 @@ if "$DISKSCHED" validate --profile fixed:ms=2 --format blkparse --trace "$d/noc.
 fi
 grep -q "no request carries measured times (no D event has its C event" "$d/err" \
   || fail "no-C error: $(cat "$d/err")"
+if "$DISKSCHED" validate --profile fixed:ms=2 --format msr --trace "$m/msr-fixed4.csv" --firmware nope \
+  2> "$d/err"; then
+  fail "--firmware nope was accepted"
+fi
+grep -q "^disksched: --firmware 'nope': unknown scheduler 'nope'" "$d/err" || fail "firmware error: $(cat "$d/err")"
+if "$DISKSCHED" validate --profile hp97560 --trace "$d/short.trace" --depth 4 2> "$d/err"; then
+  fail "--depth with a DiskSim validate trace was accepted"
+fi
+grep -q "replayed closed at depth 1" "$d/err" || fail "--depth error: $(cat "$d/err")"
 echo "ok"
