@@ -9,6 +9,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <sstream>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -30,6 +31,7 @@
 #include "tools/extract/virtual_target.hpp"
 #include "tools/extract/writable.hpp"
 #include "tools/plot.hpp"
+#include "common/regular_file.hpp"
 
 namespace disksched::cli {
 namespace {
@@ -215,10 +217,11 @@ void print_summary(const ExtractResult& r, std::FILE* out) {
 void plot_seek(const ExtractResult& r, const std::string& png) {
   const std::string csv = png + ".csv";
   {
-    std::ofstream f(csv);
+    std::ostringstream f;
     f << "distance,measured_ms,fitted_ms\n";
     SeekCurve fit(r.profile.seek, 0);
     for (const auto& pt : r.seek_points) f << pt.distance << "," << pt.ms << "," << fit.evaluate(pt.distance) << "\n";
+    replace_file(csv, f.str());
   }
   run_plot("../extract/seek_plot.py",
            {csv, png, fmt::format("{}: seek curve ({} fit, RMS {:.3f} ms)", r.profile.name, r.seek.form, r.seek.rms_ms)});

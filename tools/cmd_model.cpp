@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <sstream>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -18,6 +19,7 @@
 #include "tools/cmd_model_mems.hpp"
 #include "tools/commands.hpp"
 #include "tools/plot.hpp"
+#include "common/regular_file.hpp"
 
 namespace disksched::cli {
 namespace {
@@ -125,8 +127,7 @@ void map_disk(const DiskModel& m, const std::string& from, const std::string& ou
                                      static_cast<std::uint32_t>(v[2]));
   const std::string csv = ends_with(out, ".png") ? out.substr(0, out.size() - 4) + ".csv" : out;
   {
-    std::ofstream f(csv);
-    if (!f) throw std::runtime_error("cannot write " + csv);
+    std::ostringstream f;
     f << "cylinder,sector_offset,access_ms,rotations\n";
     for (std::int64_t c = 0; c < map.cylinders; ++c)
       for (std::uint32_t s = 0; s < map.sectors; ++s) {
@@ -134,6 +135,7 @@ void map_disk(const DiskModel& m, const std::string& from, const std::string& ou
         f << c << ',' << s << ',' << fmt::format("{:.6f}", t) << ','
           << static_cast<int>(std::ceil(t / map.rotation_ms - 1e-9)) << '\n';
       }
+    replace_file(csv, f.str());
   }
   std::cout << fmt::format("access-time map of {} from cylinder {} head {} sector {}: {}\n",
                            m.name(), v[0], v[1], v[2], csv);

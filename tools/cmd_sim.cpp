@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -23,6 +24,7 @@
 #include "emulator/sim/simulator.hpp"
 #include "schedulers/registry.hpp"
 #include "tools/commands.hpp"
+#include "common/regular_file.hpp"
 
 namespace disksched::cli {
 namespace {
@@ -195,8 +197,7 @@ nlohmann::json classes_json(const std::vector<ClassResult>& classes, const Workl
 }
 
 void write_log(const std::string& path, const SimResult& r) {
-  std::ofstream f(path);
-  if (!f) throw std::runtime_error(fmt::format("--log: cannot write '{}'", path));
+  std::ostringstream f;
   f << "seq,op,offset,length,arrival_ms,dispatch_ms,start_ms,completion_ms,response_ms,queue_len,"
        "overhead_ms,seek_ms,rotation_ms,transfer_ms,travel_ms,class\n";
   for (const auto& x : r.measured)
@@ -205,6 +206,11 @@ void write_log(const std::string& path, const SimResult& r) {
                      x.start_ms, x.completion_ms, x.response_ms(), x.queue_len,
                      x.overhead_ms + x.report_ms, x.seek_ms, x.rotation_ms, x.transfer_ms,
                      x.travel_ms, class_name(x.cls));
+  try {
+    replace_file(path, f.str());
+  } catch (const FileError& e) {
+    throw std::runtime_error(fmt::format("--log: {}", e.what()));
+  }
 }
 
 // The rate a run uses: a trace keeps its own timing unless --rate was given.
@@ -390,7 +396,7 @@ void report_sweep(const SweepResult& r, const std::string& out_dir,
     const std::string table = sustained_table(r, parse_range(mean_targets, "--mean-targets"),
                                               parse_range(p95_targets, "--p95-targets"),
                                               out_dir + "/sustained.csv");
-    std::ofstream(out_dir + "/sustained.txt") << table;
+    replace_file(out_dir + "/sustained.txt", table);
     std::cout << "\nArrival rate (requests/s) sustained at each response-time target "
                  "(interpolated; JW footnote 7):\n"
               << table << "wrote " << out_dir << "/sustained.csv\n";

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -24,6 +25,7 @@
 #include "common/spec.hpp"
 #include "tools/commands.hpp"
 #include "tools/plot.hpp"
+#include "common/regular_file.hpp"
 
 namespace disksched::cli {
 namespace {
@@ -113,14 +115,17 @@ json sample_json(const ValidateSample& s) {
 // Every request, for the plot and for the user: OUT.png writes OUT.csv beside it.
 std::string write_samples_csv(const std::string& png, const std::vector<ValidateSample>& samples) {
   const std::string csv = png.substr(0, png.size() - 4) + ".csv";
-  std::ofstream f(csv);
-  if (!f) throw std::runtime_error("--plot: cannot write " + csv);
+  std::ostringstream f;
   f << "request,op,flag,block,blocks,issue_ms,measured_ms,simulated_ms,origin,in_flight\n";
   for (const auto& s : samples)
     f << fmt::format("{},{},{},{},{},{:.6f},{:.6f},{:.6f},{},{}\n", s.index, op_name(s.op),
                      buffer_flag_name(s.buffer), s.lba, s.blocks, s.issue_ms, s.measured_ms,
                      s.simulated_ms, origin_name(s.origin), s.in_flight);
-  if (!f) throw std::runtime_error("--plot: cannot write " + csv);
+  try {
+    replace_file(csv, f.str());
+  } catch (const FileError& e) {
+    throw std::runtime_error(fmt::format("--plot: {}", e.what()));
+  }
   return csv;
 }
 

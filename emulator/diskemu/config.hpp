@@ -40,8 +40,9 @@ struct DiskemuConfig {
   std::optional<std::uint64_t> write_cache;
   std::optional<double> write_cache_high_water;  // write-cache-high-water=FRACTION
   std::optional<std::uint64_t> power_cut_after;  // power-cut-after=N: a cut after N writes
-  // power-cut-seed=N: the k-th cut (from 0) keeps a part of the buffer seeded by N + k
-  // (VirtualDevice::power_cut); not given: the destage order alone decides.
+  // power-cut-seed=N: the k-th cut (from 0) keeps a part of the writes buffered since
+  // the last flush seeded by N + k (WriteCacheStore::hold, cut)
+  // whatever the timing model destaged; not given: the destage order alone decides.
   std::optional<std::uint64_t> power_cut_seed;
 
   // Applies one key=value, counts read by `p` (nbdkit's parsers in the plugin). Throws

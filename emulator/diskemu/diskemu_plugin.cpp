@@ -117,25 +117,42 @@ void apply(const std::vector<Destage>& destaged) {
     for (const Destage& d : destaged) wstore->destage(d.extent);
 }
 
+// A FLUSH served: the timing model wrote its buffer out, and so does the data buffer
+// (which, held for a seeded cut, ignores the timing model's destages).
+void apply_flush(const Service& s) {
+  apply(s.destaged);
+  if (wstore) wstore->flush();
+}
+
 // In device order: the power goes at device time `now`; what the cache had not written
 // is lost, what reached the media by then is in the store. The drive serves on.
+// With power-cut-seed= the data buffer holds every write since the last flush (hold()),
+// so the seeded choice of what survives depends on the writes alone, never on when
+// real-time arrivals let the timing model destage: the same writes repeat the image.
 void cut_power(Millis now) {
   std::optional<std::uint64_t> seed;
   if (config.power_cut_seed) seed = *config.power_cut_seed + cuts_taken;
   ++cuts_taken;
-  const VirtualDevice::PowerCut cut = device->power_cut(now, seed);
-  apply(cut.destaged);
-  std::uint64_t lost = 0;
-  for (const Extent& e : cut.lost) {
-    wstore->drop(e);
-    lost += e.sectors;
+  const VirtualDevice::PowerCut cut = device->power_cut(now, seed);  // the timing model's
+  std::uint64_t lost = 0, written = 0;
+  if (seed) {
+    const WriteCacheStore::Cut c = wstore->cut(*seed);
+    lost = c.lost;
+    written = c.written;
+  } else {
+    apply(cut.destaged);
+    for (const Extent& e : cut.lost) {
+      wstore->drop(e);
+      lost += e.sectors;
+    }
+    for (const Destage& d : cut.destaged) written += d.extent.sectors;
   }
   store->sync();  // with file=: the file is the media, so it holds the media's state now
   ++power_cuts;
   lost_sectors += lost;
-  nbdkit_debug("diskemu: power cut at %.6f ms: %zu extents reached the media before it, "
-               "%zu extents (%llu sectors) acknowledged and lost",
-               now, cut.destaged.size(), cut.lost.size(), static_cast<unsigned long long>(lost));
+  nbdkit_debug("diskemu: power cut at %.6f ms: %llu sectors reached the media at it, "
+               "%llu sectors acknowledged and lost",
+               now, static_cast<unsigned long long>(written), static_cast<unsigned long long>(lost));
 }
 
 // SIGUSR2 cuts the power while running: the handler only wakes this thread, which takes
@@ -173,7 +190,7 @@ void write_cache_out(const char* when) {
   if (!wstore || !realtime) return;
   try {
     realtime->in_turn([](Millis now) {
-      apply(device->serve(now, Op::Flush, 0, 0).destaged);
+      apply_flush(device->serve(now, Op::Flush, 0, 0));
       store->sync();
     });
   } catch (const std::exception& e) {
@@ -227,8 +244,10 @@ int diskemu_config_complete() {
     else
       store = std::make_unique<SparseMemoryStore>(size);
     config.write_buffer_check(device->write_cache() != nullptr);
-    if (device->write_cache())
+    if (device->write_cache()) {
       wstore = std::make_unique<WriteCacheStore>(*store, device->model().sector_bytes());
+      if (config.power_cut_seed) wstore->hold(device->write_cache()->capacity());
+    }
     return 0;
   });
 }
@@ -482,7 +501,7 @@ int diskemu_pwrite(void*, const void* buf, uint32_t count, uint64_t offset, uint
 }
 
 int diskemu_flush(void*, uint32_t) {
-  return serve(Op::Flush, 0, 0, [](const Service& s) { apply(s.destaged); },
+  return serve(Op::Flush, 0, 0, [](const Service& s) { apply_flush(s); },
                [] { return sync_store(); });
 }
 
@@ -537,8 +556,8 @@ int diskemu_zero(void*, uint32_t count, uint64_t offset, uint32_t flags) {
   "write-cache-high-water=F Above this fraction full, destaging goes first (default 0.75).\n" \
   "power-cut-after=N        Cut the power once, after the Nth write (SIGUSR2 cuts it\n" \
   "                         at any time): unwritten cache contents are lost.\n" \
-  "power-cut-seed=N         A cut keeps a part of the cache seeded by N (N+1 for the\n" \
-  "                         next cut, ...), as a drive that wrote it in its own order."
+  "power-cut-seed=N         A cut keeps a part of the writes since the last flush seeded\n" \
+  "                         by N (N+1 for the next cut, ...): the same writes repeat the image."
 
 // Built at load time: it lists the built-in models.
 const char* config_help_text() {
