@@ -300,18 +300,18 @@ void disksched_close(void* handle) { delete static_cast<Handle*>(handle); }
 
 // A geometry much larger than the export (an 8 TB profile over a 1.3 GB disk) is most
 // likely the wrong profile: its zones, and so every prediction, belong to another disk.
-// Said once, on stderr (nbdkit -f) or syslog.
-void warn_if_geometry_larger(const Dispatcher& d, const std::string& export_name,
-                             std::uint64_t size) {
+// Said once, on stderr (nbdkit -f) or syslog, and kept for `ctl show`.
+void warn_if_geometry_larger(Dispatcher& d, const std::string& export_name, std::uint64_t size) {
   static std::atomic<bool> warned{false};
   if (size >= d.capacity_bytes() || warned.exchange(true)) return;
-  fprintf(stderr,
-          "nbdkit: disksched: warning: sched-geometry=%s describes %llu bytes but export '%s' "
-          "is %llu bytes (%.2f%% of it): the geometry does not fit the export, so predictions "
-          "use zones and seeks of a different disk; give the profile of the disk being served\n",
-          config.geometry.c_str(), static_cast<unsigned long long>(d.capacity_bytes()),
-          export_name.c_str(), static_cast<unsigned long long>(size),
-          100.0 * static_cast<double>(size) / static_cast<double>(d.capacity_bytes()));
+  const std::string m = fmt::format(
+      "sched-geometry={} describes {} bytes but export '{}' is {} bytes ({:.2f}% of it): the "
+      "geometry does not fit the export, so predictions use zones and seeks of a different "
+      "disk; give the profile of the disk being served",
+      config.geometry, d.capacity_bytes(), export_name, size,
+      100.0 * static_cast<double>(size) / static_cast<double>(d.capacity_bytes()));
+  fprintf(stderr, "nbdkit: disksched: warning: %s\n", m.c_str());
+  d.note_warning(m);
 }
 
 int disksched_prepare(nbdkit_next* next, void* handle, int /*readonly*/) {
