@@ -33,7 +33,9 @@ provided=(
 missing=()
 installed=$(dpkg-query -W -f='${Package} ${db:Status-Abbrev}\n' "${packages[@]}" 2>/dev/null || true)
 for p in "${packages[@]}"; do
-  grep -qx "$p ii " <<<"$installed" || missing+=("$p")
+  # ii: installed; hi: installed and held.
+  awk -v p="$p" '$1 == p && $2 ~ /^[ih]i$/ {found = 1} END {exit !found}' <<<"$installed" \
+    || missing+=("$p")
 done
 for entry in "${provided[@]}"; do
   file=${entry%%:*} pkg=${entry##*:}
