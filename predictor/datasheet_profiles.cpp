@@ -196,7 +196,7 @@ const std::vector<Builtin>& builtins() {
         .physical_sector_bytes = 4096, .buffer_bytes = 256ull << 20, .bus_mb_s = 600},
        R"json({"class": "8 TB 7200 rpm enterprise SATA drive (512e; -4kn: 4Kn)",
            "datasheet": {
-             "reference": "figures of one 8 TB 7200 rpm enterprise SATA drive as collected in ../shared/reference/real-drives.md, sec. 4",
+             "reference": "the datasheet figures of one 8 TB 7200 rpm enterprise SATA drive",
              "capacity": "8 TB (10^12 bytes)",
              "rpm": "7200 (average latency 4.16 ms = half a revolution)",
              "avg_seek_ms": "8.0 (read)",
@@ -206,7 +206,7 @@ const std::vector<Builtin>& builtins() {
            "assumptions": {
              "heads": "12 (6 platters)",
              "zones": "24 equal bands of cylinders",
-             "sustained_inner": "half the outer: 'outer tracks carry about twice the sectors of inner ones' (real-drives.md sec. 4)",
+             "sustained_inner": "half the outer: outer tracks carry about twice the sectors of inner ones",
              "single_track_ms": "0.8",
              "head_switch_ms": "0.8 (a settle, like a single-track seek)",
              "full_stroke_ms": "16 (about twice the average)",

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Calibration bench (issue 13): fio through NBD against diskemu playing a drive profile,
+# Calibration bench: fio through NBD against diskemu playing a drive profile,
 # each line beside the datasheet or published figure it should meet.
 #
 #   bench/plugins/calibrate.sh PROFILE [DISKEMU.so]

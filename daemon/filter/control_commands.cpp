@@ -39,6 +39,7 @@ nlohmann::json snapshot_json(const Dispatcher::Snapshot& s) {
   j["track_refine"] = s.refine_track_phase;
   j["tracks_rephased"] = s.tracks_rephased;
   j["track_adjustments"] = s.track_phase_adjustments;
+  j["warnings"] = s.warnings;
   return j;
 }
 

@@ -397,6 +397,22 @@ void* disksched_open(nbdkit_next_open* next, nbdkit_context* nxdata, int readonl
 
 void disksched_close(void* handle) { delete static_cast<Handle*>(handle); }
 
+// A geometry much larger than the export (an 8 TB profile over a 1.3 GB disk) is most
+// likely the wrong profile: its zones, and so every prediction, belong to another disk.
+// Said once, on stderr (nbdkit -f) or syslog, and kept for `ctl show`.
+void warn_if_geometry_larger(Dispatcher& d, const std::string& export_name, std::uint64_t size) {
+  static std::atomic<bool> warned{false};
+  if (size >= d.capacity_bytes() || warned.exchange(true)) return;
+  const std::string m = fmt::format(
+      "sched-geometry={} describes {} bytes but export '{}' is {} bytes ({:.2f}% of it): the "
+      "geometry does not fit the export, so predictions use zones and seeks of a different "
+      "disk; give the profile of the disk being served",
+      config.geometry, d.capacity_bytes(), export_name, size,
+      100.0 * static_cast<double>(size) / static_cast<double>(d.capacity_bytes()));
+  fprintf(stderr, "nbdkit: disksched: warning: %s\n", m.c_str());
+  d.note_warning(m);
+}
+
 int disksched_prepare(nbdkit_next* next, void* handle, int /*readonly*/) {
   auto* h = static_cast<Handle*>(handle);
   const std::int64_t size = next->get_size(next);
@@ -410,6 +426,7 @@ int disksched_prepare(nbdkit_next* next, void* handle, int /*readonly*/) {
         throw std::invalid_argument(fmt::format(
             "sched-geometry={}: the device model holds {} bytes but export '{}' is {} bytes",
             config.geometry, d->capacity_bytes(), h->export_name, size));
+      warn_if_geometry_larger(*d, h->export_name, static_cast<std::uint64_t>(size));
       h->device = d;
       return 0;
     }

@@ -240,7 +240,13 @@ Dispatcher::Snapshot Dispatcher::snapshot() const {
   s.stats.sum_response_ms *= options_.timescale;
   s.stats.sum_service_ms *= options_.timescale;
   s.stats.max_response_ms *= options_.timescale;
+  s.warnings = warnings_;
   return s;
+}
+
+void Dispatcher::note_warning(std::string warning) {
+  std::lock_guard lock(mu_);
+  warnings_.push_back(std::move(warning));
 }
 
 }  // namespace disksched

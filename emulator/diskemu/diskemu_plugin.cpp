@@ -484,7 +484,8 @@ void zero_in_order(const Service& s, uint32_t count, uint64_t offset) {
 // client was promised durable is; with write-cache=0 every write is promised so.
 int diskemu_pwrite(void*, const void* buf, uint32_t count, uint64_t offset, uint32_t flags) {
   const bool fua = flags & NBDKIT_FLAG_FUA;
-  return serve(
+  bool cut = false;
+  const int r = serve(
       Op::Write, offset, count,
       [&](const Service& s) {
         apply(s.destaged);
@@ -494,10 +495,15 @@ int diskemu_pwrite(void*, const void* buf, uint32_t count, uint64_t offset, uint
           wstore->write_buffered(buf, count, offset);
         else
           wstore->write_through(buf, count, offset);
-        if (config.power_cut_after && ++writes_served == *config.power_cut_after)
+        if (config.power_cut_after && ++writes_served == *config.power_cut_after) {
           cut_power(s.completion_ms);
+          cut = true;
+        }
       },
       [&] { return (fua || write_through_drive()) && sync_store(); }, fua);
+  // The stats file says a cut happened, as after SIGUSR2 (out of the device's turn).
+  if (cut) write_stats();
+  return r;
 }
 
 int diskemu_flush(void*, uint32_t) {

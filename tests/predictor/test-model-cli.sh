@@ -18,6 +18,47 @@ assert len(z) == 1 and z[0]["first_cylinder"] == 0 and z[0]["last_cylinder"] == 
 assert z[0]["sectors_per_track"] == 72
 ' || fail "model show hp97560 --json"
 
+# model list: every built-in with its kind, capacity and rpm; each name loads.
+"$DISKSCHED" model list --json | $py -c '
+import json, sys
+rows = {r["name"]: r for r in json.load(sys.stdin)}
+assert set(rows) >= {"hp97560", "hp97560-full", "gp93", "mems", "mems-table1", "sata7200-8tb",
+                     "laptop5400-320gb", "sas15k-600gb"}, sorted(rows)
+assert rows["hp97560"]["kind"] == "disk" and rows["hp97560"]["capacity_bytes"] == 1375617024
+assert abs(rows["hp97560"]["rpm"] - 4002) < 1e-9 and abs(rows["sata7200-8tb"]["rpm"] - 7200) < 1e-6
+assert rows["mems"]["kind"] == "mems" and rows["mems"]["rpm"] is None
+assert "sata7200-8tb-4kn" in rows["sata7200-8tb"]["variants"] and "variants" not in rows["gp93"]
+print("\n".join(rows))' > "$TMPDIR_TEST/names" || fail "model list --json"
+while read -r name; do
+  "$DISKSCHED" model show "$name" > /dev/null || fail "model list names '$name', which does not load"
+done < "$TMPDIR_TEST/names"
+"$DISKSCHED" model list | grep -q "^sata7200-8tb .* 7200$" || fail "model list: $("$DISKSCHED" model list)"
+
+# model show: what the profile holds beyond the geometry. The datasheet drive's cache,
+# bus and 4 KiB media sector; a profile whose zones set their own skews says "per zone"
+# (not the unused profile-wide default) and shows each zone's.
+"$DISKSCHED" model show sata7200-8tb --json | $py -c '
+import json, sys; j = json.load(sys.stdin)
+assert j["physical_sector_bytes"] == 4096 and j["sector_bytes"] == 512, j["physical_sector_bytes"]
+assert j["cache"]["segments"] == 128, j["cache"]
+assert isinstance(j["bus"], dict) and j["bus"]["read_sector_ms"] > 0, j["bus"]
+assert "source" in j' || fail "model show sata7200-8tb: cache, bus, physical sector"
+"$DISKSCHED" model show hp97560 --json | $py -c '
+import json, sys; j = json.load(sys.stdin)
+assert j["cache"] == "none (the platter alone)" and j["physical_sector_bytes"] == 512, j["cache"]'   || fail "model show hp97560: no cache"
+cat > "$TMPDIR_TEST/skews.json" <<'JSON'
+{"schema": "disksched-geometry", "version": 1, "name": "zone-skews", "heads": 2, "rpm": 5400,
+ "zones": [{"first_cylinder": 0, "last_cylinder": 99, "sectors_per_track": 100, "track_skew_sectors": 12, "cylinder_skew_sectors": 20},
+           {"first_cylinder": 100, "last_cylinder": 199, "sectors_per_track": 60, "track_skew_sectors": 7, "cylinder_skew_sectors": 11}],
+ "seek": {"form": "table", "points": [[1, 1.5], [50, 4.0], [199, 9.0]]}}
+JSON
+"$DISKSCHED" model show "$TMPDIR_TEST/skews.json" --json | $py -c '
+import json, sys; j = json.load(sys.stdin)
+assert j["track_skew_sectors"] == "per zone" and j["cylinder_skew_sectors"] == "per zone", j
+assert [z["track_skew_sectors"] for z in j["zones"]] == [12, 7], j["zones"]
+assert [z["cylinder_skew_sectors"] for z in j["zones"]] == [20, 11], j["zones"]'   || fail "model show: per-zone skews"
+"$DISKSCHED" model show "$TMPDIR_TEST/skews.json" | grep -q "^track_skew_sectors *per zone"   || fail "model show (text): per-zone skews"
+
 "$DISKSCHED" model show fixed:ms=10 --json | $py -c '
 import json, sys; j = json.load(sys.stdin); assert j["kind"] == "fixed" and j["service_ms"] == 10' \
   || fail "model show fixed"

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "common/csv.hpp"
+#include "common/install_dirs.hpp"
 #include "common/text.hpp"
 #include "common/regular_file.hpp"
 
@@ -276,6 +277,7 @@ std::string sustained_table(const SweepResult& r, const std::vector<double>& mea
 
 std::string script_dir() {
   if (const char* env = std::getenv("DISKSCHED_SCRIPTS"); env && *env) return env;
+  if (auto installed = installed_data_dir("plots")) return *installed;
   return std::string(DISKSCHED_SOURCE_DIR) + "/bench/sim/plots";
 }
 

@@ -70,8 +70,9 @@ if [ -n "${DISKSCHED:-}" ]; then
     ctl="$TMPDIR_TEST/refine-$1.sock"
     out=$(timeout 20 nbdkit -U "$(nbdkit_sock)" --filter="$DISKSCHED_FILTER" memory 64M sched-geometry=hp97560 \
             sched-refine="$1" sched-control="$ctl" \
-            --run "nbdinfo \"\$uri\" >/dev/null && '$DISKSCHED' ctl '$ctl' show --json" 2>&1) \
-      || fail "sched-refine=$1 run failed: $out"
+            --run "nbdinfo \"\$uri\" >/dev/null && '$DISKSCHED' ctl '$ctl' show --json" \
+            2>"$TMPDIR_TEST/refine.err") \
+      || fail "sched-refine=$1 run failed: $out $(cat "$TMPDIR_TEST/refine.err")"
     got=$(echo "$out" | /usr/bin/python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["rotation_refine"], j["track_refine"])')
     [ "$got" = "$2 $2" ] || fail "sched-refine=$1: rotation_refine, track_refine are $got"
     echo "sched-refine=$1: rotation_refine $got"
