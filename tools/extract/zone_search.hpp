@@ -10,6 +10,7 @@
 
 #include "tools/extract/findings.hpp"
 #include "tools/extract/instrument.hpp"
+#include "tools/extract/crossing.hpp"
 #include "tools/extract/slips.hpp"
 
 namespace disksched::extract {
