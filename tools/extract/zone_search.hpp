@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "tools/extract/findings.hpp"
@@ -50,6 +51,16 @@ class ZoneSearch {
   // zone is taken to run to the end of the device, and a note says from where nothing
   // was measured. `confirmed`: cylinders past the zone's first found in it.
   void close_zones(std::size_t zi, const std::string& why, std::int64_t confirmed);
+  void stop(std::size_t zi, const std::string& why);
+  void not_timed(std::size_t zi, const std::string& what);
+
+  // Stages of one zone's search (search_zone).
+  bool search_zone(std::size_t zi, std::int64_t resume);
+  std::int64_t zone_cylinders(std::size_t zi, std::int64_t resume);
+  void check_last_track(const ZoneLayout& z, std::uint64_t end_pba);
+  TrackScan next_zone_scan(std::size_t zi, std::uint64_t start_lba, int k);
+  ZoneLayout next_zone(const ZoneLayout& zz, const TrackScan& s, std::optional<std::size_t> at,
+                       std::uint64_t start_lba, bool after_spares);
 
   // Past the step's share of the budget? Not while, from how far it has got
   // (zones_progress_, the share of the device's LBAs searched), the step at its pace so
@@ -70,6 +81,12 @@ class ZoneSearch {
   SlipSearch slips_;
   double share_;
   Millis zones_start_ = 0;
+  // The layout and confirmed track starts at the zone's start, or after the last test of
+  // a cylinder that returned (what a stop goes back to), and the cylinders of the zone
+  // searched past its first, all in it.
+  Layout at_zone_start_;
+  std::set<std::uint64_t> verified_at_start_;
+  std::int64_t confirmed_ = 0;
   double zones_progress_ = 0;
   int crossings_cut_ = 0;
   // Where the zones step's time goes (in its note when it stops early): tests of a
