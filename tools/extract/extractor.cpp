@@ -62,7 +62,7 @@ void cross_check(Instrument& in, Findings& f) {
     }
     if (asked > 0)
       in.note(fmt::format("Translate Address agrees on cylinder and head for {} of {} sampled LBAs", agree,
-                       asked));
+                          asked));
   }
 
   if (in.options.seeds.defect_list) {
@@ -71,15 +71,15 @@ void cross_check(Instrument& in, Findings& f) {
       listed += std::find(in.options.seeds.defect_list->begin(), in.options.seeds.defect_list->end(),
                           std::make_tuple(d.cylinder, d.head, d.sector)) != in.options.seeds.defect_list->end();
     in.note(fmt::format("READ DEFECT DATA lists {} defective sectors; timing found {} slipped sectors, {} of "
-                     "them in the list (a drive's numbering of sectors may differ from the LBA order)",
-                     in.options.seeds.defect_list->size(), f.result.profile.defects.size(), listed));
+                        "them in the list (a drive's numbering of sectors may differ from the LBA order)",
+                        in.options.seeds.defect_list->size(), f.result.profile.defects.size(), listed));
   }
 
   if (in.defeat) {
     f.result.cache_evictions = in.defeat->evictions();
     in.note(fmt::format("drive cache defeated: {} reads of other places pushed probed sectors out of the "
-                     "buffer; {} reach pairs measured the other way round, out of read-ahead's way",
-                     f.result.cache_evictions, in.turned_round));
+                        "buffer; {} reach pairs measured the other way round, out of read-ahead's way",
+                        f.result.cache_evictions, in.turned_round));
   }
 }
 

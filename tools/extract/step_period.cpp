@@ -29,8 +29,8 @@ void choose_completion_wait(Instrument& in) {
   const bool spin = spinning > blocking;
   in.target.set_spin_wait(spin);
   in.note(fmt::format("waiting for completions by {}: {} of 40 back-to-back reads landed within {:.0f} us of "
-                   "a whole revolution spinning, {} blocking",
-                   spin ? "spinning" : "blocking", spinning, 1000 * tight, blocking));
+                      "a whole revolution spinning, {} blocking",
+                      spin ? "spinning" : "blocking", spinning, 1000 * tight, blocking));
 }
 
 void measure_period(Instrument& in, Findings& f, double /*share*/) {
@@ -43,29 +43,29 @@ void measure_period(Instrument& in, Findings& f, double /*share*/) {
     f.result.host_floor_ms = median(v);
   } else {
     in.note("the host path's own round trip cannot be measured for this target; overheads "
-         "include it");
+            "include it");
   }
   f.result.period = in.prober.measure_period(reads);
   in.votes = f.result.period.jitter_ms > 0.002 ? 3 : 1;
   if (in.prober.noisy() || !in.prober.flags_trusted())
     in.note(fmt::format("noisy host timing: {:.0f} % of reference completions late, {:.0f} % of probes "
-                     "preempted{}; taking the densest of more reads per phase and one hit per reach "
-                     "decision{}",
-                     100 * f.result.period.late_fraction, 100 * f.result.period.flagged_fraction,
-                     in.prober.flags_trusted() ? "" : " (too many to repeat them)",
-                     in.options.timing_advice.empty() ? "" : "; to time it better: " + in.options.timing_advice));
+                        "preempted{}; taking the densest of more reads per phase and one hit per reach "
+                        "decision{}",
+                        100 * f.result.period.late_fraction, 100 * f.result.period.flagged_fraction,
+                        in.prober.flags_trusted() ? "" : " (too many to repeat them)",
+                        in.options.timing_advice.empty() ? "" : "; to time it better: " + in.options.timing_advice));
   in.tick(1.0);
   if (!in.defeat)
     in.note(fmt::format("no drive cache answered: back-to-back reads of sector {} took a revolution each",
-                     in.options.reference_lba));
+                        in.options.reference_lba));
   const double rpm = 60000.0 / f.result.period.period_ms;
   if (in.options.seeds.nominal_rpm) {
     const double dev = rpm / *in.options.seeds.nominal_rpm - 1.0;
     in.note(fmt::format("measured {:.1f} rpm, nominal {} rpm ({:+.2f} %)", rpm, *in.options.seeds.nominal_rpm,
-                     100 * dev));
+                        100 * dev));
     if (std::fabs(dev) > 0.01)
       in.note("measured speed differs from the nominal by more than 1 %: check that the drive's "
-           "caches are off and nothing else uses the device");
+              "caches are off and nothing else uses the device");
   }
 }
 

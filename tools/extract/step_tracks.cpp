@@ -35,11 +35,11 @@ void first_tracks(Instrument& in, Findings& f, double /*share*/) {
   f.boundaries_visible = s.exact;
   if (!s.exact)
     in.note(fmt::format("no track skew visible near LBA 0: {} sectors per track from the phase step; "
-                     "tracks are taken to start at multiples of it",
-                     f.spt0));
+                        "tracks are taken to start at multiples of it",
+                        f.spt0));
   if (in.options.seeds.sectors_per_track && *in.options.seeds.sectors_per_track != static_cast<int>(f.spt0))
     in.note(fmt::format("MODE SENSE page 03h says {} sectors per track, timing finds {} at LBA 0",
-                     *in.options.seeds.sectors_per_track, f.spt0));
+                        *in.options.seeds.sectors_per_track, f.spt0));
   in.tick(0.8);
   f.scan0 = s;
   // Dead time: reach a sector half a track ahead on the same track (tracks between

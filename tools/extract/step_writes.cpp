@@ -42,7 +42,7 @@ void measure_writes(Instrument& in, Findings& f, double /*share*/) {
   }
   if (!track) {
     in.note("the writable range holds no whole track: write timing not measured; writes are "
-         "given the read overheads");
+            "given the read overheads");
     return;
   }
   const std::uint64_t x = *track + 1, y = x + zspt / 2;
@@ -53,8 +53,8 @@ void measure_writes(Instrument& in, Findings& f, double /*share*/) {
   f.write_completion = wrap_half(pw - pr) * in.prober.period();
   if (f.write_completion < 0) {
     in.note(fmt::format("writes complete {:.3f} ms before reads of the same sector; completion "
-                     "offset for writes set to 0",
-                     -f.write_completion));
+                        "offset for writes set to 0",
+                        -f.write_completion));
     f.write_completion = 0;
   }
   const double ph = in.prober.phase(y, 0, Op::Write);

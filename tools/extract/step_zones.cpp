@@ -138,13 +138,13 @@ void ZoneSearch::close_zones(std::size_t zi, const std::string& why, std::int64_
   f_.zones_unsearched = seen;
   f_.measured_end = z.first_cylinder + confirmed + 1;
   in_.note(fmt::format("zones: {}; zone {} ({} sectors per track from cylinder {}) was confirmed over {} cylinders, to LBA "
-                   "{} ({:.0f} % of the device), and is taken to run to the end of the device: the zones, spare "
-                   "tracks and slipped sectors past LBA {} are not measured (the step's {:.0f} s: {} tests of a "
-                   "cylinder, {} of them with a track scan; {} slip searches, {:.0f} s; {} zone crossings, {:.0f} s)",
-                   why, zi, z.spt, z.first_cylinder, confirmed + 1, seen,
-                   100.0 * static_cast<double>(seen) / static_cast<double>(total), seen,
-                   (in_.elapsed() - zones_start_) / 1000.0, spent_.tests, spent_.scans, slips_.searches,
-                   slips_.search_ms / 1000.0, spent_.crossings, spent_.crossing_ms / 1000.0));
+                       "{} ({:.0f} % of the device), and is taken to run to the end of the device: the zones, spare "
+                       "tracks and slipped sectors past LBA {} are not measured (the step's {:.0f} s: {} tests of a "
+                       "cylinder, {} of them with a track scan; {} slip searches, {:.0f} s; {} zone crossings, {:.0f} s)",
+                       why, zi, z.spt, z.first_cylinder, confirmed + 1, seen,
+                       100.0 * static_cast<double>(seen) / static_cast<double>(total), seen,
+                       (in_.elapsed() - zones_start_) / 1000.0, spent_.tests, spent_.scans, slips_.searches,
+                       slips_.search_ms / 1000.0, spent_.crossings, spent_.crossing_ms / 1000.0));
 }
 
 void ZoneSearch::run() {
