@@ -10,7 +10,11 @@
 #include "tools/extract/stats.hpp"
 
 namespace disksched::extract {
+namespace {
 
+// Spinning for completions saves the wake-up; blocking leaves the core to the server.
+// Which one times completions better depends on the machine: try both on back-to-back
+// reads of the reference and keep the one with more whole revolutions.
 void choose_completion_wait(Instrument& in) {
   if (!in.target.set_spin_wait(false)) return;
   const Millis tight = 0.03;
@@ -32,6 +36,8 @@ void choose_completion_wait(Instrument& in) {
                       "a whole revolution spinning, {} blocking",
                       spin ? "spinning" : "blocking", spinning, 1000 * tight, blocking));
 }
+
+}  // namespace
 
 void measure_period(Instrument& in, Findings& f, double /*share*/) {
   in.step("period");

@@ -8,7 +8,6 @@
 #include <fmt/format.h>
 
 #include "tools/extract/geometry_probe.hpp"
-#include "tools/extract/slips.hpp"
 #include "tools/extract/stats.hpp"
 
 namespace disksched::extract {
