@@ -57,7 +57,9 @@ void validate(Instrument& in, Findings& f, double /*share*/) {
   v.p95_abs_error_ms = abs[static_cast<std::size_t>(0.95 * static_cast<double>(abs.size() - 1))];
   if (v.within_tolerance < 0.9)
     in.note(fmt::format("only {:.0f} % of {} validation pairs were predicted within {:.3f} ms: the "
-                        "profile is degraded (irregular layout, caching, or noise){}",
+                        "completions here are hard to predict (irregular layout, caching, or noise); "
+                        "this is the prediction on this host, not a verdict on the geometry, which "
+                        "`disksched extract check` compares{}",
                         100 * v.within_tolerance, v.pairs, tol,
                         in.prober.noisy() ? fmt::format("; {:.0f} % of completions are seen late on this host, and a "
                                               "late completion counts as an error here{}",
