@@ -174,8 +174,8 @@ std::vector<ParamSpec> qos_params() {
       count_param("max-depth", "requests", "the most the drive is allowed to hold (its queue)", 32, 1,
                   1024),
       number_param("bg-share", "fraction",
-                   "share of the depth background may hold while foreground requests wait (0: only "
-                   "the room the foreground leaves)",
+                   "share of the dispatches background takes while foreground requests wait (0: "
+                   "only the room the foreground leaves)",
                    0, 0, 1),
       number_param("bg-wait", "ms",
                    "a background request waiting this long goes next (0: no bound, strict priority)",

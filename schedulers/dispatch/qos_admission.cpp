@@ -10,6 +10,10 @@ namespace {
 // The window's quantile must be this far under the target before the depth grows: a
 // depth that only just meets the target is kept, not probed past it.
 constexpr double kGrowBelow = 0.8;
+// A depth that failed when probed is probed again after twice as many good windows, up
+// to this many: a drive that starves the foreground one step up (its own
+// shortest-positioning order beside a sequential scrub) is not probed every window.
+constexpr unsigned kMaxGrowAfter = 64;
 
 std::size_t index_of(IoClass c) { return static_cast<std::size_t>(c); }
 
@@ -48,8 +52,7 @@ QosAdmission::Grant QosAdmission::next(Millis now, bool fg_waiting, bool bg_wait
   // nor waits unboundedly.
   if (overdue && !(fg_waiting && last_overdue_)) return Grant::Background;
   if (fg_waiting) {
-    const double share_slots = std::ceil(c_.bg_share * static_cast<double>(depth_));
-    if (bg_waiting && static_cast<double>(bg_in_flight_) < share_slots) return Grant::Background;
+    if (bg_waiting && c_.bg_share > 0 && bg_credit_ >= 1.0) return Grant::Background;
     return Grant::Foreground;
   }
   return bg_waiting ? Grant::Background : Grant::None;
@@ -62,6 +65,15 @@ void QosAdmission::admitted(IoClass c, Millis arrival, Millis now) {
   s.max_wait_ms = std::max(s.max_wait_ms, wait);
   last_overdue_ = !foreground(c) && c_.control && c_.bg_wait_ms > 0 && wait >= c_.bg_wait_ms;
   if (last_overdue_) ++s.overdue;
+  // bg-share: each foreground dispatch earns the background share / (1 - share) of one,
+  // so under contention the background takes `share` of the dispatches.
+  if (foreground(c)) {
+    if (c_.bg_share > 0)
+      bg_credit_ = c_.bg_share >= 1.0 ? 1.0
+                                      : std::min(2.0, bg_credit_ + c_.bg_share / (1.0 - c_.bg_share));
+  } else if (bg_credit_ >= 1.0) {
+    bg_credit_ -= 1.0;
+  }
   adopt(c);
 }
 
@@ -92,15 +104,25 @@ void QosAdmission::observe(IoClass c, Millis response_ms, Millis now) {
     // The window's quantile is over the target whatever the rest of it brings.
     const unsigned cut = std::min(depth_ - 1, depth_ * 3 / 4);
     if (depth_ > c_.min_depth) ++stats_.shrinks;
+    if (probing_) grow_after_ = std::min(kMaxGrowAfter, grow_after_ * 2);
+    probing_ = false;
+    good_windows_ = 0;
     set_depth(std::max(c_.min_depth, cut), now);
     return;
   }
   if (ratios_.size() < c_.window) return;
+  if (probing_) {  // a grown depth held for a whole window
+    probing_ = false;
+    grow_after_ = 1;
+  }
   std::sort(ratios_.begin(), ratios_.end());
   const auto k = static_cast<std::size_t>(std::ceil(c_.quantile * static_cast<double>(ratios_.size())));
   const double q = ratios_[std::min(ratios_.size() - 1, k == 0 ? 0 : k - 1)];
-  if (q < kGrowBelow && depth_ < c_.max_depth) {
+  good_windows_ = q < kGrowBelow ? good_windows_ + 1 : 0;
+  if (good_windows_ >= grow_after_ && depth_ < c_.max_depth) {
     ++stats_.grows;
+    probing_ = true;
+    good_windows_ = 0;
     set_depth(std::min(c_.max_depth, depth_ + std::max(1u, depth_ / 8)), now);
   } else {
     ratios_.clear();  // a new window at the same depth

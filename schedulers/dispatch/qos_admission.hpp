@@ -13,8 +13,8 @@
 //     (never beyond the depth: beside a foreground request in the drive, a drive's
 //     own shortest-positioning order serves a sequential scrub first, up to its age limit);
 //   - else the foreground (time-critical, time-limited);
-//   - background takes the room the foreground leaves, or while foreground requests wait,
-//     up to its share of the depth (bg-share).
+//   - background takes the room the foreground leaves, and, while foreground requests
+//     wait, its share of the dispatches (bg-share, a credit earned per foreground one).
 // Everything is counted by completions and passed time: no clock, so it runs the same in
 // virtual time and live.
 #pragma once
@@ -36,7 +36,7 @@ struct QosConfig {
   std::size_t window = 100;         // foreground completions per window
   unsigned min_depth = 1;
   unsigned max_depth = 32;
-  double bg_share = 0.0;            // of the depth, background may hold while foreground waits
+  double bg_share = 0.0;            // of the dispatches, background takes while foreground waits
   Millis bg_wait_ms = 1000.0;       // background's bounded wait (0: none, strict priority)
   // false: no depth control and no bound, foreground first at max_depth (the ablation
   // the tests compare with)
@@ -105,6 +105,11 @@ class QosAdmission {
   std::size_t allowed_misses_ = 0;
   Millis changed_ms_ = -1.0;  // the last change of depth
   bool last_overdue_ = false;  // the last admission was an overdue background request
+  // Growing: after grow_after_ windows in a row under the target's 80 %; a grow that is
+  // cut before a whole window (probing_) doubles it.
+  unsigned grow_after_ = 1, good_windows_ = 0;
+  bool probing_ = false;
+  double bg_credit_ = 0.0;  // bg-share's: background dispatches owed (up to 2)
   QosStats stats_;
 };
 
