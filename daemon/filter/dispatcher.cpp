@@ -240,6 +240,7 @@ Dispatcher::Snapshot Dispatcher::snapshot() const {
   s.stats.sum_response_ms *= options_.timescale;
   s.stats.sum_service_ms *= options_.timescale;
   s.stats.max_response_ms *= options_.timescale;
+  s.scheduler_counters = core_.scheduler_counters();
   return s;
 }
 

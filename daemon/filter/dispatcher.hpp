@@ -74,6 +74,8 @@ class Dispatcher {
     std::size_t tracks_rephased = 0;  // tracks whose phase was corrected from completions
     std::uint64_t track_phase_adjustments = 0;  // corrections in all
     DispatchStats stats;          // times in real milliseconds
+    // The scheduler's own counters (qos: its depth, each class's longest wait), model ms.
+    std::vector<std::pair<std::string, double>> scheduler_counters;
   };
 
   Dispatcher(std::unique_ptr<DeviceModel> model, std::unique_ptr<Scheduler> scheduler,
