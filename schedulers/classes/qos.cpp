@@ -8,6 +8,7 @@
 // one more at the drive, so the depth the drive holds is the controller's, and says
 // from which side. The core's depth (the filter's sched-depth, the simulator's --depth)
 // stays the outer bound.
+#include <limits>
 #include <map>
 #include <unordered_map>
 
@@ -81,8 +82,9 @@ class Qos final : public Scheduler {
 
   void completed(const Request& r, Millis now) override {
     auto it = at_drive_.find(r.id);
-    // One that was at the drive before a switch counts as sent at the switch.
-    const Millis dispatched = it == at_drive_.end() ? now : it->second.dispatched;
+    // One that was at the drive before a switch (adopted, or not even told of) went there
+    // under another depth: it is counted, not judged.
+    const Millis dispatched = it == at_drive_.end() ? kBeforeSwitch : it->second.dispatched;
     if (it != at_drive_.end()) at_drive_.erase(it);
     admission_.completed(r.cls, r.arrival_ms, dispatched, now);
     (QosAdmission::foreground(r.cls) ? fg_ : bg_)->completed(r, now);
@@ -90,7 +92,7 @@ class Qos final : public Scheduler {
 
   void at_device(const Request& r) override {
     admission_.adopt(r.cls);
-    at_drive_.emplace(r.id, AtDrive{r.cls, -1.0});
+    at_drive_.emplace(r.id, AtDrive{r.cls, kBeforeSwitch});
   }
 
   bool uses_locations() const override { return fg_->uses_locations() || bg_->uses_locations(); }
@@ -120,6 +122,8 @@ class Qos final : public Scheduler {
   }
 
  private:
+  static constexpr Millis kBeforeSwitch = -std::numeric_limits<Millis>::infinity();
+
   struct AtDrive {
     IoClass cls;
     Millis dispatched;

@@ -22,6 +22,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "predictor/device_model.hpp"
@@ -103,7 +104,8 @@ class QosAdmission {
   std::vector<double> ratios_;
   std::size_t misses_ = 0;
   std::size_t allowed_misses_ = 0;
-  Millis changed_ms_ = -1.0;  // the last change of depth
+  // The last change of depth (at first: before any time, so every request counts).
+  Millis changed_ms_ = std::numeric_limits<Millis>::lowest();
   bool last_overdue_ = false;  // the last admission was an overdue background request
   // Growing: after grow_after_ windows in a row under the target's 80 %; a grow that is
   // cut before a whole window (probing_) doubles it.
