@@ -62,6 +62,7 @@ nlohmann::json stats_json(const Dispatcher::Snapshot& s) {
       st.predictions_checked
           ? nlohmann::json(static_cast<double>(st.predictions_within) / st.predictions_checked)
           : nlohmann::json(nullptr);
+  for (const auto& [name, value] : s.scheduler_counters) j[name] = value;
   return j;
 }
 

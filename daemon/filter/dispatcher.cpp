@@ -241,6 +241,7 @@ Dispatcher::Snapshot Dispatcher::snapshot() const {
   s.stats.sum_service_ms *= options_.timescale;
   s.stats.max_response_ms *= options_.timescale;
   s.warnings = warnings_;
+  s.scheduler_counters = core_.scheduler_counters();
   return s;
 }
 

@@ -75,6 +75,8 @@ class Dispatcher {
     std::uint64_t track_phase_adjustments = 0;  // corrections in all
     DispatchStats stats;          // times in real milliseconds
     std::vector<std::string> warnings;  // what the filter warned about (note_warning)
+    // The scheduler's own counters (qos: its depth, each class's longest wait), model ms.
+    std::vector<std::pair<std::string, double>> scheduler_counters;
   };
 
   Dispatcher(std::unique_ptr<DeviceModel> model, std::unique_ptr<Scheduler> scheduler,

@@ -12,6 +12,7 @@
 
 #include "daemon/filter/lbn_model.hpp"
 #include "predictor/device_model.hpp"
+#include "common/text.hpp"
 #include "common/units.hpp"
 #include "schedulers/registry.hpp"
 
@@ -52,6 +53,10 @@ const char* filter_config_help() {
     "sched-max-exports=N         Without sched-geometry=: export names served at\n"
     "                            once, each with a device and a thread of its own\n"
     "                            (default 64); a connection to one more is refused.\n"
+    "sched-background=NAMES      Exports (NAME:NAME...) whose requests are background\n"
+    "                            work (time-noncritical). Unless given, sched= becomes\n"
+    "                            qos (latency targets; docs/qos.md) and\n"
+    "                            sched-depth= 32.\n"
     "Built-in models: {}.",
       builtin_models_text());
   return text.c_str();
@@ -90,6 +95,7 @@ bool FilterConfig::set(std::string_view key, std::string_view value, const KeyPa
   if (key == "sched") {
     if (value.empty()) throw bad(key, value, "needs a scheduler spec, e.g. sched=sstf");
     sched = value;
+    sched_given = true;
     return true;
   }
   if (key.substr(0, 6) != "sched-") return false;
@@ -102,6 +108,7 @@ bool FilterConfig::set(std::string_view key, std::string_view value, const KeyPa
     if (!p.parse_uint64(value, n) || n < 1 || n > kMaxDepth)
       throw bad(key, value, fmt::format("expected an integer from 1 to {}", kMaxDepth));
     depth = static_cast<unsigned>(n);
+    depth_given = true;
   } else if (key == "sched-log") {
     if (value.empty()) throw bad(key, value, "needs a file path");
     log_path = value;
@@ -120,6 +127,14 @@ bool FilterConfig::set(std::string_view key, std::string_view value, const KeyPa
       throw bad(key, value, e.what());
     }
     classes_text = value;
+    apply_background();
+  } else if (key == "sched-background") {
+    if (value.empty() || value.find_first_of(",=") != std::string_view::npos)
+      throw bad(key, value, "expected export names separated by ':' (e.g. sched-background=scrub)");
+    background = value;
+    apply_background();
+    if (!sched_given) sched = kBackgroundSched;
+    if (!depth_given) depth = kBackgroundDepth;
   } else if (key == "sched-control") {
     if (value.empty()) throw bad(key, value, "needs a socket path");
     control_path = value;
@@ -161,10 +176,24 @@ bool FilterConfig::set(std::string_view key, std::string_view value, const KeyPa
     throw std::invalid_argument(fmt::format(
         "unknown key '{}'; the disksched filter's keys are sched, sched-geometry, sched-depth, "
         "sched-log, sched-timescale, sched-classes, sched-control, sched-save-dir, sched-delta, "
-        "sched-refine, sched-metrics, sched-metrics-interval, sched-disk, sched-max-exports",
+        "sched-refine, sched-metrics, sched-metrics-interval, sched-disk, sched-max-exports, "
+        "sched-background",
         key));
   }
   return true;
+}
+
+void FilterConfig::apply_background() {
+  if (background.empty()) return;
+  // export:NAME=noncritical for each, after (so over) what sched-classes= says.
+  std::string rules = classes_text;
+  for (std::string_view name : split(background, ':'))
+    rules += fmt::format("{}export:{}=noncritical", rules.empty() ? "" : ",", trim(name));
+  try {
+    classes = ClassMap::parse(rules);
+  } catch (const std::invalid_argument& e) {
+    throw bad("sched-background", background, e.what());
+  }
 }
 
 std::string FilterConfig::disk_label() const {

@@ -33,6 +33,13 @@ struct FilterConfig {
   unsigned max_exports = 64;        // sched-max-exports=N: export names in use at once
   // The plugin's file= values (seen passing by): the latency log must not be one of them.
   std::vector<std::string> plugin_files;
+  std::string background;           // sched-background=NAME[:NAME...]: background exports
+  bool sched_given = false, depth_given = false;  // sched=, sched-depth= were set
+
+  // What sched-background= defaults to when sched= (sched-depth=) is not given: latency
+  // targets over the drive's queue (schedulers/classes/qos.cpp), 32 deep (a SATA NCQ).
+  static constexpr const char* kBackgroundSched = "qos";
+  static constexpr unsigned kBackgroundDepth = 32;
 
   // The metrics' `disk` label: sched-disk=, else the metrics file's name without
   // .prom, else "disksched".
@@ -48,6 +55,8 @@ struct FilterConfig {
   // Throws std::invalid_argument naming the key, the value and what was expected. Path
   // values are taken as given (the caller makes them absolute).
   bool set(std::string_view key, std::string_view value, const KeyParsers& p);
+  // Rebuilds `classes` from sched-classes= with the background exports on top.
+  void apply_background();
 
   // Builds what the keys describe and checks they fit together: the geometry loads, the
   // scheduler builds on it, the latency log is not the plugin's file=. Returns the geometry (nullptr when none was given). Throws

@@ -42,6 +42,7 @@ struct Simulator::Impl {
   std::uint64_t arrival_limit = 0;    // stop pulling arrivals after this many (0: none)
   bool window_open = false;
   bool used = false;
+  std::size_t next_switch = 0;  // cfg.switches[next_switch] is the next one due
 
   Impl(const DeviceModel& m, std::unique_ptr<Scheduler> s, SimConfig c)
       : cfg(c), device(m, c.device),
@@ -119,6 +120,12 @@ struct Simulator::Impl {
 
   // The scheduler chooses for every free place at the device.
   void dispatch(Millis now) {
+    // A switch due by now takes effect before this choice (as `switch SPEC` would).
+    while (next_switch < cfg.switches.size() && cfg.switches[next_switch].at_ms <= now) {
+      core.switch_scheduler(cfg.switches[next_switch].spec);
+      ++next_switch;
+      ++result.switches_made;
+    }
     dispatched.clear();
     core.pump(now, dispatched);
     drive.settle(now);
@@ -168,6 +175,7 @@ struct Simulator::Impl {
 
   void finish(Millis now) {
     result.end_ms = now;
+    result.scheduler_counters = core.scheduler_counters();
     if (!done() && measured_target > 0 && !result.saturated) {
       result.saturated = true;
       result.saturation = "the workload ended before every measured request arrived";

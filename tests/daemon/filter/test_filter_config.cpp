@@ -178,3 +178,38 @@ TEST_CASE("sched-log may not be the plugin's file=", "[filter][config]") {
   REQUIRE_NOTHROW(c.validate());
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("sched-background: the named exports are background, under qos at depth 32 by default",
+          "[filter][config]") {
+  {
+    FilterConfig c;
+    REQUIRE(c.set("sched-background", "scrub:backup", keys));
+    REQUIRE(c.sched == "qos");
+    REQUIRE(c.depth == FilterConfig::kBackgroundDepth);
+    const auto scrub = c.classes.for_connection("scrub", IoprioClass::None);
+    REQUIRE(scrub);
+    REQUIRE(scrub->cls == IoClass::TimeNoncritical);
+    REQUIRE(c.classes.for_connection("backup", IoprioClass::None)->cls == IoClass::TimeNoncritical);
+    REQUIRE(c.classes.is_class_export("scrub"));
+    // Everyone else keeps GP's rules: reads are waited for.
+    REQUIRE_FALSE(c.classes.for_connection("", IoprioClass::None));
+    REQUIRE(c.classes.for_request(Op::Read, 0).cls == IoClass::TimeCritical);
+    REQUIRE(c.validate() == nullptr);  // qos builds without a geometry
+  }
+  {
+    // Given keys win, in either order; sched-classes= given after keeps the background rule.
+    FilterConfig c;
+    REQUIRE(c.set("sched", "priority", keys));
+    REQUIRE(c.set("sched-background", "scrub", keys));
+    REQUIRE(c.set("sched-depth", "4", keys));
+    REQUIRE(c.set("sched-classes", "op:read=limited:80ms", keys));
+    REQUIRE(c.sched == "priority");
+    REQUIRE(c.depth == 4);
+    REQUIRE(c.classes.for_connection("scrub", IoprioClass::None)->cls == IoClass::TimeNoncritical);
+    REQUIRE(c.classes.for_request(Op::Read, 0).cls == IoClass::TimeLimited);
+  }
+  FilterConfig c;
+  REQUIRE_THROWS_WITH(c.set("sched-background", "", keys), Contains("sched-background="));
+  REQUIRE_THROWS_WITH(c.set("sched-background", "a,b", keys),
+                      Contains("sched-background=a,b") && Contains("separated by ':'"));
+}
