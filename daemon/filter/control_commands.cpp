@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "daemon/filter/control_save.hpp"
-#include "daemon/filter/lbn_model.hpp"
+#include "predictor/lbn_model.hpp"
 #include "predictor/profile.hpp"
 #include "schedulers/registry.hpp"
 

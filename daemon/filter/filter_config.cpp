@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "daemon/filter/lbn_model.hpp"
+#include "predictor/lbn_model.hpp"
 #include "predictor/device_model.hpp"
 #include "common/units.hpp"
 #include "schedulers/registry.hpp"
