@@ -2,6 +2,11 @@
 
 namespace disksched {
 
+std::string bad_value_message(std::string_view key, std::string_view value,
+                              std::string_view expected) {
+  return std::string(key) + "=" + std::string(value) + ": " + std::string(expected);
+}
+
 std::string key_names(std::span<const KeyDoc> docs) {
   std::string out;
   for (const KeyDoc& d : docs) {

@@ -36,6 +36,10 @@ const KeyRow<Config>* find_key(std::span<const KeyRow<Config>> table, std::strin
   return it == table.end() ? nullptr : &*it;
 }
 
+// "key=value: expected", the form of every bad value's message.
+std::string bad_value_message(std::string_view key, std::string_view value,
+                              std::string_view expected);
+
 // "a, b, c": the keys' names in the table's order.
 std::string key_names(std::span<const KeyDoc> docs);
 // `name=VALUE  help`, one key after another, the help wrapped in a column of its own.

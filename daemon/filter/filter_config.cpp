@@ -20,7 +20,7 @@ namespace disksched {
 namespace {
 
 std::invalid_argument bad(std::string_view key, std::string_view value, std::string_view why) {
-  return std::invalid_argument(fmt::format("{}={}: {}", key, value, why));
+  return std::invalid_argument(bad_value_message(key, value, why));
 }
 
 // A duration key's value; a malformed one is refused with `expected` and why.
@@ -45,32 +45,30 @@ bool same_file(const std::string& a, const std::string& b) {
 }
 
 // The keys' setters, one a key (the table below says which).
-using Parsers = KeyParsers;
-
-void set_sched(FilterConfig& c, std::string_view key, std::string_view value, const Parsers&) {
+void set_sched(FilterConfig& c, std::string_view key, std::string_view value, const KeyParsers&) {
   if (value.empty()) throw bad(key, value, "needs a scheduler spec, e.g. sched=sstf");
   c.sched = value;
 }
 
-void set_geometry(FilterConfig& c, std::string_view key, std::string_view value, const Parsers&) {
+void set_geometry(FilterConfig& c, std::string_view key, std::string_view value, const KeyParsers&) {
   if (value.empty())
     throw bad(key, value, fmt::format("needs a model: {}, or PROFILE.json", builtin_models_text()));
   c.geometry = value;
 }
 
-void set_depth(FilterConfig& c, std::string_view key, std::string_view value, const Parsers& p) {
+void set_depth(FilterConfig& c, std::string_view key, std::string_view value, const KeyParsers& p) {
   std::uint64_t n = 0;
   if (!p.parse_uint64(value, n) || n < 1 || n > FilterConfig::kMaxDepth)
     throw bad(key, value, fmt::format("expected an integer from 1 to {}", FilterConfig::kMaxDepth));
   c.depth = static_cast<unsigned>(n);
 }
 
-void set_log(FilterConfig& c, std::string_view key, std::string_view value, const Parsers&) {
+void set_log(FilterConfig& c, std::string_view key, std::string_view value, const KeyParsers&) {
   if (value.empty()) throw bad(key, value, "needs a file path");
   c.log_path = value;
 }
 
-void set_timescale(FilterConfig& c, std::string_view key, std::string_view value, const Parsers&) {
+void set_timescale(FilterConfig& c, std::string_view key, std::string_view value, const KeyParsers&) {
   double f = 0;
   try {
     f = parse_number(value);
@@ -80,7 +78,7 @@ void set_timescale(FilterConfig& c, std::string_view key, std::string_view value
   c.timescale = f;
 }
 
-void set_classes(FilterConfig& c, std::string_view key, std::string_view value, const Parsers&) {
+void set_classes(FilterConfig& c, std::string_view key, std::string_view value, const KeyParsers&) {
   try {
     c.classes = ClassMap::parse(value);
   } catch (const std::invalid_argument& e) {
@@ -89,12 +87,12 @@ void set_classes(FilterConfig& c, std::string_view key, std::string_view value, 
   c.classes_text = value;
 }
 
-void set_control(FilterConfig& c, std::string_view key, std::string_view value, const Parsers&) {
+void set_control(FilterConfig& c, std::string_view key, std::string_view value, const KeyParsers&) {
   if (value.empty()) throw bad(key, value, "needs a socket path");
   c.control_path = value;
 }
 
-void set_save_dir(FilterConfig& c, std::string_view key, std::string_view value, const Parsers&) {
+void set_save_dir(FilterConfig& c, std::string_view key, std::string_view value, const KeyParsers&) {
   struct stat st{};
   const std::string dir(value);
   if (value.empty() || stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
@@ -103,7 +101,7 @@ void set_save_dir(FilterConfig& c, std::string_view key, std::string_view value,
   c.save_dir = value;
 }
 
-void set_delta(FilterConfig& c, std::string_view key, std::string_view value, const Parsers&) {
+void set_delta(FilterConfig& c, std::string_view key, std::string_view value, const KeyParsers&) {
   if (value == "auto") {
     c.delta_ms.reset();
   } else {
@@ -111,31 +109,31 @@ void set_delta(FilterConfig& c, std::string_view key, std::string_view value, co
   }
 }
 
-void set_refine(FilterConfig& c, std::string_view key, std::string_view value, const Parsers& p) {
+void set_refine(FilterConfig& c, std::string_view key, std::string_view value, const KeyParsers& p) {
   if (!p.parse_bool(value, c.refine)) throw bad(key, value, fmt::format("expected {}", kBooleanHelp));
 }
 
-void set_metrics(FilterConfig& c, std::string_view key, std::string_view value, const Parsers&) {
+void set_metrics(FilterConfig& c, std::string_view key, std::string_view value, const KeyParsers&) {
   if (value.empty()) throw bad(key, value, "needs a file path, e.g. /var/lib/prometheus/node-exporter/disksched-sdb.prom");
   c.metrics_path = value;
 }
 
 void set_metrics_interval(FilterConfig& c, std::string_view key, std::string_view value,
-                          const Parsers&) {
+                          const KeyParsers&) {
   constexpr std::string_view expected = "expected a duration of at least 100ms and at most 86400s, a day (e.g. 10s)";
   const Millis ms = duration_value(key, value, expected);
   if (!(ms >= 100 && ms <= FilterConfig::kMaxMetricsIntervalMs)) throw bad(key, value, expected);
   c.metrics_interval_ms = ms;
 }
 
-void set_disk(FilterConfig& c, std::string_view key, std::string_view value, const Parsers&) {
+void set_disk(FilterConfig& c, std::string_view key, std::string_view value, const KeyParsers&) {
   if (value.empty() || value.find_first_of("\"\\\n") != std::string_view::npos)
     throw bad(key, value, "needs a name without quotes, backslashes or newlines, e.g. sched-disk=sdb");
   c.disk = value;
 }
 
 void set_max_exports(FilterConfig& c, std::string_view key, std::string_view value,
-                     const Parsers& p) {
+                     const KeyParsers& p) {
   std::uint64_t n = 0;
   if (!p.parse_uint64(value, n) || n < 1 || n > FilterConfig::kMaxExportsLimit)
     throw bad(key, value, fmt::format("expected an integer from 1 to {} (export names served "

@@ -7,27 +7,26 @@ namespace disksched::uring {
 namespace {
 
 ConfigError bad(std::string_view key, std::string_view value, std::string_view expected) {
-  return ConfigError(fmt::format("{}={}: {}", key, value, expected));
+  return ConfigError(bad_value_message(key, value, expected));
 }
 
 // The keys' setters, one a key (the table below says which).
 using Config = UringConfig;
-using Parsers = KeyParsers;
 using Key = std::string_view;
 using Value = std::string_view;
 
-void set_file(Config& c, Key key, Value value, const Parsers&) {
+void set_file(Config& c, Key key, Value value, const KeyParsers&) {
   if (value.empty()) throw bad(key, value, "expected the path of a regular file or block device");
   c.file = value;
 }
 
 // direct=, nowait-reads=, nowait-writes=: a boolean read by nbdkit's parser.
 template <bool UringConfig::*Field>
-void set_bool(Config& c, Key key, Value value, const Parsers& p) {
+void set_bool(Config& c, Key key, Value value, const KeyParsers& p) {
   if (!p.parse_bool(value, c.*Field)) throw bad(key, value, fmt::format("expected {}", kBooleanHelp));
 }
 
-void set_fallback(Config& c, Key key, Value value, const Parsers&) {
+void set_fallback(Config& c, Key key, Value value, const KeyParsers&) {
   if (value == "pread")
     c.fallback = Fallback::Pread;
   else if (value == "none")
@@ -36,28 +35,28 @@ void set_fallback(Config& c, Key key, Value value, const Parsers&) {
     throw bad(key, value, "expected pread (serve with pread/pwrite where io_uring is unavailable) or none");
 }
 
-void set_entries(Config& c, Key key, Value value, const Parsers& p) {
+void set_entries(Config& c, Key key, Value value, const KeyParsers& p) {
   std::uint64_t v;
   if (!p.parse_uint64(value, v) || v < 8 || v > 4096 || (v & (v - 1)) != 0)
     throw bad(key, value, "expected a power of two from 8 to 4096");
   c.entries = static_cast<std::uint32_t>(v);
 }
 
-void set_buffers(Config& c, Key key, Value value, const Parsers& p) {
+void set_buffers(Config& c, Key key, Value value, const KeyParsers& p) {
   std::uint64_t v;
   if (!p.parse_uint64(value, v) || v < 1 || v > 1024)
     throw bad(key, value, "expected a count from 1 to 1024");
   c.buffers = static_cast<std::uint32_t>(v);
 }
 
-void set_buffer_size(Config& c, Key key, Value value, const Parsers& p) {
+void set_buffer_size(Config& c, Key key, Value value, const KeyParsers& p) {
   std::uint64_t v;
   if (!p.parse_size(value, v) || v < 4096 || v > (64u << 20) || v % 4096 != 0)
     throw bad(key, value, "expected a multiple of 4096 from 4K to 64M");
   c.buffer_bytes = static_cast<std::uint32_t>(v);
 }
 
-void set_block_size(Config& c, Key key, Value value, const Parsers& p) {
+void set_block_size(Config& c, Key key, Value value, const KeyParsers& p) {
   std::uint64_t v;
   if (!p.parse_size(value, v) || v < 512 || v > 65536 || (v & (v - 1)) != 0)
     throw bad(key, value, "expected the file's logical block size, a power of two from 512 to 64K "
@@ -65,7 +64,7 @@ void set_block_size(Config& c, Key key, Value value, const Parsers& p) {
   c.block_size = static_cast<std::uint32_t>(v);
 }
 
-void set_poll_us(Config& c, Key key, Value value, const Parsers& p) {
+void set_poll_us(Config& c, Key key, Value value, const KeyParsers& p) {
   std::uint64_t v;
   if (!p.parse_uint64(value, v) || v > 1000) throw bad(key, value, "expected microseconds from 0 to 1000");
   c.poll_us = static_cast<std::uint32_t>(v);

@@ -22,68 +22,67 @@ std::uint64_t parse_u64(const KeyParsers& p, std::string_view text) {
 }
 
 ConfigError bad(std::string_view key, std::string_view value, std::string_view expected) {
-  return ConfigError(fmt::format("{}={}: {}", key, value, expected));
+  return ConfigError(bad_value_message(key, value, expected));
 }
 
 // The keys' setters, one a key (the table below says which).
 using Config = DiskemuConfig;
-using Parsers = KeyParsers;
 using Key = std::string_view;
 using Value = std::string_view;
 
-void set_model(Config& c, Key key, Value value, const Parsers&) {
+void set_model(Config& c, Key key, Value value, const KeyParsers&) {
   if (value.empty())
     throw bad(key, value, "expected a built-in model (" + builtin_models_text() +
                               "), fixed:ms=X or a .json profile");
   c.model = value;
 }
 
-void set_file(Config& c, Key key, Value value, const Parsers&) {
+void set_file(Config& c, Key key, Value value, const KeyParsers&) {
   if (value.empty()) throw bad(key, value, "expected a path");
   c.file = std::string(value);
 }
 
-void set_timescale(Config& c, Key key, Value value, const Parsers&) {
+void set_timescale(Config& c, Key key, Value value, const KeyParsers&) {
   double v = parse_number(value);
   if (!(v > 0.0)) throw bad(key, value, "expected a number > 0 (0.1 plays ten times faster)");
   c.timescale = v;
 }
 
-void set_jitter(Config& c, Key, Value value, const Parsers&) { c.jitter = parse_jitter(value); }
+void set_jitter(Config& c, Key, Value value, const KeyParsers&) { c.jitter = parse_jitter(value); }
 
-void set_jitter_seed(Config& c, Key, Value value, const Parsers& p) {
+void set_jitter_seed(Config& c, Key, Value value, const KeyParsers& p) {
   c.jitter_seed = parse_u64(p, value);
 }
 
-void set_rpm_error(Config& c, Key, Value value, const Parsers&) {
+void set_rpm_error(Config& c, Key, Value value, const KeyParsers&) {
   c.rpm_error = parse_rpm_error(value);
 }
 
-void set_stats(Config& c, Key key, Value value, const Parsers&) {
+void set_stats(Config& c, Key key, Value value, const KeyParsers&) {
   if (value.empty()) throw bad(key, value, "expected a path");
   c.stats = std::string(value);
 }
 
-void set_spin(Config& c, Key key, Value value, const Parsers&) {
+void set_spin(Config& c, Key key, Value value, const KeyParsers&) {
   double v = parse_duration_ms(value);
   if (!(v >= 0.0) || v > 1000.0) throw bad(key, value, "expected a duration from 0 to 1s");
   c.spin_ms = v;
 }
 
-void set_timer_slack(Config& c, Key key, Value value, const Parsers&) {
+void set_timer_slack(Config& c, Key key, Value value, const KeyParsers&) {
   double v = value == "default" ? 0.0 : parse_duration_ms(value);
   if (!(v >= 0.0) || v > 1000.0)
     throw bad(key, value, "expected 'default' or a duration from 1ns to 1s");
   c.timer_slack_ms = v;
 }
 
-void set_rt_priority(Config& c, Key key, Value value, const Parsers& p) {
+void set_rt_priority(Config& c, Key key, Value value, const KeyParsers& p) {
   const std::uint64_t v = parse_u64(p, value);
   if (v > 99) throw bad(key, value, "expected 0 (off) or a SCHED_FIFO priority from 1 to 99");
   c.rt_priority = static_cast<int>(v);
 }
 
-void set_drive_queue(Config& c, Key key, Value value, const Parsers& p) {
+void set_drive_queue(Config& c, Key key, Value value, const KeyParsers& p) {
   const std::uint64_t v = parse_u64(p, value);
   if (v < 1 || v > 256)
     throw bad(key, value,
@@ -92,12 +91,12 @@ void set_drive_queue(Config& c, Key key, Value value, const Parsers& p) {
 }
 
 // Checked against the model once it is loaded (a MEMS policy on a disk, say).
-void set_drive_policy(Config& c, Key, Value value, const Parsers&) {
+void set_drive_policy(Config& c, Key, Value value, const KeyParsers&) {
   const auto [algo, params] = Registry::builtin().parse(value);
   c.drive_queue.policy = format_spec(*algo, params);
 }
 
-void set_drive_age_limit(Config& c, Key key, Value value, const Parsers&) {
+void set_drive_age_limit(Config& c, Key key, Value value, const KeyParsers&) {
   if (value == "none") {
     c.drive_queue.age_limit_ms = DriveQueueOptions{}.age_limit_ms;
     return;
@@ -107,26 +106,26 @@ void set_drive_age_limit(Config& c, Key key, Value value, const Parsers&) {
   c.drive_queue.age_limit_ms = v;
 }
 
-void set_write_cache(Config& c, Key key, Value value, const Parsers& p) {
+void set_write_cache(Config& c, Key key, Value value, const KeyParsers& p) {
   std::uint64_t v = 0;
   if (!p.parse_size(value, v))
     throw bad(key, value, "expected a size (0 for write-through, 256M, 64k)");
   c.write_cache = v;
 }
 
-void set_write_cache_high_water(Config& c, Key key, Value value, const Parsers&) {
+void set_write_cache_high_water(Config& c, Key key, Value value, const KeyParsers&) {
   const double v = parse_fraction(value);
   if (!(v >= 0.0 && v <= 1.0)) throw bad(key, value, "expected a fraction from 0 to 1 (0.75 or 75%)");
   c.write_cache_high_water = v;
 }
 
-void set_power_cut_after(Config& c, Key key, Value value, const Parsers& p) {
+void set_power_cut_after(Config& c, Key key, Value value, const KeyParsers& p) {
   const std::uint64_t v = parse_u64(p, value);
   if (v == 0) throw bad(key, value, "expected a number of writes >= 1");
   c.power_cut_after = v;
 }
 
-void set_power_cut_seed(Config& c, Key, Value value, const Parsers& p) {
+void set_power_cut_seed(Config& c, Key, Value value, const KeyParsers& p) {
   c.power_cut_seed = parse_u64(p, value);
 }
 
