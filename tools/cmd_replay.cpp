@@ -39,7 +39,7 @@
 #include "common/progress_line.hpp"
 #include "common/units.hpp"
 #include "daemon/filter/latency_log.hpp"
-#include "daemon/filter/log_summary.hpp"
+#include "tools/log_summary.hpp"
 #include "tools/commands.hpp"
 
 namespace disksched::cli {

@@ -96,7 +96,7 @@ bool geometry_rotational = false;
 Dispatcher* create_device(std::unique_ptr<DeviceModel> model) {
   // A later export's device starts with the scheduler the first one has now.
   if (Dispatcher* first = device.load(); first != nullptr)
-    pending_scheduler = first->snapshot().scheduler;
+    pending_scheduler = first->scheduler();
   auto scheduler = make_scheduler(pending_scheduler, *model);
   Dispatcher::Options o = config.dispatcher_options(model->capacity_bytes());
   o.warn = [](const std::string& m) {
@@ -161,26 +161,33 @@ std::string metrics_text() {
   return metrics->render(snap ? &*snap : nullptr, log ? &*log : nullptr);
 }
 
-std::string control_reply(const std::string& line) {
-  std::unique_lock lock(device_mu);
-  ControlTarget target{device.load(), &pending_scheduler, config.classes.describe(),
-                       config.save_dir, latency_log, metrics ? metrics_text : nullptr};
-  std::string reply = handle_control_command(line, target, &lock);
-  // The other exports' devices follow the first one's scheduler (`save` and `reopen`
-  // gave the lock up for their file work).
-  if (!lock.owns_lock()) lock.lock();
-  if (Dispatcher* first = device.load(); first != nullptr && devices.size() > 1) {
-    pending_scheduler = first->snapshot().scheduler;
-    for (Dispatcher* d : devices) {
-      if (d == first || d->snapshot().scheduler == pending_scheduler) continue;
-      try {
-        d->switch_scheduler(pending_scheduler);
-      } catch (const std::exception& e) {
-        nbdkit_error("disksched: switching another export's device: %s", e.what());
-      }
+// The other exports' devices follow the first one's scheduler; device_mu held.
+void follow_first_scheduler() {
+  Dispatcher* first = device.load();
+  if (first == nullptr || devices.size() < 2) return;
+  pending_scheduler = first->scheduler();
+  for (Dispatcher* d : devices) {
+    if (d == first || d->scheduler() == pending_scheduler) continue;
+    try {
+      d->switch_scheduler(pending_scheduler);
+    } catch (const std::exception& e) {
+      nbdkit_error("disksched: switching another export's device: %s", e.what());
     }
   }
-  return reply;
+}
+
+// The command runs under device_mu; its file-system work (`save`, `reopen`) and the reply's
+// rendering after the lock is let go.
+std::string control_reply(const std::string& line) {
+  ControlReply reply;
+  {
+    std::lock_guard lock(device_mu);
+    ControlTarget target{device.load(), &pending_scheduler, config.classes.describe(),
+                         config.save_dir, latency_log, metrics ? metrics_text : nullptr};
+    reply = run_control_command(line, target);
+    follow_first_scheduler();
+  }
+  return reply.finish();
 }
 
 int disksched_config(nbdkit_next_config* next, nbdkit_backend* nxdata, const char* key,

@@ -197,6 +197,11 @@ std::string Dispatcher::switch_scheduler(const std::string& spec) {
   return s;
 }
 
+std::string Dispatcher::scheduler() const {
+  std::lock_guard lock(mu_);
+  return *spec_;
+}
+
 void Dispatcher::set_refine_period(bool on) {
   std::lock_guard lock(mu_);
   core_.set_refine_period(on);

@@ -102,6 +102,8 @@ class Dispatcher {
 
   // Throws SpecError; returns the new canonical spec.
   std::string switch_scheduler(const std::string& spec);
+  // The scheduler's canonical spec now (without copying a whole Snapshot).
+  std::string scheduler() const;
   Snapshot snapshot() const;
   // Use the rotation period refined from completions (true) or the profile's.
   void set_refine_period(bool on);

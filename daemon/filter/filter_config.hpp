@@ -4,11 +4,13 @@
 
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "common/key_parsers.hpp"
+#include "common/key_table.hpp"
 #include "daemon/filter/class_map.hpp"
 #include "daemon/filter/dispatcher.hpp"
 #include "predictor/device_model.hpp"
@@ -74,7 +76,10 @@ struct FilterConfig {
   Dispatcher::Options dispatcher_options(std::uint64_t capacity_bytes) const;
 };
 
-// The text of .config_help (built once: it lists the built-in models).
+// The filter's keys, one row a key (name, value, help, setter).
+std::span<const KeyRow<FilterConfig>> filter_keys();
+
+// The text of .config_help, made from filter_keys() (built once: it lists the built-in models).
 const char* filter_config_help();
 
 }  // namespace disksched

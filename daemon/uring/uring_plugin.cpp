@@ -213,22 +213,8 @@ int uring_zero(void*, uint32_t count, uint64_t offset, uint32_t flags) {
                 "zero", count, offset, flags);
 }
 
-#define uring_config_help \
-  "file=PATH           (required) The regular file or block device to serve.\n" \
-  "direct=BOOL         O_DIRECT through aligned, registered bounce buffers (default false).\n" \
-  "fallback=pread|none Where io_uring is unavailable, serve with pread/pwrite instead of\n" \
-  "                    failing to start (default none).\n" \
-  "entries=N           io_uring submission queue entries, a power of two (default 128).\n" \
-  "buffers=N           Bounce buffers for direct=true (default 64).\n" \
-  "buffer-size=SIZE    Bytes per bounce buffer, a multiple of 4K (default 256K).\n" \
-  "poll-us=N           The ring thread polls N us for more work before sleeping (default 20).\n" \
-  "nowait-reads=BOOL   Buffered reads try preadv2(RWF_NOWAIT) first, so page-cache hits skip\n" \
-  "                    the ring thread (default true).\n" \
-  "nowait-writes=BOOL  Buffered writes likewise with pwritev2(RWF_NOWAIT); where the file\n" \
-  "                    system cannot (ext4), synchronously in the worker, as io_uring's own\n" \
-  "                    worker thread would (default true).\n" \
-  "block-size=SIZE     A regular file's logical block size, advertised to clients (a 4Kn\n" \
-  "                    disk's image: 4096); a block device advertises its own."
+// Made from the key table (uring_config.cpp).
+const char* const uring_config_help = uring_config_help_text();
 
 nbdkit_plugin make_plugin() {
   nbdkit_plugin p = disksched::nbdkit_plugin_named(

@@ -4,11 +4,13 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 
 #include "common/key_parsers.hpp"
+#include "common/key_table.hpp"
 #include "emulator/device/drive_queue.hpp"
 #include "emulator/device/jitter.hpp"
 #include "emulator/device/rpm_error.hpp"
@@ -55,5 +57,10 @@ struct DiskemuConfig {
   // or the profile's write-behind). Throws ConfigError.
   void write_buffer_check(bool has_buffer) const;
 };
+
+// The plugin's keys, one row a key (name, value, help, setter).
+std::span<const KeyRow<DiskemuConfig>> diskemu_keys();
+// The text of config_help, made from diskemu_keys() (it lists the built-in models).
+std::string key_help_text();
 
 }  // namespace disksched::diskemu

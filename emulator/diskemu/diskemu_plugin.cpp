@@ -534,41 +534,9 @@ int diskemu_zero(void*, uint32_t count, uint64_t offset, uint32_t flags) {
       [&] { return (flags & NBDKIT_FLAG_FUA) && sync_store(); });
 }
 
-#define diskemu_config_help_keys \
-  "model=NAME|PROFILE.json  (required) a built-in model (below), fixed:ms=X[,capacity=B],\n" \
-  "                         or a JSON geometry profile.\n" \
-  "file=PATH                Keep the data in PATH (created and extended sparsely to\n" \
-  "                         the device size); default: sparse memory.\n" \
-  "timescale=F              Real time per device time (default 1; 0.1 plays 10x faster).\n" \
-  "jitter=none|exp:MEAN|uniform:MAX  Random extra service time per request, device time\n" \
-  "                         with a unit (e.g. exp:0.05ms). Default none.\n" \
-  "jitter-seed=N            Seed of the jitter generator (default 1).\n" \
-  "rpm-error=E[,drift=D]    True rotation speed is (1+E+D*t) times the model's, t in\n" \
-  "                         device seconds; fractions or percentages (0.1%).\n" \
-  "stats=FILE               Write JSON statistics (requests, service time, lateness\n" \
-  "                         p50/p99/max) at exit and on SIGUSR1.\n" \
-  "spin=DURATION            Busy-wait this long before each completion (default 200us).\n" \
-  "timer-slack=DURATION|default  Timer slack of the serving threads (default 1ns).\n" \
-  "rt-priority=N            Wait for completions at SCHED_FIFO priority N (1-99), so a\n" \
-  "                         busy machine does not delay them; default 0 (off).\n" \
-  "drive-queue=N            Commands the drive holds and reorders itself (default 1:\n" \
-  "                         no queueing; SATA NCQ is 32). Beyond N they wait in order.\n" \
-  "drive-policy=SPEC        The drive's firmware policy, a scheduler spec (fcfs, satf,\n" \
-  "                         asatf:w=30, ...; default satf).\n" \
-  "drive-age-limit=DURATION|none  A command held longer goes next (default 500ms).\n" \
-  "write-cache=SIZE         A volatile write cache of SIZE bytes: writes complete from\n" \
-  "                         it, flush and FUA reach the media; 0: write-through (no flush\n" \
-  "                         or FUA offered). Not given: writes go through as the profile says.\n" \
-  "write-cache-high-water=F Above this fraction full, destaging goes first (default 0.75).\n" \
-  "power-cut-after=N        Cut the power once, after the Nth write (SIGUSR2 cuts it\n" \
-  "                         at any time): unwritten cache contents are lost.\n" \
-  "power-cut-seed=N         A cut keeps a part of the writes since the last flush seeded\n" \
-  "                         by N (N+1 for the next cut, ...): the same writes repeat the image."
-
-// Built at load time: it lists the built-in models.
+// Made from the key table (config.cpp), with the built-in models.
 const char* config_help_text() {
-  static const std::string text =
-      std::string(diskemu_config_help_keys) + "\nBuilt-in models: " + builtin_models_text() + ".";
+  static const std::string text = key_help_text();
   return text.c_str();
 }
 const char* const diskemu_config_help = config_help_text();

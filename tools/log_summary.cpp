@@ -1,4 +1,4 @@
-#include "daemon/filter/log_summary.hpp"
+#include "tools/log_summary.hpp"
 
 #include <algorithm>
 #include <cmath>
