@@ -148,7 +148,7 @@ constexpr KeyRow<DiskemuConfig> kKeys[] = {
     {{"write-cache", "SIZE", "A volatile write cache of SIZE bytes: writes complete from it, flush and FUA reach the media; 0: write-through (no flush or FUA offered). Not given: writes go through as the profile says."}, set_write_cache},
     {{"write-cache-high-water", "F", "Above this fraction full, destaging goes first (default 0.75)."}, set_write_cache_high_water},
     {{"power-cut-after", "N", "Cut the power once, after the Nth write (SIGUSR2 cuts it at any time): unwritten cache contents are lost."}, set_power_cut_after},
-    {{"power-cut-seed", "N", "A cut keeps a part of the cache seeded by N (N+1 for the next cut, ...), as a drive that wrote it in its own order."}, set_power_cut_seed},
+    {{"power-cut-seed", "N", "A cut keeps a part of the writes since the last flush seeded by N (N+1 for the next cut, ...): the same writes repeat the image."}, set_power_cut_seed},
 };
 // clang-format on
 
