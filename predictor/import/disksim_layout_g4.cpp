@@ -181,6 +181,48 @@ std::vector<std::uint64_t> read_slips(const Value& list, std::uint64_t tree_lbns
   return out;
 }
 
+// g4 remaps (LBNs [lbn, lbn + count) on sectors sector.. of track (cyl, head)) as the
+// zones' remapped defects: from where the tree and slips put each LBN to its sector there.
+void read_remaps(const Value& list, std::int32_t heads, DiskProfile& p) {
+  if (list.items.size() % 6 != 0)
+    Keys::fail(list, "'Remaps'", "sextets [lbn, count, cylinder, head, sector, spt, ...]");
+  const DiskLayout natural(p);  // where each LBN lies before remaps
+  std::vector<std::vector<std::pair<std::uint64_t, std::uint64_t>>> remaps(p.zones.size());
+  for (std::size_t i = 0; i < list.items.size(); i += 6) {
+    const auto& v = list.items;
+    const Where& at = v[i].where;
+    const auto lbn = static_cast<std::uint64_t>(whole(v[i], "'Remaps' lbn"));
+    const std::int64_t count = whole(v[i + 1], "'Remaps' count", 1);
+    const Chs dest{whole(v[i + 2], "'Remaps' cylinder"), static_cast<std::int32_t>(whole(v[i + 3], "'Remaps' head")),
+                   static_cast<std::uint32_t>(whole(v[i + 4], "'Remaps' sector"))};
+    const std::int64_t spt = whole(v[i + 5], "'Remaps' spt", 1);
+    if (lbn + static_cast<std::uint64_t>(count) > natural.lbas())
+      bad(at, fmt::format("remap [{}, {}]: beyond the layout's {} LBNs", lbn, count, natural.lbas()));
+    if (dest.head >= heads || dest.cylinder >= natural.cylinders() || natural.in_gap(dest.cylinder))
+      bad(at, fmt::format("remap to {}:{}:{}: no such track", dest.cylinder, dest.head, dest.sector));
+    const std::size_t z = natural.zone_of_cylinder(dest.cylinder);
+    const ZoneSpec& zs = p.zones[z];
+    if (spt != zs.sectors_per_track || dest.sector + static_cast<std::uint64_t>(count) > zs.sectors_per_track)
+      bad(at, fmt::format("remap to {}:{}:{} of {} sectors: expected sectors within the zone's "
+                          "tracks of {}",
+                          dest.cylinder, dest.head, dest.sector, count, zs.sectors_per_track));
+    const auto position = [&](const Chs& c) {
+      return (static_cast<std::uint64_t>(c.cylinder - zs.first_cylinder) * static_cast<std::uint64_t>(heads) +
+              static_cast<std::uint64_t>(c.head)) * zs.sectors_per_track + c.sector;
+    };
+    for (std::int64_t k = 0; k < count; ++k) {
+      const Chs from = natural.to_chs(lbn + static_cast<std::uint64_t>(k));
+      if (natural.zone_of_cylinder(from.cylinder) != z)
+        not_modelled(at, fmt::format("a remap of LBN {} (zone {}) to another zone's sector", lbn + k,
+                                     natural.zone_of_cylinder(from.cylinder)));
+      Chs to = dest;
+      to.sector += static_cast<std::uint32_t>(k);
+      remaps[z].emplace_back(position(from), position(to));
+    }
+  }
+  for (std::size_t z = 0; z < remaps.size(); ++z) p.zones[z].remaps = remaps[z];
+}
+
 }  // namespace
 
 void import_layout_g4(const Block& lb, std::int32_t heads, KeysRead& read, ModelImport& out) {
@@ -232,10 +274,6 @@ void import_layout_g4(const Block& lb, std::int32_t heads, KeysRead& read, Model
     next_lbn = e.lbn + e.runlen;
     next_cyl = zs.last_cylinder + 1;
   }
-  if (const Param* r = l.find("Remaps"); r != nullptr) {
-    if (r->value.kind != Value::Kind::List) Keys::fail(*r, "a list [ lbn, count, cyl, head, sector, spt, ... ]");
-    if (!r->value.items.empty()) not_modelled(r->value.where, "'Remaps' (LBNs placed on other sectors)");
-  }
   std::vector<std::uint64_t> slips;
   if (const Param* s = l.find("Slips"); s != nullptr) {
     if (s->value.kind != Value::Kind::List) Keys::fail(*s, "a list [ lbn, count, ... ]");
@@ -249,6 +287,10 @@ void import_layout_g4(const Block& lb, std::int32_t heads, KeysRead& read, Model
     }
   }
   if (cut) p.capacity_sectors = tree_lbns - slips.size();
+  if (const Param* r = l.find("Remaps"); r != nullptr) {
+    if (r->value.kind != Value::Kind::List) Keys::fail(*r, "a list [ lbn, count, cyl, head, sector, spt, ... ]");
+    read_remaps(r->value, heads, p);
+  }
 }
 
 }  // namespace disksched::disksim

@@ -14,10 +14,11 @@
 // of the track is spare); the surfaces' offsets in equal steps (a track skew), the root
 // entry's alen the turn from one cylinder to the next (track skews plus a cylinder
 // skew), its off (plus the root's first entry's off, as g4_skew adds it) the zone's
-// first block angle; slips as the profile's disk-wide defects. Anything else the tree
-// can say (serpentine or other head orders, patterns over several cylinders or not
-// starting at sector 0, uneven head offsets, descending cylinder runs, negative slip
-// counts, remaps) is refused by name as not modelled: it is never approximated.
+// first block angle; slips as the profile's disk-wide defects; remaps as the zones'
+// remapped defects (onto a spare sector of the same zone). Anything else the tree can
+// say (serpentine or other head orders, patterns over several cylinders or not starting
+// at sector 0, uneven head offsets, descending cylinder runs, negative slip counts,
+// remaps to another zone) is refused by name as not modelled: it is never approximated.
 #pragma once
 
 #include "predictor/import/disksim_keys.hpp"

@@ -145,6 +145,7 @@ namespace {
 // the slips at or before it (slipcount), then the root entry holding it, its cylinder
 // (quot x cyllen) and, within the cylinder pattern, the track (head) and sector.
 Chs g4_ltop(std::uint64_t lbn) {
+  if (lbn == 100) return Chs{5, 1, 9};  // remap_lbn, before the slips
   const std::uint64_t slips[] = {30, 100, 101};
   std::uint64_t phys = lbn;
   for (std::uint64_t s : slips)
@@ -193,6 +194,12 @@ TEST_CASE("dm_layout_g4: a made-up drive's tree read LBN by LBN and track by tra
   CHECK(r.ignored.empty());
   CHECK_THROWS_WITH(m.chs_to_lba({1, 0, 6}), Catch::Contains("has no LBA"));  // slipped (30)
   CHECK_THROWS_WITH(m.chs_to_lba({4, 0, 9}), Catch::Contains("has no LBA"));  // a spare
+  CHECK_THROWS_WITH(m.chs_to_lba({4, 0, 7}), Catch::Contains("has no LBA"));  // remapped away
+  CHECK(r.profile.zones[1].remaps == std::vector<std::pair<std::uint64_t, std::uint64_t>>{{7, 39}});
+  // Saved and read back (the gap needs the profile's "layout"), the same disk.
+  const DiskModel back(profile_from_json(profile_to_json(r.profile), "g4"));
+  CHECK(back.lbas() == 175);
+  for (std::uint64_t lbn = 0; lbn < 175; lbn += 7) CHECK(back.lba_to_chs(lbn) == m.lba_to_chs(lbn));
 }
 
 TEST_CASE("dm_layout_g4: what the tree can say and a profile cannot is refused by name",
@@ -200,9 +207,11 @@ TEST_CASE("dm_layout_g4: what the tree can say and a profile cannot is refused b
   const auto refused = [](const std::string& from, const std::string& to) {
     return error_with("g4.model", from, to);
   };
-  CHECK_THAT(refused("Remaps = []", "Remaps = [ 5, 1, 4, 0, 9, 10 ]"),
-             Catch::StartsWith("g4.model:28: dm_layout_g4: 'Remaps' (LBNs placed on other sectors): "
-                               "not modelled"));
+  CHECK_THAT(refused("Remaps = [ 100, 1, 5, 1, 9, 10 ]", "Remaps = [ 5, 1, 4, 0, 9, 10 ]"),
+             Catch::StartsWith("g4.model:29: dm_layout_g4: a remap of LBN 5 (zone 0) to another "
+                               "zone's sector: not modelled"));
+  CHECK_THAT(refused("Remaps = [ 100, 1, 5, 1, 9, 10 ]", "Remaps = [ 100, 1, 5, 1, 8, 10 ]"),
+             Catch::Contains("remap [") && Catch::Contains("the spare holds data of its own"));
   CHECK_THAT(refused("12, 0, 0.25, 12, 1, 0.0, 12, 1, TRACK, 0, 1",
                      "12, 0, 0.25, 12, 1, 0.0, 12, 1, TRACK, 0, 0"),
              Catch::Contains("track 1 of the cylinder on head 0 (heads filled in another order") &&
