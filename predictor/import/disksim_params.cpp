@@ -107,11 +107,12 @@ std::string read_whole(const std::string& path, std::string& text) {
                        st.st_size, kMaxFileBytes >> 20);
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::strerror(errno);
-  text.resize(kMaxFileBytes + 1);
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<std::size_t>(in.gcount()));
-  if (text.size() > kMaxFileBytes)  // it grew since stat()
-    return fmt::format("it holds more than {} MiB: expected a parameter file", kMaxFileBytes >> 20);
+  char chunk[1 << 16];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    text.append(chunk, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > kMaxFileBytes)  // it grew since stat()
+      return fmt::format("it holds more than {} MiB: expected a parameter file", kMaxFileBytes >> 20);
+  }
   return {};
 }
 

@@ -1,12 +1,11 @@
 // Fuzz target: DiskSim 4.0 parameter files (libparam syntax), as `disksched model import`
 // reads them. First the input alone with `source` refused; then as a chain of files that
 // source one another: the input is cut at lines "%%" into up to four files a, b, c, d in
-// a private directory (every '/' made '_', so `source` stays inside it), and a is read.
+// a directory of its own (every '/' made '_', so `source` stays inside it), and a is read.
 // Documented failure: ParamError. Anything else is a bug.
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -19,26 +18,23 @@ namespace {
 
 constexpr std::array<const char*, 4> kNames = {"a", "b", "c", "d"};
 
-// The directory the chain's files are written to, made once and removed at exit.
-const std::string& chain_dir() {
-  static const std::string dir = [] {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "fuzz-disksim-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) std::abort();
-    std::atexit([] { std::filesystem::remove_all(chain_dir()); });
-    return tmpl;
-  }();
-  return dir;
-}
+// A directory of its own for one input's files, removed when the input is done (also
+// when it is refused), so that no run leaves files behind.
+struct ChainDir {
+  std::string path = (std::filesystem::temp_directory_path() / "fuzz-disksim-XXXXXX").string();
+  ChainDir() {
+    if (::mkdtemp(path.data()) == nullptr) std::abort();
+  }
+  ~ChainDir() { std::filesystem::remove_all(path); }
+};
 
 void parse_chain(std::string_view input) {
-  const std::string& dir = chain_dir();
+  const ChainDir chain;
+  const std::string& dir = chain.path;
   std::size_t at = 0;
   for (std::size_t k = 0; k < kNames.size(); ++k) {
     const std::string path = dir + "/" + kNames[k];
-    if (at > input.size()) {
-      std::filesystem::remove(path);  // a file the input does not give: `source` finds none
-      continue;
-    }
+    if (at > input.size()) continue;  // a file the input does not give: `source` finds none
     std::size_t cut = input.find("\n%%\n", at);
     if (k + 1 == kNames.size() || cut == std::string_view::npos) cut = input.size();
     std::string text(input.substr(at, cut - at));
