@@ -119,7 +119,7 @@ constexpr unsigned kMaxSectors = 1u << 24;  // 8 GiB of 512 B sectors per segmen
 CacheParams read_cache(const Block& b, const json& raw) {
   b.only({"segments", "segment_sectors", "write_segments", "separate_write_segment",
           "continuous_read", "min_read_ahead", "max_read_ahead", "read_ahead_over_requested",
-          "read_ahead_on_idle_hit", "read_any_free_blocks", "fast_write",
+          "forget_sent", "read_ahead_on_idle_hit", "read_any_free_blocks", "fast_write",
           "combine_sequential_writes", "high_water", "low_water", "read_hits_on_write_data"});
   CacheParams c;
   c.segments = b.integer("segments", 1024);
@@ -136,6 +136,7 @@ CacheParams read_cache(const Block& b, const json& raw) {
     b.fail("min_read_ahead", raw.at("min_read_ahead"),
            fmt::format("at most max_read_ahead ({})", c.max_read_ahead));
   c.read_ahead_over_requested = b.flag("read_ahead_over_requested");
+  c.forget_sent = b.flag("forget_sent");
   c.read_ahead_on_idle_hit = b.flag("read_ahead_on_idle_hit");
   c.read_any_free_blocks = b.flag("read_any_free_blocks");
   c.fast_write = b.integer("fast_write", 2);
@@ -160,7 +161,7 @@ json controller_json(const ControllerParams& c) {
 }
 
 json cache_json(const CacheParams& c) {
-  return {{"segments", c.segments},
+  json j = {{"segments", c.segments},
           {"segment_sectors", c.segment_sectors},
           {"write_segments", c.write_segments},
           {"separate_write_segment", c.separate_write_segment},
@@ -175,6 +176,8 @@ json cache_json(const CacheParams& c) {
           {"high_water", c.high_water},
           {"low_water", c.low_water},
           {"read_hits_on_write_data", c.read_hits_on_write_data}};
+  if (c.forget_sent) j["forget_sent"] = true;  // written only when set: older profiles stay as they were
+  return j;
 }
 
 }  // namespace

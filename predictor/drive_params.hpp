@@ -74,6 +74,10 @@ struct CacheParams {
   // Read-ahead may overwrite the sectors the request sent the host (it runs up to a
   // segment past the request's end); else it stops once they and it fill the segment.
   bool read_ahead_over_requested = false;
+  // The sectors a read sent the host leave its segment when it completes (a later read of
+  // them misses); read-ahead runs as over requested (DiskSim's "Read-ahead over
+  // requested = -1").
+  bool forget_sent = false;
   bool read_ahead_on_idle_hit = false;     // a full hit restarts read-ahead behind it
   bool read_any_free_blocks = false;       // DiskSim's "Read any free blocks": imported, not modelled
   // 0: writes go through to the media before completing; 1, 2: write-behind (fast

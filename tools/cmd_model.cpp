@@ -338,6 +338,13 @@ void add_model_commands(CLI::App& app) {
     imp->add_option("--diskspecs", *diskspecs, "The disk's .diskspecs (instead of FILE)");
     imp->add_option("--model", *model_file, "The disk's .model (replaces the Model the disk spec names)");
     imp->add_option("-o,--output", *out, "The profile to write (.json)")->required();
+    auto sets = std::make_shared<std::vector<std::string>>();
+    imp->add_option("--set", *sets,
+                    "COMPONENT:KEY=VALUE: DiskSim's command-line parameter override, applied to "
+                    "FILE as DiskSim applies it (e.g. 'disk0:Enable caching in buffer=0'; "
+                    "repeatable)")
+        ->allow_extra_args(false)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     imp->callback([=] {
       if (!file->empty() && !diskspecs->empty())
         throw std::invalid_argument(
@@ -348,7 +355,9 @@ void add_model_commands(CLI::App& app) {
       if (from.empty())
         throw std::invalid_argument("model import: give FILE (.parv, .diskspecs or .model) or --diskspecs/--model");
       const auto t0 = std::chrono::steady_clock::now();
-      const disksim::DiskSimImport r = disksim::import_disksim(from, model_path);
+      std::vector<disksim::Override> overrides;
+      for (const auto& spec : *sets) overrides.push_back(disksim::parse_override(spec));
+      const disksim::DiskSimImport r = disksim::import_disksim(from, model_path, overrides);
       const DiskModel m(r.profile);
       const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       for (const auto& line : r.ignored) std::cerr << "model import: ignored (not modelled): " << line << "\n";

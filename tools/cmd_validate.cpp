@@ -23,6 +23,8 @@
 #include "bench/sim/trace/trace_reader.hpp"
 #include "bench/validate/validate_replay.hpp"
 #include "common/spec.hpp"
+#include "predictor/disk_model.hpp"
+#include "predictor/import/disksim_import.hpp"
 #include "tools/commands.hpp"
 #include "tools/plot.hpp"
 #include "common/regular_file.hpp"
@@ -44,7 +46,33 @@ struct Options {
   bool json = false;
   std::optional<std::uint32_t> device;  // the one device of a trace that has several
   OpenReplayOptions open;
+  std::vector<std::string> set;  // DiskSim overrides, for a profile read from DiskSim's files
 };
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// The model: a profile or built-in, or a drive imported from DiskSim's files (a .parv,
+// .diskspecs or .model) with the overrides given, as `model import --set` reads it.
+std::unique_ptr<DeviceModel> model_of(const Options& o) {
+  const bool disksim = ends_with(o.profile, ".parv") || ends_with(o.profile, ".diskspecs") ||
+                       ends_with(o.profile, ".model");
+  if (!disksim) {
+    if (!o.set.empty())
+      throw std::invalid_argument(fmt::format(
+          "--set '{}': overrides apply to DiskSim files (--profile NAME.parv, .diskspecs or "
+          ".model), not to {}",
+          o.set.front(), o.profile));
+    return load_model(o.profile);
+  }
+  std::vector<disksim::Override> overrides;
+  for (const auto& spec : o.set) overrides.push_back(disksim::parse_override(spec));
+  const disksim::DiskSimImport r = disksim::import_disksim(o.profile, "", overrides);
+  for (const auto& line : r.ignored) std::cerr << "validate: ignored (not modelled): " << line << "\n";
+  for (const auto& note : r.notes) std::cerr << "validate: note: " << note << "\n";
+  return std::make_unique<DiskModel>(r.profile);
+}
 
 // The formats whose traces carry measured times; each replayed closed (validate) or open.
 const std::vector<std::string> kMeasuredFormats = {"validate", "srt", "msr", "blkparse"};
@@ -224,7 +252,7 @@ void run(const Options& o) {
   if (!o.plot.empty() && (o.plot.size() < 5 || o.plot.substr(o.plot.size() - 4) != ".png"))
     throw std::invalid_argument(fmt::format("--plot '{}': expected a file name ending in .png",
                                             o.plot));
-  const auto model = load_model(o.profile);
+  const auto model = model_of(o);
   const TraceData trace = one_device(read_trace(o.format, o.trace), o.device);
   for (const auto& n : trace.notes) std::cerr << "note: " << n << "\n";
   if (trace.records.empty()) throw std::invalid_argument(o.trace + ": the trace has no requests");
@@ -314,7 +342,8 @@ void add_validate_commands(CLI::App& app) {
       "sim hits: requests the simulated drive's buffer served (a profile with a cache), to set "
       "beside the trace's Hit/Miss flags.");
   v->add_option("--profile", o->profile,
-                "Device model: a profile .json (e.g. from 'disksched model import') or a built-in "
+                "Device model: a profile .json (e.g. from 'disksched model import'), DiskSim files "
+                "to import (NAME.parv, .diskspecs or .model) or a built-in "
                 "(hp97560, fixed:ms=X, ...)")
       ->required();
   v->add_option("--trace", o->trace, "Trace of measured times")->required();
@@ -335,6 +364,11 @@ void add_validate_commands(CLI::App& app) {
   v->add_option("--worst", o->worst, "How many of the worst requests to list")
       ->capture_default_str();
   v->add_flag("--json", o->json, "Print JSON");
+  v->add_option("--set", o->set,
+                "COMPONENT:KEY=VALUE: with --profile NAME.parv (or .diskspecs, .model), DiskSim's "
+                "command-line parameter override, as in 'model import --set' (repeatable)")
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   v->callback([o] { run(*o); });
 }
 

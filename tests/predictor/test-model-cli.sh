@@ -150,4 +150,38 @@ printf 'dm_disk D {\n  Number of data surfaces = 2\n  Number of cylinders = 3\n}
 expect_error "bad.model:3: expected ',' or '}' after the value of 'Number of data surfaces', found the word 'Number'" \
   model import "$TMPDIR_TEST/bad.model" -o "$TMPDIR_TEST/bad.json"
 expect_error "give FILE" model import -o "$TMPDIR_TEST/none.json"
+
+# DiskSim's command-line overrides (--set), in model import and in validate, which
+# imports DiskSim files itself; a component or key that names nothing is an error.
+"$DISKSCHED" model import "$valid/hp_c2247a.parv" --set 'disk0:Enable caching in buffer=0' \
+  --set 'disk0:Model:Block count=2000000' -o "$TMPDIR_TEST/off.json" >/dev/null 2>&1 \
+  || fail "model import --set"
+$py - "$TMPDIR_TEST/off.json" <<'PY' || fail "model import --set: the overrides are not in the profile"
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert p["cache"]["segments"] == 0, p["cache"]
+assert p["capacity_sectors"] == 2000000, p.get("capacity_sectors")
+assert p["source"]["overrides"] == ["disk0:Enable caching in buffer=0", "disk0:Model:Block count=2000000"]
+PY
+expect_error "no component named 'disk9' in .*hp_c2247a.parv (it has: statfoo, bus0, bus1, disk0, driver0, ctlr0)" \
+  model import "$valid/hp_c2247a.parv" --set 'disk9:Enable caching in buffer=0' -o "$TMPDIR_TEST/x.json"
+expect_error "the block disksim_disk HP_C2247A_validate (.*hp_c2247a.diskspecs:1) has no key 'Enable cache'" \
+  model import "$valid/hp_c2247a.parv" --set 'disk0:Enable cache=0' -o "$TMPDIR_TEST/x.json"
+head -n 200 "$valid/hp_c2247a.trace" > "$TMPDIR_TEST/short.trace"
+for how in parv json; do
+  profile=$TMPDIR_TEST/off.json
+  [ $how = parv ] && profile=$valid/hp_c2247a.parv
+  extra=()
+  [ $how = parv ] && extra=(--set 'disk0:Enable caching in buffer=0' --set 'disk0:Model:Block count=2000000')
+  "$DISKSCHED" validate --profile "$profile" "${extra[@]}" --trace "$TMPDIR_TEST/short.trace" --json \
+    > "$TMPDIR_TEST/v-$how.json" 2>/dev/null || fail "validate --profile ($how)"
+done
+$py - "$TMPDIR_TEST/v-parv.json" "$TMPDIR_TEST/v-json.json" <<'PY' || fail "validate --set differs from model import --set"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+assert a["requests"] == 200 and a["simulated_hits"] == 0, a["simulated_hits"]
+assert a["demerit_ms"] == b["demerit_ms"], (a["demerit_ms"], b["demerit_ms"])
+PY
+expect_error "overrides apply to DiskSim files" validate --profile hp97560 --set 'disk0:x=1' \
+  --trace "$TMPDIR_TEST/short.trace"
 echo "model import ok"
