@@ -180,14 +180,19 @@ void VirtualDevice::serve_general(Service& s, Millis arrival_ms, Op op, std::uin
 
   if (destages_when_idle()) {
     destage_idle(s.destaged, arrival_ms);
-    // Above the high-water mark the cache drains below it before the command starts.
-    while (wcache_->dirty_sectors() > wcache_->high_water()) destage_one(s.destaged);
   } else if (wcache_) {
     retire(s.destaged, arrival_ms);
   }
   // A command starts once the one before it has completed and, if it needs the media,
   // once the mechanism is done with what it is writing back.
   s.start_ms = std::max(arrival_ms, controller_free_);
+  if (destages_when_idle() && wcache_->dirty_sectors() > wcache_->high_water()) {
+    // Above the high-water mark the cache drains below it before the command starts,
+    // a command the buffer could take too (else the mechanism's timeline runs ahead of
+    // the commands' and the device is busy more than all the time).
+    while (wcache_->dirty_sectors() > wcache_->high_water()) destage_one(s.destaged);
+    s.start_ms = std::max(s.start_ms, head_.time_ms);
+  }
   const Millis mechanism_start = std::max(s.start_ms, head_.time_ms);
 
   // With a write cache configured, whatever goes to the media goes through the drive's

@@ -115,6 +115,19 @@ TEST_CASE("above the high-water mark the cache drains below it before the next c
   CHECK_THAT(r.start_ms, WithinAbs(1.6, kEps));
 }
 
+TEST_CASE("above the high-water mark a write the buffer could take waits for the drain too",
+          "[write-cache]") {
+  VirtualDevice d = cached(8, 0.25);  // the mark: 2 sectors, room for 8
+  write(d, 0.0, kA);
+  write(d, 0.0, kB);
+  write(d, 0.0, kC);  // at 3 > 2: C drains first (on the media at 1.6), then it is taken
+  const Service w = d.serve(0.0, Op::Write, 7 * kSector, kSector);
+  REQUIRE(w.destaged.size() == 1);
+  CHECK(w.hit);
+  CHECK(w.destaged[0].extent.lba == kC);
+  CHECK_THAT(w.start_ms, WithinAbs(1.6, kEps));
+}
+
 TEST_CASE("a FUA write reaches the media before it completes and supersedes dirty sectors",
           "[write-cache]") {
   VirtualDevice d = cached(64);
