@@ -500,7 +500,7 @@ int diskemu_zero(void*, uint32_t count, uint64_t offset, uint32_t flags) {
   "                         no queueing; SATA NCQ is 32). Beyond N they wait in order.\n" \
   "drive-policy=SPEC        The drive's firmware policy, a scheduler spec (fcfs, satf,\n" \
   "                         asatf:w=30, ...; default satf).\n" \
-  "drive-age-limit=DURATION|none  A command held longer goes next (default 500ms).\n" \
+  "drive-age-limit=DURATION|none  A command held longer goes next (default 1s).\n" \
   "write-cache=SIZE         A volatile write cache of SIZE bytes: writes complete from\n" \
   "                         it, flush and FUA reach the media; 0: write-through (no flush\n" \
   "                         or FUA offered). Not given: writes go through as the profile says.\n" \
