@@ -120,7 +120,8 @@ CacheParams read_cache(const Block& b, const json& raw) {
   b.only({"segments", "segment_sectors", "write_segments", "separate_write_segment",
           "continuous_read", "min_read_ahead", "max_read_ahead", "read_ahead_over_requested",
           "forget_sent", "read_ahead_on_idle_hit", "read_any_free_blocks", "fast_write",
-          "combine_sequential_writes", "high_water", "low_water", "read_hits_on_write_data"});
+          "combine_sequential_writes", "high_water", "low_water", "read_hits_on_write_data",
+          "write_buffer_bytes", "write_buffer_high_water", "write_buffer_window"});
   CacheParams c;
   c.segments = b.integer("segments", 1024);
   c.segment_sectors = b.integer("segment_sectors", kMaxSectors);
@@ -144,6 +145,14 @@ CacheParams read_cache(const Block& b, const json& raw) {
   c.high_water = b.number("high_water", 0, 1);
   c.low_water = b.number("low_water", 0, 1);
   c.read_hits_on_write_data = b.flag("read_hits_on_write_data");
+  c.write_buffer_bytes = b.integer("write_buffer_bytes", 0xffffffffu);
+  if (c.write_buffer_bytes > 0 && c.fast_write > 0)
+    b.fail("write_buffer_bytes", raw.at("write_buffer_bytes"),
+           "0 with fast_write > 0 (a write buffer by size replaces the segments' write-behind: "
+           "give fast_write 0)");
+  c.write_buffer_window = b.integer("write_buffer_window", 1u << 20);
+  if (raw.contains("write_buffer_high_water"))
+    c.write_buffer_high_water = b.number("write_buffer_high_water", 0, 1);
   return c;
 }
 
@@ -160,7 +169,19 @@ json controller_json(const ControllerParams& c) {
   return j;
 }
 
+json cache_segments_json(const CacheParams& c);
+
 json cache_json(const CacheParams& c) {
+  json j = cache_segments_json(c);
+  if (c.write_buffer()) {  // written only when set: older profiles stay as they were
+    j["write_buffer_bytes"] = c.write_buffer_bytes;
+    j["write_buffer_high_water"] = c.write_buffer_high_water;
+    if (c.write_buffer_window > 0) j["write_buffer_window"] = c.write_buffer_window;
+  }
+  return j;
+}
+
+json cache_segments_json(const CacheParams& c) {
   json j = {{"segments", c.segments},
           {"segment_sectors", c.segment_sectors},
           {"write_segments", c.write_segments},
@@ -175,7 +196,7 @@ json cache_json(const CacheParams& c) {
           {"combine_sequential_writes", c.combine_sequential_writes},
           {"high_water", c.high_water},
           {"low_water", c.low_water},
-          {"read_hits_on_write_data", c.read_hits_on_write_data}};
+            {"read_hits_on_write_data", c.read_hits_on_write_data}};
   if (c.forget_sent) j["forget_sent"] = true;  // written only when set: older profiles stay as they were
   return j;
 }

@@ -5,6 +5,7 @@
 // 97560, MEMS) costs exactly what the platter says.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -88,9 +89,21 @@ struct CacheParams {
   double high_water = 0.0;  // fraction of a read in the buffer before the drive reconnects
   double low_water = 0.0;   // fraction of a write's data buffered before the media write
   bool read_hits_on_write_data = false;    // reads may hit sectors a write left buffered
+  // A drive of today's write buffer (not DiskSim's): it holds as many bytes of dirty
+  // writes as this says, scattered or not, and destages the one of shortest positioning
+  // first whenever the mechanism is idle, and before the next command above
+  // write_buffer_high_water full; a write waits for room when it is full
+  // (emulator/device/write_cache.hpp's WhenIdle). 0: none (fast_write's write-behind, if
+  // any: a write per write segment, destaged in arrival order, as DiskSim has it).
+  std::uint64_t write_buffer_bytes = 0;
+  double write_buffer_high_water = 0.75;
+  // The destage chooses among the oldest this many dirty writes only (0: all of them),
+  // as a desktop drive's firmware reorders only a few.
+  unsigned write_buffer_window = 0;
 
   bool enabled() const { return segments > 0 && segment_sectors > 0; }
   bool write_behind() const { return enabled() && fast_write > 0; }
+  bool write_buffer() const { return write_buffer_bytes > 0; }
   bool operator==(const CacheParams&) const = default;
 };
 

@@ -48,7 +48,8 @@ struct SimOptions {
   // The drive's own command queue (sim only; 0: none).
   unsigned drive_queue = 0;
   std::string drive_policy = "satf";
-  std::string drive_age_limit = "500ms";
+  std::string drive_age_limit = "1s";
+  unsigned drive_window = 0;  // the oldest commands the firmware reorders among (0: all)
   // A volatile write cache (sim only; as diskemu's write-cache= keys).
   std::string write_cache;
   std::string write_cache_high_water;
@@ -259,6 +260,7 @@ std::optional<DriveQueueOptions> drive_queue_of(const SimOptions& o, const Devic
   if (o.drive_queue == 0) return std::nullopt;
   DriveQueueOptions d;
   d.depth = o.drive_queue;
+  d.window = o.drive_window;
   try {
     d.policy = make_scheduler(o.drive_policy, model)->spec();
   } catch (const std::exception& e) {
@@ -347,14 +349,15 @@ void run_sim(const SimOptions& o, bool rate_given) {
       j["scheduler_counters"] = c;
     }
     if (dq)
-      j["drive_queue"] = {{"depth", dq->depth}, {"policy", dq->policy},
+      j["drive_queue"] = {{"depth", dq->depth}, {"policy", dq->policy}, {"window", dq->window},
                           {"age_limit", dq->has_age_limit() ? format_duration_ms(dq->age_limit_ms) : "none"}};
     if (wc) j["write_cache"] = {{"bytes", wc->bytes}, {"high_water", wc->high_water}};
     std::cout << j.dump(2) << "\n";
   } else {
     if (dq)
-      std::cout << fmt::format("drive queue: {} commands, policy {}, age limit {}\n", dq->depth,
+      std::cout << fmt::format("drive queue: {} commands, policy {}{}, age limit {}\n", dq->depth,
                                dq->policy,
+                               dq->window > 0 ? fmt::format(" among the oldest {}", dq->window) : "",
                                dq->has_age_limit() ? format_duration_ms(dq->age_limit_ms) : "none");
     if (wc)
       std::cout << fmt::format("write cache: {} bytes{}\n", wc->bytes,
@@ -508,6 +511,10 @@ void add_sim_commands(CLI::App& app) {
         ->capture_default_str();
     c->add_option("--drive-policy", o->drive_policy,
                   "the drive's firmware policy, a scheduler spec (fcfs, satf, asatf:w=30, ...)")
+        ->capture_default_str();
+    c->add_option("--drive-window", o->drive_window,
+                  "the firmware reorders only the oldest N commands it holds (0: all; a "
+                  "desktop drive: about 4)")
         ->capture_default_str();
     c->add_option("--drive-age-limit", o->drive_age_limit,
                   "a command the drive has held longer than this goes next (or 'none')")

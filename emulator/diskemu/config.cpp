@@ -144,7 +144,7 @@ constexpr KeyRow<DiskemuConfig> kKeys[] = {
     {{"rt-priority", "N", "Wait for completions at SCHED_FIFO priority N (1-99), so a busy machine does not delay them; default 0 (off)."}, set_rt_priority},
     {{"drive-queue", "N", "Commands the drive holds and reorders itself (default 1: no queueing; SATA NCQ is 32). Beyond N they wait in order."}, set_drive_queue},
     {{"drive-policy", "SPEC", "The drive's firmware policy, a scheduler spec (fcfs, satf, asatf:w=30, ...; default satf)."}, set_drive_policy},
-    {{"drive-age-limit", "DURATION|none", "A command held longer goes next (default 500ms)."}, set_drive_age_limit},
+    {{"drive-age-limit", "DURATION|none", "A command held longer goes next (default 1s)."}, set_drive_age_limit},
     {{"write-cache", "SIZE", "A volatile write cache of SIZE bytes: writes complete from it, flush and FUA reach the media; 0: write-through (no flush or FUA offered). Not given: writes go through as the profile says."}, set_write_cache},
     {{"write-cache-high-water", "F", "Above this fraction full, destaging goes first (default 0.75)."}, set_write_cache_high_water},
     {{"power-cut-after", "N", "Cut the power once, after the Nth write (SIGUSR2 cuts it at any time): unwritten cache contents are lost."}, set_power_cut_after},

@@ -36,7 +36,7 @@ struct DiskemuConfig {
   int rt_priority = 0;               // rt-priority=: SCHED_FIFO while waiting (0: off)
   // drive-queue=, drive-policy=, drive-age-limit=: the drive's own command queue
   // (depth 1: none, as before).
-  DriveQueueOptions drive_queue{.depth = 1, .policy = "satf", .age_limit_ms = 500.0};
+  DriveQueueOptions drive_queue{.depth = 1, .policy = "satf", .age_limit_ms = 1000.0};
   // write-cache=SIZE: a volatile write cache of SIZE bytes (0: write-through); not given:
   // the device as before (writes as the profile says, flush and FUA advertised).
   std::optional<std::uint64_t> write_cache;

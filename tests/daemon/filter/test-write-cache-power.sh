@@ -122,13 +122,14 @@ for run in 2 3; do
 done
 echo "seeded cut: 3 runs, one image ($(lost "$T/s.json") sectors lost each time)"
 
-# --- a profile's own write-behind (no write-cache=) is the write buffer too ----------
-# The 7200 rpm datasheet drive takes writes behind in its cache segments: the cut loses
-# the runs it had not written, never a flushed or FUA write.
+# --- a profile's own write buffer (no write-cache=) is the write cache too -----------
+# The 7200 rpm datasheet drive's profile has a write buffer by size (cache.
+# write_buffer_bytes), destaged shortest positioning first like write-cache=: the cut
+# loses what it had not written, never a flushed or FUA write.
 nbdkit -U "$(nbdkit_sock)" --filter="$DISKSCHED_FILTER" "$P" model=sata7200-8tb sched=asatf:w=30 \
   sched-geometry=sata7200-8tb file="$T/p.img" power-cut-after=250 stats="$T/p.json" \
   --run "/usr/bin/python3 '$T/writer.py' \"\$uri\" 250 '$T/p.rec'"
-/usr/bin/python3 "$T/check.py" "$T/p.rec" "$T/p.img" "$T/p.json" profile-write-behind
+/usr/bin/python3 "$T/check.py" "$T/p.rec" "$T/p.img" "$T/p.json" when-idle
 
 # --- a cut by SIGUSR2 while connected ---------------------------------------------
 nbdkit -U "$(nbdkit_sock)" -P "$T/pid" "${stack[@]}" file="$T/b.img" write-cache=1M stats="$T/b.json" \
