@@ -66,11 +66,7 @@ DiskLayout::DiskLayout(const DiskProfile& p) : heads_(p.heads), mapping_(p.layou
       case Sparing::SectorsPerCylinder:
       case Sparing::SectorsPerCylinderSlipToEnd: z.unit = heads * z.spt; break;
       case Sparing::SectorsAtEnd: z.unit = zs.spares > 0 ? heads * z.spt : sectors; break;
-      case Sparing::SectorsPerRange:
-        if (cyls % static_cast<std::uint64_t>(p.layout.range_cylinders) != 0)
-          throw ModelError(fmt::format("{}: {} cylinders are not a whole number of ranges of {} "
-                                       "(layout.range_cylinders)",
-                                       where(), cyls, p.layout.range_cylinders));
+      case Sparing::SectorsPerRange:  // a last range cut short has no spares (DiskSim)
         z.unit = static_cast<std::uint64_t>(p.layout.range_cylinders) * heads * z.spt;
         break;
       case Sparing::SectorsPerZone:
@@ -89,6 +85,13 @@ DiskLayout::DiskLayout(const DiskProfile& p) : heads_(p.heads), mapping_(p.layou
                                    zs.spares, z.unit, z.track_units ? "tracks" : "sectors"));
     z.per_unit = z.unit - zs.spares;
     const std::uint64_t units = z.positions / z.unit;
+    // A last unit cut short (a zone that is not a whole number of ranges) is all data.
+    const std::uint64_t partial = z.positions % z.unit;
+    if (partial > z.per_unit)
+      throw ModelError(fmt::format("{}: its last range of {} sectors, cut short, holds more than a "
+                                   "whole range's {} data sectors: expected fewer spares than a "
+                                   "cylinder's sectors",
+                                   where(), partial, z.per_unit));
 
     z.slips = zs.slips;
     std::sort(z.slips.begin(), z.slips.end());
@@ -109,14 +112,15 @@ DiskLayout::DiskLayout(const DiskProfile& p) : heads_(p.heads), mapping_(p.layou
         const std::uint64_t u = z.slips[k] / z.unit;
         std::size_t n = 0;
         while (k < z.slips.size() && z.slips[k] / z.unit == u) ++k, ++n;
-        const std::uint64_t room = z.unit - z.per_unit - (z.track_units ? zs.remaps.size() : 0);
+        const std::uint64_t room = u == units ? 0  // the short last range has no spares
+                                   : z.unit - z.per_unit - (z.track_units ? zs.remaps.size() : 0);
         if (n > room)
           throw ModelError(fmt::format("{}: {} slips in one sparing unit (from position {}) but "
                                        "{} spare{} to take them",
                                        where(), n, u * z.unit, room, room == 1 ? "" : "s"));
       }
     }
-    const std::uint64_t data = units * z.per_unit * (z.track_units ? z.spt : 1) -
+    const std::uint64_t data = (units * z.per_unit + partial) * (z.track_units ? z.spt : 1) -
                                (z.slip_to_end ? z.slip_data.size() : 0);
     if (zs.empty_front >= data)
       throw ModelError(fmt::format("{}: empty_front {} leaves none of its {} data sectors",

@@ -24,7 +24,7 @@ DiskModel::DiskModel(DiskProfile profile) : profile_(std::move(profile)) {
     const ZoneSpec& zs = profile_.zones[i];
     Zone z{zs.first_cylinder, zs.last_cylinder, zs.sectors_per_track, 0.0,
            zs.track_skew_sectors.value_or(profile_.track_skew_sectors),
-           zs.cylinder_skew_sectors.value_or(profile_.cylinder_skew_sectors), 0.0, {}};
+           zs.cylinder_skew_sectors.value_or(profile_.cylinder_skew_sectors), 0.0, {}, {}, false};
     if (zs.first_block_sectors)  // the zone's own origin (DiskSim): skews count from here
       angle = frac_rotations(*zs.first_block_sectors / z.spt);
     else if (i > 0)
@@ -33,6 +33,14 @@ DiskModel::DiskModel(DiskProfile profile) : profile_(std::move(profile)) {
     z.per_cyl = ((profile_.heads - 1) * z.track_skew + z.cylinder_skew) / z.spt;
     for (std::int32_t t = 0; t < profile_.heads; ++t)
       z.head_skew.push_back(static_cast<double>(t) * z.track_skew / z.spt);
+    const Sparing sp = profile_.layout.sparing;
+    if (sp == Sparing::SectorsPerCylinder || sp == Sparing::SectorsPerCylinderSlipToEnd ||
+        sp == Sparing::SectorsPerTrack) {
+      z.skew_slips = zs.slips;
+      std::sort(z.skew_slips.begin(), z.skew_slips.end());
+      z.skew_slips.erase(std::unique(z.skew_slips.begin(), z.skew_slips.end()), z.skew_slips.end());
+      z.slips_per_track = sp == Sparing::SectorsPerTrack;
+    }
     const auto ncyl = static_cast<std::uint64_t>(z.last_cylinder - z.first_cylinder + 1);
     // Angle of the last track of this zone, from which the next zone's first track is skewed.
     const double per_cyl = ((heads - 1) * z.track_skew + z.cylinder_skew) / z.spt;

@@ -102,7 +102,20 @@ class DiskModel final : public DeviceModel {
     // rotations per cylinder, and the skew of each track index on a cylinder.
     double per_cyl = 0.0;
     std::vector<double> head_skew;
+    // Slips that push the skew on (DiskSim's g1 layout, sparing schemes 2-4): each slip
+    // before a track's cylinder (scheme 3: before the track) turns it one sector further.
+    std::vector<std::uint64_t> skew_slips;  // sorted zone positions (sectors)
+    bool slips_per_track = false;           // scheme 3: counted up to the track, not the cylinder
   };
+  // The sectors the zone's slips before track (c, h) add to its skew.
+  double slip_skew(const Zone& z, std::int64_t c, std::int32_t h) const {
+    std::uint64_t tracks = static_cast<std::uint64_t>(c - z.first_cylinder) *
+                           static_cast<std::uint64_t>(profile_.heads);
+    if (z.slips_per_track) tracks += static_cast<std::uint64_t>(h);  // the head, as DiskSim has it
+    const std::uint64_t cutoff = tracks * z.spt;
+    return static_cast<double>(std::lower_bound(z.skew_slips.begin(), z.skew_slips.end(), cutoff) -
+                               z.skew_slips.begin());
+  }
   const Zone& zone_of_cylinder(std::int64_t c) const { return zones_[layout_.zone_of_cylinder(c)]; }
   // track_angle and sector_angle for a caller that has the track's zone (inline: the
   // hot path, where both maps are usually empty).
@@ -116,8 +129,11 @@ class DiskModel final : public DeviceModel {
       auto it = track_phase_.find(c * profile_.heads + h);
       if (it != track_phase_.end()) return it->second;
     }
-    return frac_rotations(z.base_angle + static_cast<double>(c - z.first_cylinder) * z.per_cyl +
-                          z.head_skew[static_cast<std::size_t>(layout_.track_index(c, h))]);
+    const double a = z.base_angle + static_cast<double>(c - z.first_cylinder) * z.per_cyl +
+                     z.head_skew[static_cast<std::size_t>(layout_.track_index(c, h))];
+    if (!z.skew_slips.empty()) [[unlikely]]
+      return frac_rotations(a + slip_skew(z, c, h) / z.spt);
+    return frac_rotations(a);
   }
   double sector_angle_in(const Zone& z, const Chs& chs, const TrackAngles* learnt) const {
     return frac_rotations(track_angle_in(z, chs.cylinder, chs.head, learnt) +

@@ -221,6 +221,10 @@ std::uint64_t DriveCache::read_ahead_limit(std::uint64_t lba, std::uint64_t end,
   // Without, it may not overwrite this request's own sectors (DiskSim's "Read-ahead over
   // requested = 0"): it stops once they and it fill the segment, the minimum read-ahead
   // still read.
+  // DEC prefetch (4) reads to its track's end whatever the segment's size: the ring keeps
+  // the newest segment's worth (DiskSim's disk_buffer_get_max_readahead returns before its
+  // segment-size rules, and disk_buffer_segment_wrap drops the oldest).
+  if (c.continuous_read == 4) return std::min(limit, lbas_);
   limit = std::min(limit, c.read_ahead_over_requested
                               ? end + c.segment_sectors
                               : std::max(end + c.min_read_ahead, lba + c.segment_sectors));
@@ -307,6 +311,7 @@ DriveResult DriveCache::serve(Millis start, Op op, std::uint64_t lba, std::uint3
     std::vector<Millis> avail(sectors, -std::numeric_limits<Millis>::infinity());
     HeadState end_head = mech_;
     Millis media_start = -1.0;  // when this request's media part began, if it had one
+    std::size_t served = segments_.size();  // the segment the request went through
     const bool streaming = stream_.on && segments_[stream_.segment].first <= lba &&
                            lba <= stream_.run.end;
     if (streaming) {
@@ -327,6 +332,7 @@ DriveResult DriveCache::serve(Millis start, Op op, std::uint64_t lba, std::uint3
                      : r.from;
       stream_.min_end = std::min(r.end, end + cp.min_read_ahead);
       segments_[stream_.segment].used = ++clock_;
+      served = stream_.segment;
     } else {
       settle(start, true);
       // What the buffer holds from lba on.
@@ -367,13 +373,20 @@ DriveResult DriveCache::serve(Millis start, Op op, std::uint64_t lba, std::uint3
           stream_.segment = seg;
           stream_.min_end = std::min(r.end, std::max(end, base) + cp.min_read_ahead);
           segments_[seg].used = ++clock_;
+          served = seg;
         } else {
           mech_ = end_head;
           mech_.time_ms = r.media_end;
         }
       } else if (seg < segments_.size()) {
         segments_[seg].used = ++clock_;
+        served = seg;
       }
+    }
+    if (cp.forget_sent && served < segments_.size()) {
+      // The sectors sent the host leave the segment that served them (DiskSim's
+      // "Read-ahead over requested = -1"); the read-ahead past them stays.
+      segments_[served].first = std::max(segments_[served].first, end);
     }
     c.overhead_ms = command(!out.hit);
     const Millis after_command = start + c.overhead_ms;

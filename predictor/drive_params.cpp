@@ -119,8 +119,9 @@ constexpr unsigned kMaxSectors = 1u << 24;  // 8 GiB of 512 B sectors per segmen
 CacheParams read_cache(const Block& b, const json& raw) {
   b.only({"segments", "segment_sectors", "write_segments", "separate_write_segment",
           "continuous_read", "min_read_ahead", "max_read_ahead", "read_ahead_over_requested",
-          "read_ahead_on_idle_hit", "read_any_free_blocks", "fast_write",
-          "combine_sequential_writes", "high_water", "low_water", "read_hits_on_write_data"});
+          "forget_sent", "read_ahead_on_idle_hit", "read_any_free_blocks", "fast_write",
+          "combine_sequential_writes", "high_water", "low_water", "read_hits_on_write_data",
+          "write_buffer_bytes", "write_buffer_high_water", "write_buffer_window"});
   CacheParams c;
   c.segments = b.integer("segments", 1024);
   c.segment_sectors = b.integer("segment_sectors", kMaxSectors);
@@ -136,6 +137,7 @@ CacheParams read_cache(const Block& b, const json& raw) {
     b.fail("min_read_ahead", raw.at("min_read_ahead"),
            fmt::format("at most max_read_ahead ({})", c.max_read_ahead));
   c.read_ahead_over_requested = b.flag("read_ahead_over_requested");
+  c.forget_sent = b.flag("forget_sent");
   c.read_ahead_on_idle_hit = b.flag("read_ahead_on_idle_hit");
   c.read_any_free_blocks = b.flag("read_any_free_blocks");
   c.fast_write = b.integer("fast_write", 2);
@@ -143,6 +145,14 @@ CacheParams read_cache(const Block& b, const json& raw) {
   c.high_water = b.number("high_water", 0, 1);
   c.low_water = b.number("low_water", 0, 1);
   c.read_hits_on_write_data = b.flag("read_hits_on_write_data");
+  c.write_buffer_bytes = b.integer("write_buffer_bytes", 0xffffffffu);
+  if (c.write_buffer_bytes > 0 && c.fast_write > 0)
+    b.fail("write_buffer_bytes", raw.at("write_buffer_bytes"),
+           "0 with fast_write > 0 (a write buffer by size replaces the segments' write-behind: "
+           "give fast_write 0)");
+  c.write_buffer_window = b.integer("write_buffer_window", 1u << 20);
+  if (raw.contains("write_buffer_high_water"))
+    c.write_buffer_high_water = b.number("write_buffer_high_water", 0, 1);
   return c;
 }
 
@@ -159,8 +169,20 @@ json controller_json(const ControllerParams& c) {
   return j;
 }
 
+json cache_segments_json(const CacheParams& c);
+
 json cache_json(const CacheParams& c) {
-  return {{"segments", c.segments},
+  json j = cache_segments_json(c);
+  if (c.write_buffer()) {  // written only when set: older profiles stay as they were
+    j["write_buffer_bytes"] = c.write_buffer_bytes;
+    j["write_buffer_high_water"] = c.write_buffer_high_water;
+    if (c.write_buffer_window > 0) j["write_buffer_window"] = c.write_buffer_window;
+  }
+  return j;
+}
+
+json cache_segments_json(const CacheParams& c) {
+  json j = {{"segments", c.segments},
           {"segment_sectors", c.segment_sectors},
           {"write_segments", c.write_segments},
           {"separate_write_segment", c.separate_write_segment},
@@ -174,7 +196,9 @@ json cache_json(const CacheParams& c) {
           {"combine_sequential_writes", c.combine_sequential_writes},
           {"high_water", c.high_water},
           {"low_water", c.low_water},
-          {"read_hits_on_write_data", c.read_hits_on_write_data}};
+            {"read_hits_on_write_data", c.read_hits_on_write_data}};
+  if (c.forget_sent) j["forget_sent"] = true;  // written only when set: older profiles stay as they were
+  return j;
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 // 97560, MEMS) costs exactly what the platter says.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -74,6 +75,10 @@ struct CacheParams {
   // Read-ahead may overwrite the sectors the request sent the host (it runs up to a
   // segment past the request's end); else it stops once they and it fill the segment.
   bool read_ahead_over_requested = false;
+  // The sectors a read sent the host leave its segment when it completes (a later read of
+  // them misses); read-ahead runs as over requested (DiskSim's "Read-ahead over
+  // requested = -1").
+  bool forget_sent = false;
   bool read_ahead_on_idle_hit = false;     // a full hit restarts read-ahead behind it
   bool read_any_free_blocks = false;       // DiskSim's "Read any free blocks": imported, not modelled
   // 0: writes go through to the media before completing; 1, 2: write-behind (fast
@@ -84,9 +89,21 @@ struct CacheParams {
   double high_water = 0.0;  // fraction of a read in the buffer before the drive reconnects
   double low_water = 0.0;   // fraction of a write's data buffered before the media write
   bool read_hits_on_write_data = false;    // reads may hit sectors a write left buffered
+  // A drive of today's write buffer (not DiskSim's): it holds as many bytes of dirty
+  // writes as this says, scattered or not, and destages the one of shortest positioning
+  // first whenever the mechanism is idle, and before the next command above
+  // write_buffer_high_water full; a write waits for room when it is full
+  // (emulator/device/write_cache.hpp's WhenIdle). 0: none (fast_write's write-behind, if
+  // any: a write per write segment, destaged in arrival order, as DiskSim has it).
+  std::uint64_t write_buffer_bytes = 0;
+  double write_buffer_high_water = 0.75;
+  // The destage chooses among the oldest this many dirty writes only (0: all of them),
+  // as a desktop drive's firmware reorders only a few.
+  unsigned write_buffer_window = 0;
 
   bool enabled() const { return segments > 0 && segment_sectors > 0; }
   bool write_behind() const { return enabled() && fast_write > 0; }
+  bool write_buffer() const { return write_buffer_bytes > 0; }
   bool operator==(const CacheParams&) const = default;
 };
 

@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include "common/regular_file.hpp"
+
 namespace disksched {
 namespace {
 
@@ -576,10 +578,11 @@ DiskProfile load_profile(const std::string& path) {
 }
 
 void save_profile(const DiskProfile& p, const std::string& path) {
-  std::ofstream out(path);
-  if (!out) throw ModelError(fmt::format("profile '{}': cannot write the file", path));
-  out << profile_to_json(p).dump(2) << "\n";
-  if (!out) throw ModelError(fmt::format("profile '{}': write failed", path));
+  try {
+    replace_file(path, profile_to_json(p).dump(2) + "\n");
+  } catch (const FileError& e) {
+    throw ModelError(fmt::format("profile: {}", e.what()));
+  }
 }
 
 DiskProfile hp97560_profile() {

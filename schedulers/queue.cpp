@@ -259,6 +259,11 @@ void RequestQueue::set_scheduler(std::unique_ptr<Scheduler> s, const TrackAngles
       if (u.live) u.req.loc = locate(u.req, learnt);
     }
   for (auto& r : scheduler_->drain()) s->add(locate_now ? find(r.id)->req : r);
+  if (in_flight_ > 0)
+    for (std::uint64_t id = oldest_; any_ && id < end_; ++id) {
+      const Unfinished& u = ring_[id & (ring_.size() - 1)];
+      if (u.live && u.at_device) s->at_device(u.req);
+    }
   scheduler_ = std::move(s);
   located_ = scheduler_->uses_locations();
 }

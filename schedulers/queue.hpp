@@ -66,7 +66,7 @@ class RequestQueue {
 
   // Swap the algorithm; every eligible request moves to the new scheduler. Requests
   // queued without a Location (under a scheduler that uses none) are located first,
-  // with `learnt` as in push().
+  // with `learnt` as in push(). The new scheduler is told of each request at the device.
   void set_scheduler(std::unique_ptr<Scheduler> s, const TrackAngles* learnt = nullptr);
   const Scheduler& scheduler() const { return *scheduler_; }
 

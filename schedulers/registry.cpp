@@ -88,6 +88,7 @@ constexpr std::pair<std::string_view, std::string_view> kStarvation[] = {
     {"zsptf", "a steady stream into the zone being served (Hong sec. 6)"},
     {"priority", "noncritical requests with timeout=0 or expired=mix; critical requests with "
                  "expired=first, under a flood of timed-out noncritical ones"},
+    {"qos", "noncritical requests with bg-wait=0; within a class, order=sstf or satf as those"},
 };
 
 void note_starvation(std::vector<AlgorithmInfo>& algorithms) {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "predictor/device_model.hpp"
@@ -55,6 +56,15 @@ class Scheduler {
 
   // Told when a dispatched request completes (batch algorithms track their batch).
   virtual void completed(const Request& /*r*/, Millis /*now*/) {}
+
+  // After a switch of algorithm: told of each request already at the device (the new
+  // scheduler will be told of its completion), so one that bounds what the device holds
+  // counts it.
+  virtual void at_device(const Request& /*r*/) {}
+
+  // What the algorithm counts of its own, by name (qos: the depth it allows, each
+  // class's longest wait); reported beside the dispatch core's counters.
+  virtual std::vector<std::pair<std::string, double>> counters() const { return {}; }
 
   // False when the order never reads Request::loc (FCFS): the queue then does not
   // compute it, which costs as much as the rest of the request's way through.

@@ -72,6 +72,11 @@ void add_ctl_command(CLI::App& app) {
       ->required()
       ->expected(1, 2);
   ctl->add_flag("--json", *ctl_json, "print the daemon's JSON reply");
+  ctl->footer(
+      "In show and stats: delta_ms is the calibrated overhead between a dispatch and the "
+      "device starting it; calibrating true means it is recalibrated from completions every "
+      "128 (sched-delta=auto, the default), false that sched-delta=TIME fixed it. "
+      "nbdkit-disksched-filter(1), \"Live head tracking\", says more.");
   ctl->callback([socket, words, ctl_json] {
     const std::string& c = words->front();
     if (c != "show" && c != "stats" && c != "metrics" && c != "switch" && c != "period" &&

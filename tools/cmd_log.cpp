@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "daemon/filter/latency_log.hpp"
-#include "daemon/filter/log_summary.hpp"
+#include "tools/log_summary.hpp"
 #include "tools/commands.hpp"
 
 namespace disksched::cli {

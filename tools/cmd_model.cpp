@@ -1,10 +1,13 @@
-// `disksched model show|seek|map|zones|import`: inspect a device model; import one.
+// `disksched model list|show|seek|map|zones|import`: inspect a device model; import one.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <sstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,17 +15,47 @@
 #include <nlohmann/json.hpp>
 
 #include "predictor/access_map.hpp"
+#include "predictor/datasheet_profiles.hpp"
 #include "predictor/disk_model.hpp"
+#include "predictor/drive_params.hpp"
 #include "predictor/fixed_model.hpp"
 #include "predictor/import/disksim_import.hpp"
 #include "tools/cmd_model_mems.hpp"
 #include "tools/commands.hpp"
 #include "tools/plot.hpp"
+#include "common/regular_file.hpp"
 
 namespace disksched::cli {
 namespace {
 
 using nlohmann::json;
+
+// A skew every zone sets for itself is no profile-wide value: say so instead of the unused default.
+json skew_or_per_zone(const DiskProfile& p, double value,
+                      const std::optional<double> ZoneSpec::*per_zone) {
+  bool every_zone = !p.zones.empty();
+  for (const ZoneSpec& z : p.zones) every_zone = every_zone && (z.*per_zone).has_value();
+  return every_zone ? json("per zone") : json(value);
+}
+
+// What the profile holds beyond the geometry: the media's sector, the completion
+// overheads, the learnt phases, and the drive's controller, bus and cache blocks.
+void add_profile_details(const DiskProfile& p, json& j) {
+  j["track_skew_sectors"] = skew_or_per_zone(p, p.track_skew_sectors, &ZoneSpec::track_skew_sectors);
+  j["cylinder_skew_sectors"] =
+      skew_or_per_zone(p, p.cylinder_skew_sectors, &ZoneSpec::cylinder_skew_sectors);
+  j["physical_sector_bytes"] = p.physical_sector_bytes != 0 ? p.physical_sector_bytes : p.sector_bytes;
+  j["completion_ms"] = {{"read", p.completion_ms.read}, {"write", p.completion_ms.write},
+                        {"other", p.completion_ms.other}};
+  j["rotation_phase"] = p.rotation_phase;
+  if (!p.track_phase.empty()) j["track_phases"] = p.track_phase.size();
+  if (p.capacity_sectors) j["capacity_sectors"] = *p.capacity_sectors;
+  json drive = json::object();
+  drive_params_to_json(p.drive, drive);
+  for (const char* block : {"controller", "bus", "cache"})
+    j[block] = drive.contains(block) ? drive[block] : json("none (the platter alone)");
+  if (!p.source.empty()) j["source"] = p.source;
+}
 
 json describe_disk(const DiskModel& m) {
   const DiskProfile& p = m.profile();
@@ -39,9 +72,12 @@ json describe_disk(const DiskModel& m) {
     if (!z.slips.empty()) zj["slips"] = z.slips.size();
     if (!z.remaps.empty()) zj["remaps"] = z.remaps.size();
     if (z.empty_front != 0) zj["empty_front"] = z.empty_front;
+    if (z.track_skew_sectors) zj["track_skew_sectors"] = *z.track_skew_sectors;
+    if (z.cylinder_skew_sectors) zj["cylinder_skew_sectors"] = *z.cylinder_skew_sectors;
+    if (z.first_block_sectors) zj["first_block_sectors"] = *z.first_block_sectors;
     zones.push_back(zj);
   }
-  return {{"kind", "disk"},
+  json j = {{"kind", "disk"},
           {"name", m.name()},
           {"capacity_bytes", m.capacity_bytes()},
           {"sector_bytes", m.sector_bytes()},
@@ -61,6 +97,8 @@ json describe_disk(const DiskModel& m) {
           {"layout", {{"mapping", mapping_name(p.layout.mapping)},
                       {"sparing", sparing_name(p.layout.sparing)}}},
           {"defects", p.defects.size()}};
+  add_profile_details(p, j);
+  return j;
 }
 
 json describe(const DeviceModel& m) {
@@ -125,8 +163,7 @@ void map_disk(const DiskModel& m, const std::string& from, const std::string& ou
                                      static_cast<std::uint32_t>(v[2]));
   const std::string csv = ends_with(out, ".png") ? out.substr(0, out.size() - 4) + ".csv" : out;
   {
-    std::ofstream f(csv);
-    if (!f) throw std::runtime_error("cannot write " + csv);
+    std::ostringstream f;
     f << "cylinder,sector_offset,access_ms,rotations\n";
     for (std::int64_t c = 0; c < map.cylinders; ++c)
       for (std::uint32_t s = 0; s < map.sectors; ++s) {
@@ -134,6 +171,7 @@ void map_disk(const DiskModel& m, const std::string& from, const std::string& ou
         f << c << ',' << s << ',' << fmt::format("{:.6f}", t) << ','
           << static_cast<int>(std::ceil(t / map.rotation_ms - 1e-9)) << '\n';
       }
+    replace_file(csv, f.str());
   }
   std::cout << fmt::format("access-time map of {} from cylinder {} head {} sector {}: {}\n",
                            m.name(), v[0], v[1], v[2], csv);
@@ -149,11 +187,53 @@ void map_disk(const DiskModel& m, const std::string& from, const std::string& ou
   }
 }
 
+// `model list`: every built-in model with its kind, capacity and rpm (none for MEMS).
+json list_models() {
+  const auto datasheet = datasheet_builtin_names();
+  json rows = json::array();
+  for (const std::string& name : builtin_model_names()) {
+    json d = describe(*load_model(name));
+    json row = {{"name", name}, {"kind", d["kind"]}, {"capacity_bytes", d["capacity_bytes"]},
+                {"rpm", d.contains("rpm") ? d["rpm"] : json(nullptr)}};
+    if (std::find(datasheet.begin(), datasheet.end(), name) != datasheet.end())
+      row["variants"] = {name + "-512n", name + "-512e", name + "-4kn", name + "-nocache"};
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+void print_model_list(const json& rows) {
+  std::cout << fmt::format("{:<20} {:<5} {:>14} {:>6}\n", "name", "kind", "capacity", "rpm");
+  for (const json& r : rows) {
+    const double gb = r["capacity_bytes"].get<double>() / 1e9;
+    std::cout << fmt::format("{:<20} {:<5} {:>11.3f} GB {:>6}\n", r["name"].get<std::string>(),
+                             r["kind"].get<std::string>(), gb,
+                             r["rpm"].is_null() ? "-" : fmt::format("{:.0f}", r["rpm"].get<double>()));
+  }
+  std::cout << "Drives with variants also take -512n, -512e or -4kn (sector format), then\n"
+               "-nocache (the platter without its buffer); any model also as fixed:ms=X or a\n"
+               "profile .json (disksched model show NAME).\n";
+}
+
+void add_list_command(CLI::App& model) {
+  auto* list = model.add_subcommand("list", "The built-in models: name, kind, capacity, rpm");
+  auto as_json = std::make_shared<bool>(false);
+  list->add_flag("--json", *as_json, "Print JSON (name, kind, capacity_bytes, rpm, variants)");
+  list->callback([=] {
+    json rows = list_models();
+    if (*as_json)
+      std::cout << rows.dump(2) << "\n";
+    else
+      print_model_list(rows);
+  });
+}
+
 }  // namespace
 
 void add_model_commands(CLI::App& app) {
   auto* model = app.add_subcommand("model", "Inspect a device model (built-in name or profile .json)");
   model->require_subcommand(1);
+  add_list_command(*model);
 
   {
     auto* show = model->add_subcommand("show", "Geometry and timing parameters of a model");
@@ -258,6 +338,13 @@ void add_model_commands(CLI::App& app) {
     imp->add_option("--diskspecs", *diskspecs, "The disk's .diskspecs (instead of FILE)");
     imp->add_option("--model", *model_file, "The disk's .model (replaces the Model the disk spec names)");
     imp->add_option("-o,--output", *out, "The profile to write (.json)")->required();
+    auto sets = std::make_shared<std::vector<std::string>>();
+    imp->add_option("--set", *sets,
+                    "COMPONENT:KEY=VALUE: DiskSim's command-line parameter override, applied to "
+                    "FILE as DiskSim applies it (e.g. 'disk0:Enable caching in buffer=0'; "
+                    "repeatable)")
+        ->allow_extra_args(false)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     imp->callback([=] {
       if (!file->empty() && !diskspecs->empty())
         throw std::invalid_argument(
@@ -268,7 +355,9 @@ void add_model_commands(CLI::App& app) {
       if (from.empty())
         throw std::invalid_argument("model import: give FILE (.parv, .diskspecs or .model) or --diskspecs/--model");
       const auto t0 = std::chrono::steady_clock::now();
-      const disksim::DiskSimImport r = disksim::import_disksim(from, model_path);
+      std::vector<disksim::Override> overrides;
+      for (const auto& spec : *sets) overrides.push_back(disksim::parse_override(spec));
+      const disksim::DiskSimImport r = disksim::import_disksim(from, model_path, overrides);
       const DiskModel m(r.profile);
       const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       for (const auto& line : r.ignored) std::cerr << "model import: ignored (not modelled): " << line << "\n";

@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
 #include <iostream>
 #include <memory>
 #include <stdexcept>
@@ -14,6 +15,7 @@
 #include "predictor/mems/mems_model.hpp"
 #include "predictor/mems/mems_zones.hpp"
 #include "tools/plot.hpp"
+#include "common/regular_file.hpp"
 
 namespace disksched::cli {
 namespace {
@@ -50,9 +52,9 @@ void map_mems(const DeviceModel& dm, const std::string& from, const std::string&
   MemsGrid g = mems_seek_grid(m, x, y, step_x, step_y);
   const std::string csv = ends_with(out, ".png") ? out.substr(0, out.size() - 4) + ".csv" : out;
   {
-    std::ofstream f(csv);
-    if (!f) throw std::runtime_error("cannot write " + csv);
+    std::ostringstream f;
     write_mems_grid_csv(g, f);
+    replace_file(csv, f.str());
   }
   std::cout << fmt::format("seek-time map of {} from x={} y={} (every {} columns, {} bits): {}\n",
                            m.name(), x, y, step_x, step_y, csv);

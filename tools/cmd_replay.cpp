@@ -39,7 +39,7 @@
 #include "common/progress_line.hpp"
 #include "common/units.hpp"
 #include "daemon/filter/latency_log.hpp"
-#include "daemon/filter/log_summary.hpp"
+#include "tools/log_summary.hpp"
 #include "tools/commands.hpp"
 
 namespace disksched::cli {
@@ -453,8 +453,13 @@ void run_replay(const ReplayOptions& o) {
   j["stopped"] = r.stopped();
   // Model time, as the latencies: how long the job took, warm-up included.
   j["elapsed_s"] = static_cast<double>(r.elapsed_ns()) / 1e9 / o.timescale;
+  // What the client measures is issue -> completion, the server's queueing included: a
+  // response time, not the device's service time (the filter's log has that).
+  j["mean_response_client_ms"] = j["mean_service_ms"];
+  j.erase("mean_service_ms");
   j["note"] = "latencies in model time (real / timescale); mean_queue_len = requests in "
-              "flight at issue, as the client saw them";
+              "flight at issue, as the client saw them; mean_response_client_ms = issue to "
+              "completion as the client saw it (the filter's sched-log has the device's service)";
   if (o.json) {
     std::cout << j.dump(2) << "\n";
     return;
@@ -464,7 +469,8 @@ void run_replay(const ReplayOptions& o) {
                            r.stopped() ? ", STOPPED (a signal or --time-limit)" : "");
   std::cout << fmt::format("elapsed {:.3f} s (model time, start to last completion)\n",
                            static_cast<double>(r.elapsed_ns()) / 1e9 / o.timescale);
-  std::cout << summary_to_text(s);
+  std::cout << summary_to_text(s, {.queue = "mean in flight at issue (client)",
+                                    .service = "mean response (client: issue to completion)"});
   std::cout << fmt::format("issue lateness p99 {:.1f} us (real)\n", r.late_p99_us());
 }
 

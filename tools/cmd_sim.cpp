@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -23,6 +24,7 @@
 #include "emulator/sim/simulator.hpp"
 #include "schedulers/registry.hpp"
 #include "tools/commands.hpp"
+#include "common/regular_file.hpp"
 
 namespace disksched::cli {
 namespace {
@@ -46,7 +48,8 @@ struct SimOptions {
   // The drive's own command queue (sim only; 0: none).
   unsigned drive_queue = 0;
   std::string drive_policy = "satf";
-  std::string drive_age_limit = "500ms";
+  std::string drive_age_limit = "1s";
+  unsigned drive_window = 0;  // the oldest commands the firmware reorders among (0: all)
   // A volatile write cache (sim only; as diskemu's write-cache= keys).
   std::string write_cache;
   std::string write_cache_high_water;
@@ -60,7 +63,7 @@ void add_run_options(CLI::App* c, SimOptions& o) {
       ->capture_default_str();
   c->add_option("--workload", o.workload,
                 "uniform[:size=8k,reads=1.0] | seq[:p=0.829] | burst[:len=32,span=4m] | "
-                "closed:n=16[,think=5ms] | trace:FORMAT:PATH[,scale=F,dev=N|all,fold=1,events=D|Q,time=ns]")
+                "closed:n=16[,think=5ms] | mixed[:fg=1,bg=8,writers=0] | trace:FORMAT:PATH[,scale=F,dev=N|all,fold=1,events=D|Q,time=ns]")
       ->capture_default_str();
   o.requests_opt = c->add_option("--requests", o.requests,
                                  "measured requests per replication (a trace: 0 = all, the default)")
@@ -140,7 +143,9 @@ void print_point(const PointResult& p, const std::string& model, const Workload&
 struct ClassResult {
   std::string name;
   std::size_t count = 0;
-  double mean_ms = 0, p95_ms = 0, max_ms = 0;
+  double mean_ms = 0, p50_ms = 0, p95_ms = 0, p99_ms = 0, max_ms = 0;
+  double max_wait_ms = 0;  // at the host: arrival -> dispatch
+  double mb_per_s = 0;     // the class's bytes over the measurement window
   std::size_t limited = 0, within_limit = 0;  // time-limited requests, and those in time
 };
 
@@ -150,9 +155,12 @@ std::vector<ClassResult> per_class(const SimResult& r) {
     std::vector<double> resp;
     ClassResult x;
     x.name = std::string(class_name(c));
+    double bytes = 0;
     for (const auto& rec : r.measured) {
       if (rec.cls != c) continue;
       resp.push_back(rec.response_ms());
+      bytes += rec.length;
+      x.max_wait_ms = std::max(x.max_wait_ms, rec.dispatch_ms - rec.arrival_ms);
       if (c == IoClass::TimeLimited) {
         ++x.limited;
         if (rec.response_ms() <= rec.limit_ms) ++x.within_limit;
@@ -162,21 +170,35 @@ std::vector<ClassResult> per_class(const SimResult& r) {
     std::sort(resp.begin(), resp.end());
     x.count = resp.size();
     for (double v : resp) x.mean_ms += v / static_cast<double>(resp.size());
-    x.p95_ms = resp[std::min(resp.size() - 1, static_cast<std::size_t>(std::ceil(0.95 * static_cast<double>(resp.size()))) - 1)];
+    auto quantile = [&](double q) {
+      const auto k = static_cast<std::size_t>(std::ceil(q * static_cast<double>(resp.size())));
+      return resp[std::min(resp.size() - 1, k == 0 ? 0 : k - 1)];
+    };
+    x.p50_ms = quantile(0.50);
+    x.p95_ms = quantile(0.95);
+    x.p99_ms = quantile(0.99);
     x.max_ms = resp.back();
+    const double window_s = (r.window_end_ms - r.window_start_ms) / 1000.0;
+    if (window_s > 0) x.mb_per_s = bytes / 1e6 / window_s;
     out.push_back(x);
   }
   return out;
 }
 
+std::string class_source(const Workload& w) {
+  return w.kind() == "trace" ? "classes from the trace: " + w.class_map().spec()
+                             : "classes from the workload";
+}
+
 void print_classes(const std::vector<ClassResult>& classes, const Workload& w) {
-  std::cout << fmt::format("per class (replication 0; classes from the trace: {})\n",
-                           w.class_map().spec());
-  std::cout << fmt::format("  {:<12} {:>8} {:>10} {:>10} {:>10} {:>14}\n", "class", "count",
-                           "mean ms", "p95 ms", "max ms", "within limit");
+  std::cout << fmt::format("per class (replication 0; {})\n", class_source(w));
+  std::cout << fmt::format("  {:<12} {:>8} {:>9} {:>9} {:>9} {:>9} {:>9} {:>11} {:>8} {:>14}\n",
+                           "class", "count", "mean ms", "p50 ms", "p95 ms", "p99 ms", "max ms",
+                           "max wait ms", "MB/s", "within limit");
   for (const auto& c : classes)
-    std::cout << fmt::format("  {:<12} {:>8} {:>10.2f} {:>10.2f} {:>10.2f} {:>14}\n", c.name,
-                             c.count, c.mean_ms, c.p95_ms, c.max_ms,
+    std::cout << fmt::format("  {:<12} {:>8} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>11.2f} {:>8.2f} {:>14}\n",
+                             c.name, c.count, c.mean_ms, c.p50_ms, c.p95_ms, c.p99_ms, c.max_ms,
+                             c.max_wait_ms, c.mb_per_s,
                              c.limited ? fmt::format("{:.1f}%", 100.0 * static_cast<double>(c.within_limit) /
                                                                      static_cast<double>(c.limited))
                                        : "-");
@@ -184,10 +206,11 @@ void print_classes(const std::vector<ClassResult>& classes, const Workload& w) {
 
 nlohmann::json classes_json(const std::vector<ClassResult>& classes, const Workload& w) {
   nlohmann::json j = nlohmann::json::object();
-  j["map"] = w.class_map().spec();
+  j["map"] = w.kind() == "trace" ? w.class_map().spec() : "workload";
   for (const auto& c : classes) {
-    nlohmann::json x = {{"count", c.count}, {"mean_ms", c.mean_ms}, {"p95_ms", c.p95_ms},
-                        {"max_ms", c.max_ms}};
+    nlohmann::json x = {{"count", c.count},   {"mean_ms", c.mean_ms}, {"p50_ms", c.p50_ms},
+                        {"p95_ms", c.p95_ms}, {"p99_ms", c.p99_ms},   {"max_ms", c.max_ms},
+                        {"max_wait_ms", c.max_wait_ms}, {"mb_per_s", c.mb_per_s}};
     if (c.limited) x["within_limit"] = static_cast<double>(c.within_limit) / static_cast<double>(c.limited);
     j[c.name] = x;
   }
@@ -195,8 +218,7 @@ nlohmann::json classes_json(const std::vector<ClassResult>& classes, const Workl
 }
 
 void write_log(const std::string& path, const SimResult& r) {
-  std::ofstream f(path);
-  if (!f) throw std::runtime_error(fmt::format("--log: cannot write '{}'", path));
+  std::ostringstream f;
   f << "seq,op,offset,length,arrival_ms,dispatch_ms,start_ms,completion_ms,response_ms,queue_len,"
        "overhead_ms,seek_ms,rotation_ms,transfer_ms,travel_ms,class\n";
   for (const auto& x : r.measured)
@@ -205,6 +227,11 @@ void write_log(const std::string& path, const SimResult& r) {
                      x.start_ms, x.completion_ms, x.response_ms(), x.queue_len,
                      x.overhead_ms + x.report_ms, x.seek_ms, x.rotation_ms, x.transfer_ms,
                      x.travel_ms, class_name(x.cls));
+  try {
+    replace_file(path, f.str());
+  } catch (const FileError& e) {
+    throw std::runtime_error(fmt::format("--log: {}", e.what()));
+  }
 }
 
 // The rate a run uses: a trace keeps its own timing unless --rate was given.
@@ -233,6 +260,7 @@ std::optional<DriveQueueOptions> drive_queue_of(const SimOptions& o, const Devic
   if (o.drive_queue == 0) return std::nullopt;
   DriveQueueOptions d;
   d.depth = o.drive_queue;
+  d.window = o.drive_window;
   try {
     d.policy = make_scheduler(o.drive_policy, model)->spec();
   } catch (const std::exception& e) {
@@ -302,26 +330,34 @@ void run_sim(const SimOptions& o, bool rate_given) {
   }
   PointResult p = run_point(*model, w, spec);
   std::vector<ClassResult> classes;
+  std::vector<std::pair<std::string, double>> counters;  // the scheduler's, replication 0
   if (!o.log.empty() || w.has_classes()) {
     SimResult r;
     run_once(*model, w, o.sched, spec.rate, replication_seed(o.seed, 0), spec.cfg, &r);
     if (!o.log.empty()) write_log(o.log, r);
     if (w.has_classes()) classes = per_class(r);
+    counters = r.scheduler_counters;
   }
   const auto& dq = spec.cfg.drive_queue;
   const auto& wc = spec.cfg.device.write_cache;
   if (o.json) {
     auto j = to_json(p, o.model, w);
     if (w.has_classes()) j["classes"] = classes_json(classes, w);
+    if (!counters.empty()) {
+      nlohmann::json c = nlohmann::json::object();
+      for (const auto& [k, v] : counters) c[k] = v;
+      j["scheduler_counters"] = c;
+    }
     if (dq)
-      j["drive_queue"] = {{"depth", dq->depth}, {"policy", dq->policy},
+      j["drive_queue"] = {{"depth", dq->depth}, {"policy", dq->policy}, {"window", dq->window},
                           {"age_limit", dq->has_age_limit() ? format_duration_ms(dq->age_limit_ms) : "none"}};
     if (wc) j["write_cache"] = {{"bytes", wc->bytes}, {"high_water", wc->high_water}};
     std::cout << j.dump(2) << "\n";
   } else {
     if (dq)
-      std::cout << fmt::format("drive queue: {} commands, policy {}, age limit {}\n", dq->depth,
+      std::cout << fmt::format("drive queue: {} commands, policy {}{}, age limit {}\n", dq->depth,
                                dq->policy,
+                               dq->window > 0 ? fmt::format(" among the oldest {}", dq->window) : "",
                                dq->has_age_limit() ? format_duration_ms(dq->age_limit_ms) : "none");
     if (wc)
       std::cout << fmt::format("write cache: {} bytes{}\n", wc->bytes,
@@ -329,6 +365,10 @@ void run_sim(const SimOptions& o, bool rate_given) {
                                              : std::string(" (write-through)"));
     print_point(p, o.model, w);
     if (w.has_classes()) print_classes(classes, w);
+    if (!counters.empty()) {
+      std::cout << "scheduler counters (replication 0)\n";
+      for (const auto& [k, v] : counters) std::cout << fmt::format("  {:<34} {:g}\n", k, v);
+    }
   }
 }
 
@@ -390,7 +430,7 @@ void report_sweep(const SweepResult& r, const std::string& out_dir,
     const std::string table = sustained_table(r, parse_range(mean_targets, "--mean-targets"),
                                               parse_range(p95_targets, "--p95-targets"),
                                               out_dir + "/sustained.csv");
-    std::ofstream(out_dir + "/sustained.txt") << table;
+    replace_file(out_dir + "/sustained.txt", table);
     std::cout << "\nArrival rate (requests/s) sustained at each response-time target "
                  "(interpolated; JW footnote 7):\n"
               << table << "wrote " << out_dir << "/sustained.csv\n";
@@ -471,6 +511,10 @@ void add_sim_commands(CLI::App& app) {
         ->capture_default_str();
     c->add_option("--drive-policy", o->drive_policy,
                   "the drive's firmware policy, a scheduler spec (fcfs, satf, asatf:w=30, ...)")
+        ->capture_default_str();
+    c->add_option("--drive-window", o->drive_window,
+                  "the firmware reorders only the oldest N commands it holds (0: all; a "
+                  "desktop drive: about 4)")
         ->capture_default_str();
     c->add_option("--drive-age-limit", o->drive_age_limit,
                   "a command the drive has held longer than this goes next (or 'none')")

@@ -1,19 +1,34 @@
 #include "tools/plot.hpp"
 
+#include <filesystem>
 #include <stdexcept>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
 
-#ifndef DISKSCHED_PLOTS_DIR
-#error "DISKSCHED_PLOTS_DIR must be defined by the build"
+#include "common/install_dirs.hpp"
+
+#ifndef DISKSCHED_TOOLS_SOURCE_DIR
+#error "DISKSCHED_TOOLS_SOURCE_DIR must be defined by the build"
 #endif
 
 namespace disksched::cli {
+namespace {
+
+// The installed copy when this binary is installed; otherwise the source tree's.
+std::string script_path(const std::string& script) {
+  if (auto dir = installed_data_dir("plots")) return *dir + "/" + script;
+  const std::string src = DISKSCHED_TOOLS_SOURCE_DIR;
+  for (const char* sub : {"/plots/", "/extract/"})
+    if (std::filesystem::exists(src + sub + script)) return src + sub + script;
+  return src + "/plots/" + script;
+}
+
+}  // namespace
 
 void run_plot(const std::string& script, const std::vector<std::string>& args) {
-  const std::string path = std::string(DISKSCHED_PLOTS_DIR) + "/" + script;
+  const std::string path = script_path(script);
   std::vector<std::string> argv_s = {"/usr/bin/python3", path};
   argv_s.insert(argv_s.end(), args.begin(), args.end());
   std::vector<char*> argv;

@@ -35,12 +35,14 @@ ThroughputProbe::ThroughputProbe(const DeviceModel& model, ProbeOptions opt)
 
 std::uint64_t ThroughputProbe::warmup_for(const Load& load) const {
   std::uint64_t warm = std::max<std::uint64_t>(200, 4 * load.depth);
-  if (const DriveParams* d = drive_params_of(model_); d && load.write && d->cache.segments > 0) {
+  if (const DriveParams* d = drive_params_of(model_); d && load.write) {
     // Twice what the buffer holds, by bytes (writes that combine into one segment fill
     // it by bytes, scattered ones perhaps sooner), so the load is measured at the rate
     // the media takes it, not the bus.
     const std::uint64_t buffer =
-        std::uint64_t{d->cache.segments} * d->cache.segment_sectors * model_.sector_bytes();
+        d->cache.write_buffer()
+            ? d->cache.write_buffer_bytes
+            : std::uint64_t{d->cache.segments} * d->cache.segment_sectors * model_.sector_bytes();
     const std::uint64_t by_bytes = 2 * (buffer / std::max<std::uint64_t>(load.bytes, 1) + 1);
     warm = std::max(warm, std::min<std::uint64_t>(by_bytes, 200000) + 2 * load.depth);
   }
@@ -65,7 +67,7 @@ LoadResult ThroughputProbe::run(const Load& load) const {
     DriveQueueOptions q;
     q.depth = opt_.drive_queue;
     q.policy = "satf";
-    q.age_limit_ms = 500.0;  // as diskemu's and `sim`'s default firmware
+    q.age_limit_ms = 1000.0;  // as diskemu's and `sim`'s default firmware
     cfg.drive_queue = q;
   }
   const RunSummary s = run_once(model_, w, "fcfs", 0.0, opt_.seed, cfg);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Geometry extraction through nbdkit at timescale 1 (issue 7), not a test:
+# Geometry extraction through nbdkit at timescale 1, not a test:
 #  1. `disksched extract --nbd` against `nbdkit diskemu` for each model, wall time and
 #     every quantity against its tolerance (`disksched extract check`): rotation period
 #     0.1 %, sectors per track and zones exact, skews 1 sector, head switch 0.1 ms, seek
@@ -8,7 +8,7 @@
 #     through the disksched filter on `diskemu hp97560`, FCFS vs ASATF(30) with the
 #     built-in geometry and with the extracted one. Target: the extracted profile gets
 #     >= 95 % of the built-in model's ASATF(30) throughput gain over FCFS.
-#  3. (MODELS=c2247a-cache, c2247a-imported; issue 12) the HP C2247A with its cache on
+#  3. (MODELS=c2247a-cache, c2247a-imported) the HP C2247A with its cache on
 #     (hp_c2247a-drive.json: two 256-sector read segments, one more than DiskSim's file
 #     has beside its write segment, so more for the extractor to defeat; 128-sector read-ahead,
 #     the bus's 0.1701 ms a sector, write-behind on): the hand-made geometry of
@@ -23,7 +23,7 @@
 # The extractor runs with its default flags (it takes SCHED_FIFO itself where it may and
 # adapts to the noise it measures). Settings (environment): MODELS (default
 # "hp97560-full hp97560 zoned"), BUDGET (s; default: extract's own, 300), RT (diskemu's
-# rt-priority, default 10; 0 = off, the plain `nbdkit diskemu model=...` of issue 15),
+# rt-priority, default 10; 0 = off, the plain `nbdkit diskemu model=...`),
 # CLIENTS (32), REQUESTS (1500), REPS (3, medians reported), BUILD_ROOT.
 set -euo pipefail
 export PATH=/usr/bin:/usr/sbin:/bin:/sbin:$PATH

@@ -11,7 +11,7 @@
 
 #include "bench/sim/workload/workload.hpp"
 #include "daemon/filter/live_core.hpp"
-#include "daemon/filter/lbn_model.hpp"
+#include "predictor/lbn_model.hpp"
 #include "schedulers/registry.hpp"
 
 using namespace disksched;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Calibration bench (issue 13): fio through NBD against diskemu playing a drive profile,
+# Calibration bench: fio through NBD against diskemu playing a drive profile,
 # each line beside the datasheet or published figure it should meet.
 #
 #   bench/plugins/calibrate.sh PROFILE [DISKEMU.so]
@@ -51,9 +51,9 @@ serve() {
 if nbdkit "$plugin" model="$profile" drive-queue=32 --run true 2>/dev/null; then queue_ok=1; else queue_ok=0; fi
 
 serve qd1
-# The drive's age limit (diskemu's default 500ms) turns SATF into FCFS once 32 commands
-# take longer than it to serve (a 5400 rpm drive: 32 x 18 ms); real firmware's limit is
-# not published: AGE_LIMIT, default 2s.
+# The drive's age limit: a limit near the time 32 commands take anyway (a 5400 rpm drive:
+# 32 x 18 ms) caps what reordering gains (docs/drives-of-today.md; diskemu's default is
+# 1s now); real firmware's limit is not published: AGE_LIMIT, default 2s.
 if [ "$queue_ok" = 1 ]; then
   serve qd32 drive-queue=32 drive-policy=satf drive-age-limit="${AGE_LIMIT:-2s}"
 fi

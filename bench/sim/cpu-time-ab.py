@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """CPU time (user + system) of two or more binaries on the same arguments, runs taken in
 turn so that the host's load falls on each alike; prints each one's median and its ratio
-to the first's. Issue 11's old-against-new timing of `disksched sim`:
+to the first's. The old-against-new timing of `disksched sim`:
 
   bench/sim/cpu-time-ab.py -n 15 OLD/disksched build/tools/disksched -- \
       sim --model hp97560 --sched fcfs --rate 30 --workload uniform --reps 200

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Host scheduling against a drive that queues (issue 13): the same workload at the same
+# Host scheduling against a drive that queues: the same workload at the same
 # rates through the simulator, four ways, on an emulated drive (default: the built-in
 # 8 TB 7200 rpm SATA profile):
 #   (a) FCFS at the host, 32 at the drive, the drive's own SATF (age limit 500ms)

@@ -1,6 +1,7 @@
 #include "daemon/filter/control.hpp"
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <stdexcept>
 
@@ -9,6 +10,7 @@
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -35,13 +37,18 @@ std::runtime_error sys_error(const std::string& what) {
 enum class LineResult { Line, TooLong, Nothing };
 
 // Reads until '\n' (dropped, with a '\r' before it) or EOF, at most `max` bytes, waiting
-// at most timeout_ms for each part; returns early when `stop_fd` becomes readable.
+// at most timeout_ms for the whole line (a client sending a byte now and then must not
+// hold its slot for ever); returns early when `stop_fd` becomes readable.
 LineResult read_line(int fd, std::string& out, int timeout_ms, std::size_t max,
                      int stop_fd = -1) {
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
   char buf[4096];
   for (;;) {
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now());
+    if (left.count() <= 0) return LineResult::Nothing;
     pollfd p[2] = {{fd, POLLIN, 0}, {stop_fd, POLLIN, 0}};
-    const int r = poll(p, stop_fd >= 0 ? 2 : 1, timeout_ms);
+    const int r = poll(p, stop_fd >= 0 ? 2 : 1, static_cast<int>(left.count()));
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0 || (stop_fd >= 0 && p[1].revents != 0)) return LineResult::Nothing;
     const ssize_t n = read(fd, buf, sizeof buf);
@@ -157,6 +164,10 @@ void ControlServer::loop() {
     if ((p[0].revents & POLLIN) == 0) continue;
     const int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
     if (fd < 0) continue;
+    // A client that does not read its reply is dropped after as long as it may take to
+    // send its line, not held on to while the send blocks.
+    const timeval send_limit{kIdleMs / 1000, (kIdleMs % 1000) * 1000};
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &send_limit, sizeof send_limit);
     reap(false);
     if (clients_.size() >= kMaxClients) {
       write_all(fd, fmt::format("{{\"ok\":false,\"error\":\"busy: {} control connections are "

@@ -31,7 +31,8 @@ class ControlServer {
 
   static constexpr std::size_t kMaxLine = 65536;  // longer command lines get an error reply
   static constexpr std::size_t kMaxClients = 32;  // more at once get a "busy" reply
-  static constexpr int kIdleMs = 2000;            // a client must send its line within this
+  // A client must send its whole line within this (and read its reply likewise).
+  static constexpr int kIdleMs = 2000;
   ~ControlServer();
   ControlServer(const ControlServer&) = delete;
   ControlServer& operator=(const ControlServer&) = delete;

@@ -1,11 +1,14 @@
 #include "daemon/filter/control_commands.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <span>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
 #include "daemon/filter/control_save.hpp"
-#include "daemon/filter/lbn_model.hpp"
+#include "predictor/lbn_model.hpp"
 #include "predictor/profile.hpp"
 #include "schedulers/registry.hpp"
 
@@ -39,6 +42,7 @@ nlohmann::json snapshot_json(const Dispatcher::Snapshot& s) {
   j["track_refine"] = s.refine_track_phase;
   j["tracks_rephased"] = s.tracks_rephased;
   j["track_adjustments"] = s.track_phase_adjustments;
+  j["warnings"] = s.warnings;
   return j;
 }
 
@@ -61,6 +65,7 @@ nlohmann::json stats_json(const Dispatcher::Snapshot& s) {
       st.predictions_checked
           ? nlohmann::json(static_cast<double>(st.predictions_within) / st.predictions_checked)
           : nlohmann::json(nullptr);
+  for (const auto& [name, value] : s.scheduler_counters) j[name] = value;
   return j;
 }
 
@@ -78,12 +83,154 @@ void add_log_status(nlohmann::json& j, const LatencyLogWriter* log) {
   j["log_error"] = st.last_error.empty() ? nlohmann::json(nullptr) : nlohmann::json(st.last_error);
 }
 
+nlohmann::json failure(const std::string& error) { return {{"ok", false}, {"error", error}}; }
+
+nlohmann::json not_opened(std::string_view command) {
+  return failure(std::string(command) + ": no client has opened the device yet");
+}
+
+ControlReply show_or_stats(bool stats, ControlTarget& t) {
+  nlohmann::json reply;
+  if (t.dispatcher != nullptr) {
+    const auto snap = t.dispatcher->snapshot();
+    reply = stats ? stats_json(snap) : snapshot_json(snap);
+  } else {
+    reply = {{"scheduler", *t.configured_scheduler}, {"geometry", nullptr}, {"opened", false}};
+  }
+  reply["classes"] = t.classes;
+  add_log_status(reply, t.log);
+  reply["save_dir"] = t.save_dir.empty() ? nlohmann::json(nullptr) : nlohmann::json(t.save_dir);
+  reply["ok"] = true;
+  return {reply};
+}
+
+ControlReply show(const std::string&, ControlTarget& t) { return show_or_stats(false, t); }
+ControlReply stats(const std::string&, ControlTarget& t) { return show_or_stats(true, t); }
+
+ControlReply metrics(const std::string&, ControlTarget& t) {
+  if (!t.metrics) return {failure("metrics are not kept by this filter")};
+  return {{{"ok", true}, {"metrics", t.metrics()}}};
+}
+
+ControlReply switch_to(const std::string& spec, ControlTarget& t) {
+  if (t.dispatcher != nullptr) {
+    const std::string previous = t.dispatcher->scheduler();
+    const std::string now = t.dispatcher->switch_scheduler(spec);
+    return {{{"ok", true}, {"scheduler", now}, {"previous", previous}}};
+  }
+  // Validated now against an LBN-only model; applied when the device opens.
+  const LbnModel probe(1ull << 40);
+  const std::string now = make_scheduler(spec, probe)->spec();
+  ControlReply r{{{"ok", true}, {"scheduler", now}, {"previous", *t.configured_scheduler}}};
+  *t.configured_scheduler = now;
+  return r;
+}
+
+// `period` and `tracks`: turn one refinement on or off, then show the state.
+ControlReply refine(std::string_view command, void (Dispatcher::*set)(bool), bool on,
+                    ControlTarget& t) {
+  if (t.dispatcher == nullptr) return {not_opened(command)};
+  (t.dispatcher->*set)(on);
+  nlohmann::json reply = snapshot_json(t.dispatcher->snapshot());
+  reply["ok"] = true;
+  return {reply};
+}
+
+ControlReply period(const std::string& arg, ControlTarget& t) {
+  return refine("period", &Dispatcher::set_refine_period, arg == "refine", t);
+}
+
+ControlReply tracks(const std::string& arg, ControlTarget& t) {
+  return refine("tracks", &Dispatcher::set_refine_track_phase, arg == "refine", t);
+}
+
+// The daemon's working directory is not the caller's (nbdkit daemonized runs in /): a bare
+// name goes into sched-save-dir, a path must be absolute and in it.
+ControlReply save(const std::string& name, ControlTarget& t) {
+  if (t.save_dir.empty()) return {failure(kSaveOff)};
+  if (t.dispatcher == nullptr) return {not_opened("save")};
+  return {{}, [p = t.dispatcher->current_profile(), dir = t.save_dir, name] {
+            const std::string saved =
+                save_in_directory(dir, name, profile_to_json(p).dump(2) + "\n");
+            return nlohmann::json{{"ok", true},
+                                  {"saved", saved},
+                                  {"rotation_ms", p.rotation_ms},
+                                  {"track_phases", p.track_phase.size()}};
+          }};
+}
+
+// logrotate moved the log away: the next lines go to a new file at the path.
+ControlReply reopen(const std::string&, ControlTarget& t) {
+  if (t.log == nullptr) return {failure("reopen: no latency log is written (sched-log=)")};
+  return {{}, [log = t.log] {
+            log->reopen();
+            nlohmann::json reply = {{"ok", true}};
+            add_log_status(reply, log);
+            return reply;
+          }};
+}
+
+enum class Argument {
+  ignored,   // anything after the name is ignored
+  none,      // refused
+  required,  // must be there (and one of `choices`, when given)
+};
+
+constexpr std::string_view kRefineOrFixed[] = {"refine", "fixed"};
+
+struct ControlCommand {
+  std::string_view name;
+  std::string_view usage;  // as the unknown-command reply lists it
+  Argument argument;
+  std::string_view needs;  // what a required argument is, for the error when it is not
+  std::span<const std::string_view> choices;
+  ControlReply (*handle)(const std::string& arg, ControlTarget& target);
+};
+
+const ControlCommand kCommands[] = {
+    {"show", "show", Argument::ignored, "", {}, show},
+    {"stats", "stats", Argument::ignored, "", {}, stats},
+    {"metrics", "metrics", Argument::ignored, "", {}, metrics},
+    {"switch", "switch SPEC", Argument::required,
+     "a scheduler spec, e.g. switch asatf:w=30", {}, switch_to},
+    {"period", "period refine|fixed", Argument::required,
+     "'refine' (estimate the rotation period from completions) or 'fixed' (the profile's)",
+     kRefineOrFixed, period},
+    {"tracks", "tracks refine|fixed", Argument::required,
+     "'refine' (correct each track's phase from completions) or 'fixed' (keep the track "
+     "angles as they are)",
+     kRefineOrFixed, tracks},
+    {"save", "save NAME.json", Argument::required, "a file name, e.g. save refined.json", {},
+     save},
+    {"reopen", "reopen", Argument::none, "", {}, reopen},
+};
+
+// Why `arg` does not fit `c`'s argument, or empty when it does.
+std::string argument_error(const ControlCommand& c, const std::string& arg) {
+  const std::string name(c.name);
+  if (c.argument == Argument::none && !arg.empty()) return name + " takes no argument";
+  if (c.argument != Argument::required) return "";
+  if (!c.choices.empty()) {
+    if (std::find(c.choices.begin(), c.choices.end(), arg) != c.choices.end()) return "";
+    return name + " needs " + std::string(c.needs) + ", not '" + arg + "'";
+  }
+  return arg.empty() ? name + " needs " + std::string(c.needs) : "";
+}
+
+std::string unknown_command(const std::string& cmd) {
+  std::string valid;
+  for (const ControlCommand& c : kCommands) valid += (valid.empty() ? "" : ", ") + std::string(c.usage);
+  return "unknown command '" + cmd + "'; valid: " + valid;
+}
+
+// A command line is raw bytes: echoed back invalid UTF-8 must not make dump() throw.
+std::string dump(const nlohmann::json& reply) {
+  return reply.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 }  // namespace
 
-std::string handle_control_command(const std::string& line, ControlTarget& target,
-                                   std::unique_lock<std::mutex>* lock) {
-  Dispatcher* const dispatcher = target.dispatcher;
-  std::string& configured_scheduler = *target.configured_scheduler;
+ControlReply run_control_command(const std::string& line, ControlTarget& target) {
   // A line ended by CRLF (a client such as socat's crlf or a Windows tool) means the same.
   std::string trimmed = line;
   while (!trimmed.empty() && (trimmed.back() == '\r' || trimmed.back() == ' ')) trimmed.pop_back();
@@ -94,108 +241,34 @@ std::string handle_control_command(const std::string& line, ControlTarget& targe
     while (!arg.empty() && (arg.front() == ' ')) arg.erase(0, 1);
     while (!arg.empty() && (arg.back() == ' ' || arg.back() == '\r')) arg.pop_back();
   }
-  nlohmann::json reply;
+  const auto c = std::find_if(std::begin(kCommands), std::end(kCommands),
+                              [&](const ControlCommand& k) { return k.name == cmd; });
+  if (c == std::end(kCommands)) return {failure(unknown_command(cmd))};
+  if (std::string e = argument_error(*c, arg); !e.empty()) return {failure(e)};
   try {
-    if (cmd == "show" || cmd == "stats") {
-      if (dispatcher != nullptr) {
-        const auto snap = dispatcher->snapshot();
-        reply = cmd == "show" ? snapshot_json(snap) : stats_json(snap);
-      } else {
-        reply = {{"scheduler", configured_scheduler}, {"geometry", nullptr}, {"opened", false}};
-      }
-      reply["classes"] = target.classes;
-      add_log_status(reply, target.log);
-      reply["save_dir"] = target.save_dir.empty() ? nlohmann::json(nullptr)
-                                                  : nlohmann::json(target.save_dir);
-      reply["ok"] = true;
-    } else if (cmd == "metrics") {
-      if (target.metrics)
-        reply = {{"ok", true}, {"metrics", target.metrics()}};
-      else
-        reply = {{"ok", false}, {"error", "metrics are not kept by this filter"}};
-    } else if (cmd == "switch") {
-      if (arg.empty()) {
-        reply = {{"ok", false}, {"error", "switch needs a scheduler spec, e.g. switch asatf:w=30"}};
-      } else if (dispatcher != nullptr) {
-        const std::string previous = dispatcher->snapshot().scheduler;
-        const std::string now = dispatcher->switch_scheduler(arg);
-        reply = {{"ok", true}, {"scheduler", now}, {"previous", previous}};
-      } else {
-        // Validated now against an LBN-only model; applied when the device opens.
-        const LbnModel probe(1ull << 40);
-        const std::string now = make_scheduler(arg, probe)->spec();
-        reply = {{"ok", true}, {"scheduler", now}, {"previous", configured_scheduler}};
-        configured_scheduler = now;
-      }
-    } else if (cmd == "period") {
-      if (arg != "refine" && arg != "fixed") {
-        reply = {{"ok", false},
-                 {"error", "period needs 'refine' (estimate the rotation period from "
-                           "completions) or 'fixed' (the profile's), not '" + arg + "'"}};
-      } else if (dispatcher == nullptr) {
-        reply = {{"ok", false}, {"error", "period: no client has opened the device yet"}};
-      } else {
-        dispatcher->set_refine_period(arg == "refine");
-        reply = snapshot_json(dispatcher->snapshot());
-        reply["ok"] = true;
-      }
-    } else if (cmd == "tracks") {
-      if (arg != "refine" && arg != "fixed") {
-        reply = {{"ok", false},
-                 {"error", "tracks needs 'refine' (correct each track's phase from "
-                           "completions) or 'fixed' (keep the track angles as they are), not '" +
-                               arg + "'"}};
-      } else if (dispatcher == nullptr) {
-        reply = {{"ok", false}, {"error", "tracks: no client has opened the device yet"}};
-      } else {
-        dispatcher->set_refine_track_phase(arg == "refine");
-        reply = snapshot_json(dispatcher->snapshot());
-        reply["ok"] = true;
-      }
-    } else if (cmd == "save") {
-      // The daemon's working directory is not the caller's (nbdkit daemonized runs in
-      // /): a bare name goes into sched-save-dir, a path must be absolute and in it.
-      if (arg.empty()) {
-        reply = {{"ok", false}, {"error", "save needs a file name, e.g. save refined.json"}};
-      } else if (target.save_dir.empty()) {
-        reply = {{"ok", false}, {"error", kSaveOff}};
-      } else if (dispatcher == nullptr) {
-        reply = {{"ok", false}, {"error", "save: no client has opened the device yet"}};
-      } else {
-        const DiskProfile p = dispatcher->current_profile();
-        const std::string save_dir = target.save_dir;
-        if (lock != nullptr) lock->unlock();
-        const std::string saved =
-            save_in_directory(save_dir, arg, profile_to_json(p).dump(2) + "\n");
-        reply = {{"ok", true},
-                 {"saved", saved},
-                 {"rotation_ms", p.rotation_ms},
-                 {"track_phases", p.track_phase.size()}};
-      }
-    } else if (cmd == "reopen") {
-      // logrotate moved the log away: the next lines go to a new file at the path.
-      if (!arg.empty()) {
-        reply = {{"ok", false}, {"error", "reopen takes no argument"}};
-      } else if (target.log == nullptr) {
-        reply = {{"ok", false}, {"error", "reopen: no latency log is written (sched-log=)"}};
-      } else {
-        LatencyLogWriter* log = target.log;
-        if (lock != nullptr) lock->unlock();
-        log->reopen();
-        reply = {{"ok", true}};
-        add_log_status(reply, log);
-      }
-    } else {
-      reply = {{"ok", false},
-               {"error", "unknown command '" + cmd +
-                             "'; valid: show, stats, metrics, switch SPEC, period refine|fixed, "
-                             "tracks refine|fixed, save NAME.json, reopen"}};
-    }
+    return c->handle(arg, target);
   } catch (const std::exception& e) {
-    reply = {{"ok", false}, {"error", e.what()}};
+    return {failure(e.what())};
   }
-  // A command line is raw bytes: echoed back invalid UTF-8 must not make dump() throw.
-  return reply.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string ControlReply::finish() {
+  if (unlocked) {
+    try {
+      reply = unlocked();
+    } catch (const std::exception& e) {
+      reply = failure(e.what());
+    }
+    unlocked = nullptr;
+  }
+  return dump(reply);
+}
+
+std::string handle_control_command(const std::string& line, ControlTarget& target,
+                                   std::unique_lock<std::mutex>* lock) {
+  ControlReply r = run_control_command(line, target);
+  if (r.unlocked && lock != nullptr) lock->unlock();
+  return r.finish();
 }
 
 }  // namespace disksched

@@ -11,21 +11,14 @@
 
 #include <fmt/format.h>
 
+#include "common/regular_file.hpp"
+
 namespace disksched {
 namespace {
 
 std::runtime_error failure(const std::string& what) { return std::runtime_error(what); }
 
 std::string errno_text() { return std::strerror(errno); }
-
-const char* kind_of(mode_t m) {
-  if (S_ISLNK(m)) return "a symbolic link";
-  if (S_ISDIR(m)) return "a directory";
-  if (S_ISFIFO(m)) return "a FIFO";
-  if (S_ISSOCK(m)) return "a socket";
-  if (S_ISCHR(m) || S_ISBLK(m)) return "a device";
-  return "not a regular file";
-}
 
 class Fd {
  public:
@@ -79,36 +72,11 @@ std::string save_in_directory(const std::string& save_dir, const std::string& ta
   }
   const std::string shown = save_dir + (save_dir.back() == '/' ? "" : "/") + name;
 
-  struct stat st{};
-  if (fstatat(dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode))
-    throw failure(fmt::format("'{}' exists and is {}: save replaces only regular files and "
-                              "never follows a link; choose another name",
-                              shown, kind_of(st.st_mode)));
-
-  static std::atomic<unsigned> serial{0};
-  const std::string tmp = fmt::format(".{}.tmp-{}-{}", name, getpid(), serial++);
-  Fd out(openat(dir.get(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                0644));
-  if (out.get() < 0)
-    throw failure(fmt::format("cannot create a temporary file in '{}': {}", save_dir,
-                              errno_text()));
-  auto abandon = [&](const std::string& what) {
-    const std::string e = errno_text();
-    unlinkat(dir.get(), tmp.c_str(), 0);
-    return failure(fmt::format("cannot save '{}': {}: {}", shown, what, e));
-  };
-  std::size_t done = 0;
-  while (done < contents.size()) {
-    const ssize_t n = write(out.get(), contents.data() + done, contents.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n == 0) errno = EIO;
-    if (n <= 0) throw abandon("write");
-    done += static_cast<std::size_t>(n);
+  try {
+    replace_file_at(dir.get(), name, contents, shown);
+  } catch (const FileError& e) {
+    throw failure(fmt::format("cannot save: {}", e.what()));
   }
-  if (fsync(out.get()) != 0) throw abandon("fsync");
-  if (close(out.release()) != 0) throw abandon("close");
-  if (renameat(dir.get(), tmp.c_str(), dir.get(), name.c_str()) != 0) throw abandon("rename");
-  fsync(dir.get());  // the new name survives a crash; failing here loses nothing written
   return shown;
 }
 

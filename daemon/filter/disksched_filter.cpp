@@ -24,6 +24,7 @@
 
 #include <fmt/format.h>
 #include <nbdkit-filter.h>
+#include <nbdkit-version.h>
 
 #include "daemon/filter/class_map.hpp"
 #include "daemon/filter/control.hpp"
@@ -32,6 +33,7 @@
 #include "common/clock.hpp"
 #include "common/nbdkit_callback.hpp"
 #include "common/nbdkit_key_parsers.hpp"
+#include "common/served_connections.hpp"
 #include "daemon/filter/filter_config.hpp"
 #include "daemon/filter/graceful_stop.hpp"
 #include "daemon/filter/latency_log.hpp"
@@ -72,11 +74,20 @@ struct Inside {
 // gets a device of its own size, and one that has grown since (a longer file) a new one
 // for the connections to come. The first device created is the one the control socket
 // shows; a scheduler switch applies to all.
+// A client chooses the export name, and many plugins take any name, so without a
+// geometry the names in use are bounded (sched-max-exports=, refused in .open) and a
+// device is freed with its last connection (the first one excepted: the control socket
+// and the metrics show it).
 std::mutex device_mu;
 std::unique_ptr<DeviceModel> geometry_model;  // validated at start-up, handed to the dispatcher
 std::atomic<Dispatcher*> device{nullptr};     // the first
-std::vector<Dispatcher*> devices;             // all, owned; deleted in .unload
-std::map<std::string, Dispatcher*> export_device;  // without a geometry: export -> newest
+std::vector<Dispatcher*> devices;             // all, owned; deleted in .unload or when unused
+struct ExportDevices {
+  Dispatcher* newest = nullptr;  // for the connections to come
+  unsigned connections = 0;      // open (from .open to .close), on any of its devices
+};
+std::map<std::string, ExportDevices> export_device;  // without a geometry: plugin export ->
+std::map<const Dispatcher*, unsigned> device_users;  // without a geometry: prepared connections
 std::string pending_scheduler;   // sched= or a switch before the device opened
 bool forked = false;
 bool geometry_rotational = false;
@@ -85,7 +96,7 @@ bool geometry_rotational = false;
 Dispatcher* create_device(std::unique_ptr<DeviceModel> model) {
   // A later export's device starts with the scheduler the first one has now.
   if (Dispatcher* first = device.load(); first != nullptr)
-    pending_scheduler = first->snapshot().scheduler;
+    pending_scheduler = first->scheduler();
   auto scheduler = make_scheduler(pending_scheduler, *model);
   Dispatcher::Options o = config.dispatcher_options(model->capacity_bytes());
   o.warn = [](const std::string& m) {
@@ -98,7 +109,50 @@ Dispatcher* create_device(std::unique_ptr<DeviceModel> model) {
   return d;
 }
 
-// No device_mu: the dispatcher is only deleted in .unload, after the writers stopped.
+// Stops and frees a device no connection uses; device_mu held. Never the first.
+void free_device(Dispatcher* d) {
+  d->stop();
+  devices.erase(std::find(devices.begin(), devices.end(), d));
+  device_users.erase(d);
+  delete d;
+}
+
+// Counts a connection to `plugin_export`, or refuses it when sched-max-exports= names are
+// in use already (without a geometry); device_mu held. Returns false when refused.
+bool admit_export(const std::string& plugin_export, const std::string& asked) {
+  if (!config.geometry.empty()) return true;
+  auto it = export_device.find(plugin_export);
+  if (it == export_device.end()) {
+    if (export_device.size() >= config.max_exports) {
+      nbdkit_error("disksched: export '%s' refused: %zu export names are in use, the most "
+                   "sched-max-exports=%u allows (each has a device and a thread of its own "
+                   "until its last connection closes)",
+                   asked.c_str(), export_device.size(), config.max_exports);
+      return false;
+    }
+    it = export_device.emplace(plugin_export, ExportDevices{}).first;
+  }
+  ++it->second.connections;
+  return true;
+}
+
+// Undoes admit_export for a closing connection that used device `used` (or none):
+// a device nobody uses any more is freed; device_mu held.
+void release_export(const std::string& plugin_export, Dispatcher* used) {
+  if (!config.geometry.empty()) return;
+  auto it = export_device.find(plugin_export);
+  if (it == export_device.end()) return;
+  ExportDevices& e = it->second;
+  Dispatcher* first = device.load();
+  if (used != nullptr && --device_users[used] == 0 && used != e.newest && used != first)
+    free_device(used);  // an export that has grown since: its older device
+  if (--e.connections > 0) return;
+  if (e.newest == first && first != nullptr) return;  // kept, and its name with it
+  if (e.newest != nullptr) free_device(e.newest);
+  export_device.erase(it);
+}
+
+// No device_mu: the first dispatcher is only deleted in .unload, after the writers stopped.
 std::string metrics_text() {
   std::optional<Dispatcher::Snapshot> snap;
   if (const Dispatcher* d = device.load(std::memory_order_acquire)) snap = d->snapshot();
@@ -107,26 +161,33 @@ std::string metrics_text() {
   return metrics->render(snap ? &*snap : nullptr, log ? &*log : nullptr);
 }
 
-std::string control_reply(const std::string& line) {
-  std::unique_lock lock(device_mu);
-  ControlTarget target{device.load(), &pending_scheduler, config.classes.describe(),
-                       config.save_dir, latency_log, metrics ? metrics_text : nullptr};
-  std::string reply = handle_control_command(line, target, &lock);
-  // The other exports' devices follow the first one's scheduler (`save` and `reopen`
-  // gave the lock up for their file work).
-  if (!lock.owns_lock()) lock.lock();
-  if (Dispatcher* first = device.load(); first != nullptr && devices.size() > 1) {
-    pending_scheduler = first->snapshot().scheduler;
-    for (Dispatcher* d : devices) {
-      if (d == first || d->snapshot().scheduler == pending_scheduler) continue;
-      try {
-        d->switch_scheduler(pending_scheduler);
-      } catch (const std::exception& e) {
-        nbdkit_error("disksched: switching another export's device: %s", e.what());
-      }
+// The other exports' devices follow the first one's scheduler; device_mu held.
+void follow_first_scheduler() {
+  Dispatcher* first = device.load();
+  if (first == nullptr || devices.size() < 2) return;
+  pending_scheduler = first->scheduler();
+  for (Dispatcher* d : devices) {
+    if (d == first || d->scheduler() == pending_scheduler) continue;
+    try {
+      d->switch_scheduler(pending_scheduler);
+    } catch (const std::exception& e) {
+      nbdkit_error("disksched: switching another export's device: %s", e.what());
     }
   }
-  return reply;
+}
+
+// The command runs under device_mu; its file-system work (`save`, `reopen`) and the reply's
+// rendering after the lock is let go.
+std::string control_reply(const std::string& line) {
+  ControlReply reply;
+  {
+    std::lock_guard lock(device_mu);
+    ControlTarget target{device.load(), &pending_scheduler, config.classes.describe(),
+                         config.save_dir, latency_log, metrics ? metrics_text : nullptr};
+    reply = run_control_command(line, target);
+    follow_first_scheduler();
+  }
+  return reply.finish();
 }
 
 int disksched_config(nbdkit_next_config* next, nbdkit_backend* nxdata, const char* key,
@@ -140,7 +201,9 @@ int disksched_config(nbdkit_next_config* next, nbdkit_backend* nxdata, const cha
       if (!abs) return -1;
       v = *abs;
     }
-    return config.set(k, v, nbdkit_key_parsers()) ? 0 : kNotOurs;
+    if (config.set(k, v, nbdkit_key_parsers())) return 0;
+    if (k == "file") config.plugin_files.push_back(v);  // checked against sched-log=
+    return kNotOurs;
   });
   return r == kNotOurs ? next(nxdata, key, value) : r;
 }
@@ -173,6 +236,25 @@ int disksched_config_complete(nbdkit_next_config_complete* next, nbdkit_backend*
   return r < 0 ? r : next(nxdata);
 }
 
+// nbdkit was started with --run (read from the process's command line: nbdkit tells
+// filters nothing of its options).
+bool captive_server() {
+  std::FILE* f = std::fopen("/proc/self/cmdline", "rb");
+  if (f == nullptr) return false;
+  std::string arg;
+  bool run = false;
+  for (int c; !run && (c = std::fgetc(f)) != EOF;) {
+    if (c != '\0') {
+      arg += static_cast<char>(c);
+      continue;
+    }
+    run = arg == "--run" || arg.rfind("--run=", 0) == 0;
+    arg.clear();
+  }
+  std::fclose(f);
+  return run;
+}
+
 int disksched_get_ready(int thread_model) {
   if (thread_model != NBDKIT_THREAD_MODEL_PARALLEL) {
     // Not fatal, but the queue can then hold at most one request per connection (or one
@@ -189,6 +271,18 @@ int disksched_get_ready(int thread_model) {
             "model for scheduling to matter\n",
             name);
   }
+#if NBDKIT_VERSION_MAJOR == 1 && NBDKIT_VERSION_MINOR < 34 && \
+    !(NBDKIT_VERSION_MINOR == 33 && NBDKIT_VERSION_MICRO >= 10)
+  // nbdkit loads only filters built against its own version, so this is the server's.
+  // Not said to a captive server (--run), which serves one command and is not restarted.
+  if (thread_model == NBDKIT_THREAD_MODEL_PARALLEL && !captive_server())
+    fprintf(stderr,
+            "nbdkit: disksched: note: nbdkit " NBDKIT_VERSION_STRING " can abort when a client "
+            "disconnects with requests in flight (raw_send_socket: Assertion 'sock >= 0'; "
+            "fixed in nbdkit 1.33.10 and 1.34.0): run it where it is restarted when it dies "
+            "(the disksched@.service unit does), or with -t 1, which avoids the race but "
+            "serves one request per connection at a time\n");
+#endif
   if (config.depth > 1 && geometry_model && geometry_model->rotational())
     // Measured in virtual time (tests/daemon/filter/test_tracker_drive_queue.cpp): 100% within one
     // sector over a drive serving in dispatch order, 15-18% over one that reorders.
@@ -223,9 +317,9 @@ int disksched_after_fork(nbdkit_backend* /*nxdata*/) {
   if (control) control->start();
   if (metrics_file) metrics_file->start();
   try {
-    graceful_stop = new GracefulStop({}, [] {
-      return requests_inside.load(std::memory_order_acquire) == 0;
-    });
+    graceful_stop = new GracefulStop(
+        {}, [] { return requests_inside.load(std::memory_order_acquire) == 0; },
+        [] { shut_down_served_connections({config.control_path}); });
     graceful_stop->start();
   } catch (const std::exception& e) {
     nbdkit_error("disksched: %s", e.what());
@@ -256,6 +350,7 @@ void disksched_unload() {
   control = nullptr;
   device.store(nullptr);
   export_device.clear();
+  device_users.clear();
   for (Dispatcher* d : devices) delete d;
   devices.clear();
   delete metrics;
@@ -269,6 +364,12 @@ struct Handle {
   std::string export_name;        // as the client asked
   std::string plugin_export;      // as the plugin sees it
   Dispatcher* device = nullptr;   // set in .prepare
+  bool counted = false;           // by admit_export
+  ~Handle() {
+    if (!counted) return;
+    std::lock_guard lock(device_mu);
+    release_export(plugin_export, device);
+  }
 };
 
 IoprioClass peer_ioprio() {
@@ -292,11 +393,32 @@ void* disksched_open(nbdkit_next_open* next, nbdkit_context* nxdata, int readonl
   // A class name is not the plugin's export: the plugin sees its default export.
   const char* pass = config.classes.is_class_export(exportname) ? "" : exportname;
   h->plugin_export = pass;
+  {
+    std::lock_guard lock(device_mu);
+    if (!admit_export(pass, h->export_name)) return nullptr;
+    h->counted = true;
+  }
   if (next(nxdata, readonly, pass) == -1) return nullptr;
   return h.release();
 }
 
 void disksched_close(void* handle) { delete static_cast<Handle*>(handle); }
+
+// A geometry much larger than the export (an 8 TB profile over a 1.3 GB disk) is most
+// likely the wrong profile: its zones, and so every prediction, belong to another disk.
+// Said once, on stderr (nbdkit -f) or syslog, and kept for `ctl show`.
+void warn_if_geometry_larger(Dispatcher& d, const std::string& export_name, std::uint64_t size) {
+  static std::atomic<bool> warned{false};
+  if (size >= d.capacity_bytes() || warned.exchange(true)) return;
+  const std::string m = fmt::format(
+      "sched-geometry={} describes {} bytes but export '{}' is {} bytes ({:.2f}% of it): the "
+      "geometry does not fit the export, so predictions use zones and seeks of a different "
+      "disk; give the profile of the disk being served",
+      config.geometry, d.capacity_bytes(), export_name, size,
+      100.0 * static_cast<double>(size) / static_cast<double>(d.capacity_bytes()));
+  fprintf(stderr, "nbdkit: disksched: warning: %s\n", m.c_str());
+  d.note_warning(m);
+}
 
 int disksched_prepare(nbdkit_next* next, void* handle, int /*readonly*/) {
   auto* h = static_cast<Handle*>(handle);
@@ -311,18 +433,24 @@ int disksched_prepare(nbdkit_next* next, void* handle, int /*readonly*/) {
         throw std::invalid_argument(fmt::format(
             "sched-geometry={}: the device model holds {} bytes but export '{}' is {} bytes",
             config.geometry, d->capacity_bytes(), h->export_name, size));
+      warn_if_geometry_larger(*d, h->export_name, static_cast<std::uint64_t>(size));
       h->device = d;
       return 0;
     }
-    Dispatcher*& d = export_device[h->plugin_export];
+    ExportDevices& e = export_device.at(h->plugin_export);  // counted in .open
+    Dispatcher*& d = e.newest;
     if (d == nullptr || static_cast<std::uint64_t>(size) > d->capacity_bytes()) {
       if (d != nullptr)
         nbdkit_debug("disksched: export '%s' has grown to %lld bytes: a new LBN device for "
                      "the connections from now on",
                      h->export_name.c_str(), static_cast<long long>(size));
+      Dispatcher* grown_over = d;
       d = create_device(config.model_for_export(static_cast<std::uint64_t>(size)));
+      if (grown_over != nullptr && device_users[grown_over] == 0 && grown_over != device.load())
+        free_device(grown_over);
     }
     h->device = d;
+    ++device_users[d];
   } catch (const std::exception& e) {
     nbdkit_error("disksched: %s", e.what());
     return -1;

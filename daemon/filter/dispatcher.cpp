@@ -197,6 +197,11 @@ std::string Dispatcher::switch_scheduler(const std::string& spec) {
   return s;
 }
 
+std::string Dispatcher::scheduler() const {
+  std::lock_guard lock(mu_);
+  return *spec_;
+}
+
 void Dispatcher::set_refine_period(bool on) {
   std::lock_guard lock(mu_);
   core_.set_refine_period(on);
@@ -240,7 +245,14 @@ Dispatcher::Snapshot Dispatcher::snapshot() const {
   s.stats.sum_response_ms *= options_.timescale;
   s.stats.sum_service_ms *= options_.timescale;
   s.stats.max_response_ms *= options_.timescale;
+  s.warnings = warnings_;
+  s.scheduler_counters = core_.scheduler_counters();
   return s;
+}
+
+void Dispatcher::note_warning(std::string warning) {
+  std::lock_guard lock(mu_);
+  warnings_.push_back(std::move(warning));
 }
 
 }  // namespace disksched

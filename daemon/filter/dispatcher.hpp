@@ -74,6 +74,9 @@ class Dispatcher {
     std::size_t tracks_rephased = 0;  // tracks whose phase was corrected from completions
     std::uint64_t track_phase_adjustments = 0;  // corrections in all
     DispatchStats stats;          // times in real milliseconds
+    std::vector<std::string> warnings;  // what the filter warned about (note_warning)
+    // The scheduler's own counters (qos: its depth, each class's longest wait), model ms.
+    std::vector<std::pair<std::string, double>> scheduler_counters;
   };
 
   Dispatcher(std::unique_ptr<DeviceModel> model, std::unique_ptr<Scheduler> scheduler,
@@ -99,6 +102,8 @@ class Dispatcher {
 
   // Throws SpecError; returns the new canonical spec.
   std::string switch_scheduler(const std::string& spec);
+  // The scheduler's canonical spec now (without copying a whole Snapshot).
+  std::string scheduler() const;
   Snapshot snapshot() const;
   // Use the rotation period refined from completions (true) or the profile's.
   void set_refine_period(bool on);
@@ -116,6 +121,8 @@ class Dispatcher {
   double sector_us() const { return sector_us_; }
   std::uint64_t capacity_bytes() const { return capacity_bytes_; }
   std::uint32_t sector_bytes() const { return sector_bytes_; }
+  // Keeps a warning for `ctl show` (e.g. a geometry that does not fit an export).
+  void note_warning(std::string warning);
 
  private:
   Millis model_ms(std::int64_t ns) const {
@@ -133,6 +140,7 @@ class Dispatcher {
   std::uint64_t capacity_bytes_ = 0;
   std::uint32_t sector_bytes_ = 512;
   mutable std::mutex mu_;
+  std::vector<std::string> warnings_;  // guarded by mu_
   LiveCore core_;
   std::shared_ptr<const std::string> spec_;
   std::unordered_map<std::uint64_t, Waiter*> waiters_;

@@ -3,60 +3,25 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <stdexcept>
 
 #include <sys/stat.h>
 
 #include <fmt/format.h>
 
-#include "daemon/filter/lbn_model.hpp"
+#include "predictor/lbn_model.hpp"
 #include "predictor/device_model.hpp"
+#include "common/text.hpp"
 #include "common/units.hpp"
 #include "schedulers/registry.hpp"
 
 namespace disksched {
 
-const char* filter_config_help() {
-  static const std::string text = fmt::format(
-    "sched=SPEC                  Scheduling algorithm (default fcfs), e.g. sstf,\n"
-    "                            look, asatf:w=30. `disksched sched list` lists all.\n"
-    "sched-geometry=MODEL        Device geometry for head tracking: a built-in\n"
-    "                            model (below) or PROFILE.json. Without it only\n"
-    "                            LBN distances are known (rotation-aware schedulers\n"
-    "                            refuse to start).\n"
-    "sched-depth=N               Requests at the device at once (default 1).\n"
-    "sched-log=PATH              Latency log: one CSV line per request (a\n"
-    "                            regular file; a latency log is appended to).\n"
-    "sched-timescale=F           Real time per model time (default 1); must match\n"
-    "                            the emulator's timescale.\n"
-    "sched-classes=RULES         Request classes, SOURCE=CLASS,... (see the man\n"
-    "                            page): SOURCE export:NAME|ioprio:rt|be|idle|fua|\n"
-    "                            op:read|write|trim|zero|default, CLASS critical|\n"
-    "                            noncritical|limited:TIME.\n"
-    "sched-control=PATH          Control socket for `disksched ctl PATH\n"
-    "                            show|switch SPEC|stats|period|tracks refine|fixed|\n"
-    "                            save PROFILE.json|reopen`.\n"
-    "sched-save-dir=DIR          The only directory `ctl save` writes into\n"
-    "                            (default: none, save is refused).\n"
-    "sched-delta=auto|TIME       Overhead from dispatch to device start (default\n"
-    "                            auto: calibrated from completions), e.g. 150us.\n"
-    "sched-refine=BOOL           Refine the geometry's rotation period and each\n"
-    "                            track's phase from completions (default on).\n"
-    "sched-metrics=PATH          Prometheus text file (node_exporter textfile\n"
-    "                            collector), rewritten atomically; the control\n"
-    "                            socket's `metrics` command gives the same text.\n"
-    "sched-metrics-interval=TIME How often sched-metrics= is rewritten (default 10s).\n"
-    "sched-disk=NAME             The metrics' disk label (default: the metrics\n"
-    "                            file's name without .prom).\n"
-    "Built-in models: {}.",
-      builtin_models_text());
-  return text.c_str();
-}
-
 namespace {
 
 std::invalid_argument bad(std::string_view key, std::string_view value, std::string_view why) {
-  return std::invalid_argument(fmt::format("{}={}: {}", key, value, why));
+  return std::invalid_argument(bad_value_message(key, value, why));
 }
 
 // A duration key's value; a malformed one is refused with `expected` and why.
@@ -68,79 +33,181 @@ Millis duration_value(std::string_view key, std::string_view value, std::string_
   }
 }
 
+// Whether two paths name one file: the same inode when both exist, else the same
+// path once the parts that exist are resolved (symbolic links, "..").
+bool same_file(const std::string& a, const std::string& b) {
+  struct stat sa{}, sb{};
+  if (stat(a.c_str(), &sa) == 0 && stat(b.c_str(), &sb) == 0)
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  std::error_code ea, eb;
+  const auto ca = std::filesystem::weakly_canonical(std::filesystem::absolute(a, ea), ea);
+  const auto cb = std::filesystem::weakly_canonical(std::filesystem::absolute(b, eb), eb);
+  return !ea && !eb && ca == cb;
+}
+
+// The keys' setters, one a key (the table below says which).
+void set_sched(FilterConfig& c, std::string_view key, std::string_view value, const KeyParsers&) {
+  if (value.empty()) throw bad(key, value, "needs a scheduler spec, e.g. sched=sstf");
+  c.sched = value;
+  c.sched_given = true;
+}
+
+void set_geometry(FilterConfig& c, std::string_view key, std::string_view value, const KeyParsers&) {
+  if (value.empty())
+    throw bad(key, value, fmt::format("needs a model: {}, or PROFILE.json", builtin_models_text()));
+  c.geometry = value;
+}
+
+void set_depth(FilterConfig& c, std::string_view key, std::string_view value, const KeyParsers& p) {
+  std::uint64_t n = 0;
+  if (!p.parse_uint64(value, n) || n < 1 || n > FilterConfig::kMaxDepth)
+    throw bad(key, value, fmt::format("expected an integer from 1 to {}", FilterConfig::kMaxDepth));
+  c.depth = static_cast<unsigned>(n);
+  c.depth_given = true;
+}
+
+void set_log(FilterConfig& c, std::string_view key, std::string_view value, const KeyParsers&) {
+  if (value.empty()) throw bad(key, value, "needs a file path");
+  c.log_path = value;
+}
+
+void set_timescale(FilterConfig& c, std::string_view key, std::string_view value, const KeyParsers&) {
+  double f = 0;
+  try {
+    f = parse_number(value);
+  } catch (const UnitError&) {
+  }
+  if (!(f > 0)) throw bad(key, value, "expected a number > 0 (real time per model time, e.g. 0.1)");
+  c.timescale = f;
+}
+
+void set_classes(FilterConfig& c, std::string_view key, std::string_view value, const KeyParsers&) {
+  try {
+    c.classes = ClassMap::parse(value);
+  } catch (const std::invalid_argument& e) {
+    throw bad(key, value, e.what());
+  }
+  c.classes_text = value;
+  c.apply_background();
+}
+
+void set_control(FilterConfig& c, std::string_view key, std::string_view value, const KeyParsers&) {
+  if (value.empty()) throw bad(key, value, "needs a socket path");
+  c.control_path = value;
+}
+
+void set_save_dir(FilterConfig& c, std::string_view key, std::string_view value, const KeyParsers&) {
+  struct stat st{};
+  const std::string dir(value);
+  if (value.empty() || stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    throw bad(key, value, "expected an existing directory (where `disksched ctl save` may "
+                          "write geometry profiles)");
+  c.save_dir = value;
+}
+
+void set_delta(FilterConfig& c, std::string_view key, std::string_view value, const KeyParsers&) {
+  if (value == "auto") {
+    c.delta_ms.reset();
+  } else {
+    c.delta_ms = duration_value(key, value, "expected auto or a duration >= 0 (e.g. 150us, 0.2ms)");
+  }
+}
+
+void set_refine(FilterConfig& c, std::string_view key, std::string_view value, const KeyParsers& p) {
+  if (!p.parse_bool(value, c.refine)) throw bad(key, value, fmt::format("expected {}", kBooleanHelp));
+}
+
+void set_metrics(FilterConfig& c, std::string_view key, std::string_view value, const KeyParsers&) {
+  if (value.empty()) throw bad(key, value, "needs a file path, e.g. /var/lib/prometheus/node-exporter/disksched-sdb.prom");
+  c.metrics_path = value;
+}
+
+void set_metrics_interval(FilterConfig& c, std::string_view key, std::string_view value,
+                          const KeyParsers&) {
+  constexpr std::string_view expected = "expected a duration of at least 100ms and at most 86400s, a day (e.g. 10s)";
+  const Millis ms = duration_value(key, value, expected);
+  if (!(ms >= 100 && ms <= FilterConfig::kMaxMetricsIntervalMs)) throw bad(key, value, expected);
+  c.metrics_interval_ms = ms;
+}
+
+void set_disk(FilterConfig& c, std::string_view key, std::string_view value, const KeyParsers&) {
+  if (value.empty() || value.find_first_of("\"\\\n") != std::string_view::npos)
+    throw bad(key, value, "needs a name without quotes, backslashes or newlines, e.g. sched-disk=sdb");
+  c.disk = value;
+}
+
+void set_max_exports(FilterConfig& c, std::string_view key, std::string_view value,
+                     const KeyParsers& p) {
+  std::uint64_t n = 0;
+  if (!p.parse_uint64(value, n) || n < 1 || n > FilterConfig::kMaxExportsLimit)
+    throw bad(key, value, fmt::format("expected an integer from 1 to {} (export names served "
+                                      "at once without sched-geometry=)",
+                                      FilterConfig::kMaxExportsLimit));
+  c.max_exports = static_cast<unsigned>(n);
+}
+
+void set_background(FilterConfig& c, std::string_view key, std::string_view value,
+                    const KeyParsers&) {
+  if (value.empty() || value.find_first_of(",=") != std::string_view::npos)
+    throw bad(key, value, "expected export names separated by ':' (e.g. sched-background=scrub)");
+  c.background = value;
+  c.apply_background();
+  if (!c.sched_given) c.sched = FilterConfig::kBackgroundSched;
+  if (!c.depth_given) c.depth = FilterConfig::kBackgroundDepth;
+}
+
+// One row a key: name, value, help (.config_help and the man page's PARAMETERS), setter.
+// clang-format off
+constexpr KeyRow<FilterConfig> kKeys[] = {
+    {{"sched", "SPEC", "Scheduling algorithm (default fcfs), e.g. sstf, look, asatf:w=30. `disksched sched list` lists all."}, set_sched},
+    {{"sched-geometry", "MODEL", "Device geometry for head tracking: a built-in model (below) or PROFILE.json. Without it only LBN distances are known (rotation-aware schedulers refuse to start)."}, set_geometry},
+    {{"sched-depth", "N", "Requests at the device at once (default 1)."}, set_depth},
+    {{"sched-log", "PATH", "Latency log: one CSV line per request (a regular file; a latency log is appended to)."}, set_log},
+    {{"sched-timescale", "F", "Real time per model time (default 1); must match the emulator's timescale."}, set_timescale},
+    {{"sched-classes", "RULES", "Request classes, SOURCE=CLASS,... (see the man page): SOURCE export:NAME, ioprio:rt|be|idle, fua, op:read|write|trim|zero or default; CLASS critical, noncritical or limited:TIME."}, set_classes},
+    {{"sched-control", "PATH", "Control socket for `disksched ctl PATH show|switch SPEC|stats|period|tracks refine|fixed|save PROFILE.json|reopen`."}, set_control},
+    {{"sched-save-dir", "DIR", "The only directory `ctl save` writes into (default: none, save is refused)."}, set_save_dir},
+    {{"sched-delta", "auto|TIME", "Overhead from dispatch to device start (default auto: calibrated from completions), e.g. 150us."}, set_delta},
+    {{"sched-refine", "BOOL", "Refine the geometry's rotation period and each track's phase from completions (default on)."}, set_refine},
+    {{"sched-metrics", "PATH", "Prometheus text file (node_exporter textfile collector), rewritten atomically; the control socket's `metrics` command gives the same text."}, set_metrics},
+    {{"sched-metrics-interval", "TIME", "How often sched-metrics= is rewritten (default 10s)."}, set_metrics_interval},
+    {{"sched-disk", "NAME", "The metrics' disk label (default: the metrics file's name without .prom)."}, set_disk},
+    {{"sched-max-exports", "N", "Without sched-geometry=: export names served at once, each with a device and a thread of its own (default 64); a connection to one more is refused."}, set_max_exports},
+    {{"sched-background", "NAMES", "Exports (NAME:NAME...) whose requests are background work (time-noncritical). Unless given, sched= becomes qos (latency targets; docs/qos.md) and sched-depth= 32."}, set_background},
+};
+// clang-format on
+
 }  // namespace
 
+std::span<const KeyRow<FilterConfig>> filter_keys() { return kKeys; }
+
+const char* filter_config_help() {
+  static const std::string text =
+      key_help(key_docs(filter_keys())) + fmt::format("\nBuilt-in models: {}.", builtin_models_text());
+  return text.c_str();
+}
+
 bool FilterConfig::set(std::string_view key, std::string_view value, const KeyParsers& p) {
-  if (key == "sched") {
-    if (value.empty()) throw bad(key, value, "needs a scheduler spec, e.g. sched=sstf");
-    sched = value;
-    return true;
-  }
-  if (key.substr(0, 6) != "sched-") return false;
-  if (key == "sched-geometry") {
-    if (value.empty())
-      throw bad(key, value, fmt::format("needs a model: {}, or PROFILE.json", builtin_models_text()));
-    geometry = value;
-  } else if (key == "sched-depth") {
-    std::uint64_t n = 0;
-    if (!p.parse_uint64(value, n) || n < 1 || n > kMaxDepth)
-      throw bad(key, value, fmt::format("expected an integer from 1 to {}", kMaxDepth));
-    depth = static_cast<unsigned>(n);
-  } else if (key == "sched-log") {
-    if (value.empty()) throw bad(key, value, "needs a file path");
-    log_path = value;
-  } else if (key == "sched-timescale") {
-    double f = 0;
-    try {
-      f = parse_number(value);
-    } catch (const UnitError&) {
-    }
-    if (!(f > 0)) throw bad(key, value, "expected a number > 0 (real time per model time, e.g. 0.1)");
-    timescale = f;
-  } else if (key == "sched-classes") {
-    try {
-      classes = ClassMap::parse(value);
-    } catch (const std::invalid_argument& e) {
-      throw bad(key, value, e.what());
-    }
-    classes_text = value;
-  } else if (key == "sched-control") {
-    if (value.empty()) throw bad(key, value, "needs a socket path");
-    control_path = value;
-  } else if (key == "sched-save-dir") {
-    struct stat st{};
-    const std::string dir(value);
-    if (value.empty() || stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-      throw bad(key, value, "expected an existing directory (where `disksched ctl save` may "
-                            "write geometry profiles)");
-    save_dir = value;
-  } else if (key == "sched-delta") {
-    if (value == "auto") {
-      delta_ms.reset();
-    } else {
-      delta_ms = duration_value(key, value, "expected auto or a duration >= 0 (e.g. 150us, 0.2ms)");
-    }
-  } else if (key == "sched-refine") {
-    if (!p.parse_bool(value, refine)) throw bad(key, value, fmt::format("expected {}", kBooleanHelp));
-  } else if (key == "sched-metrics") {
-    if (value.empty()) throw bad(key, value, "needs a file path, e.g. /var/lib/prometheus/node-exporter/disksched-sdb.prom");
-    metrics_path = value;
-  } else if (key == "sched-metrics-interval") {
-    const Millis ms = duration_value(key, value, "expected a duration of at least 100ms (e.g. 10s)");
-    if (ms < 100) throw bad(key, value, "expected a duration of at least 100ms (e.g. 10s)");
-    metrics_interval_ms = ms;
-  } else if (key == "sched-disk") {
-    if (value.empty() || value.find_first_of("\"\\\n") != std::string_view::npos)
-      throw bad(key, value, "needs a name without quotes, backslashes or newlines, e.g. sched-disk=sdb");
-    disk = value;
-  } else {
-    throw std::invalid_argument(fmt::format(
-        "unknown key '{}'; the disksched filter's keys are sched, sched-geometry, sched-depth, "
-        "sched-log, sched-timescale, sched-classes, sched-control, sched-save-dir, sched-delta, "
-        "sched-refine, sched-metrics, sched-metrics-interval, sched-disk",
-        key));
-  }
+  if (key != "sched" && key.substr(0, 6) != "sched-") return false;
+  const KeyRow<FilterConfig>* row = find_key(filter_keys(), key);
+  if (row == nullptr)
+    throw std::invalid_argument(fmt::format("unknown key '{}'; the disksched filter's keys are {}",
+                                            key, key_names(key_docs(filter_keys()))));
+  row->set(*this, key, value, p);
   return true;
+}
+
+void FilterConfig::apply_background() {
+  if (background.empty()) return;
+  // export:NAME=noncritical for each, after (so over) what sched-classes= says.
+  std::string rules = classes_text;
+  for (std::string_view name : split(background, ':'))
+    rules += fmt::format("{}export:{}=noncritical", rules.empty() ? "" : ",", trim(name));
+  try {
+    classes = ClassMap::parse(rules);
+  } catch (const std::invalid_argument& e) {
+    throw bad("sched-background", background, e.what());
+  }
 }
 
 std::string FilterConfig::disk_label() const {
@@ -154,6 +221,13 @@ std::string FilterConfig::disk_label() const {
 }
 
 std::unique_ptr<DeviceModel> FilterConfig::validate() const {
+  if (!log_path.empty())
+    for (const std::string& f : plugin_files)
+      if (same_file(log_path, f))
+        throw bad("sched-log", log_path,
+                  fmt::format("is the plugin's file={}: the latency log would write its lines "
+                              "over the data the plugin serves; give the log a path of its own",
+                              f));
   std::unique_ptr<DeviceModel> geom;
   if (!geometry.empty()) {
     try {

@@ -44,8 +44,9 @@ int next_byte(int ms) {
 
 }  // namespace
 
-GracefulStop::GracefulStop(Options options, std::function<bool()> idle)
-    : options_(options), idle_(std::move(idle)) {}
+GracefulStop::GracefulStop(Options options, std::function<bool()> idle,
+                           std::function<void()> end_connections)
+    : options_(options), idle_(std::move(idle)), end_connections_(std::move(end_connections)) {}
 
 GracefulStop::~GracefulStop() { stop(); }
 
@@ -104,6 +105,10 @@ void GracefulStop::run() {
   }
   restore_handlers();
   raise(sig);             // nbdkit's own handler: stop serving
+  // nbdkit waits for every connection to end; an idle client would never end its own.
+  do {
+    if (end_connections_) end_connections_();
+  } while (next_byte(100) != 0);
 }
 
 }  // namespace disksched

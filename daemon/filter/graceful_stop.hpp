@@ -5,6 +5,10 @@
 // has held no request for `quiet` (the clients' queues are empty) or `limit` has passed
 // since the signal, whichever comes first, and then hands the signal to nbdkit's own
 // handler. A second signal stops at once. New connections are refused meanwhile.
+// nbdkit 1.32 then still waits for every connection to end, and an idle client that
+// stays connected (nbdfuse, the kernel's client) never ends its own: once the signal is
+// handed on, `end_connections` ends them (common/served_connections.hpp), and again
+// every 100 ms for one accepted meanwhile, until .cleanup stops the thread.
 #pragma once
 
 #include <atomic>
@@ -20,8 +24,10 @@ class GracefulStop {
     std::chrono::milliseconds quiet{100};
     std::chrono::milliseconds limit{10000};
   };
-  // `idle` says whether the filter holds no request now (called from the stop thread).
-  GracefulStop(Options options, std::function<bool()> idle);
+  // `idle` says whether the filter holds no request now (called from the stop thread);
+  // `end_connections` makes the served connections end (called from it too).
+  GracefulStop(Options options, std::function<bool()> idle,
+               std::function<void()> end_connections);
   ~GracefulStop();
   GracefulStop(const GracefulStop&) = delete;
   GracefulStop& operator=(const GracefulStop&) = delete;
@@ -38,6 +44,7 @@ class GracefulStop {
 
   Options options_;
   std::function<bool()> idle_;
+  std::function<void()> end_connections_;
   std::thread thread_;
   std::atomic<bool> stopping_{false};
 };

@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "daemon/filter/lbn_model.hpp"
+#include "predictor/lbn_model.hpp"
 #include "predictor/disk_model.hpp"
 #include "schedulers/registry.hpp"
 

@@ -102,6 +102,9 @@ class LiveCore {
   std::size_t eligible() const { return core_.eligible(); }
   std::size_t in_flight() const { return core_.in_flight(); }
   const DispatchStats& stats() const { return core_.stats(); }
+  std::vector<std::pair<std::string, double>> scheduler_counters() const {
+    return core_.scheduler_counters();
+  }
 
  private:
   std::unique_ptr<DeviceModel> model_;

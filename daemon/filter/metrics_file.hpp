@@ -1,6 +1,7 @@
 // The metrics as a file for node_exporter's textfile collector: rewritten at an
 // interval (and once more at stop) by writing a hidden temporary file in the same
-// directory and renaming it over the old one, so a scrape never reads half a file.
+// directory and renaming it over the old one, so a scrape never reads half a file
+// (replace_file: a link, device or FIFO at the path is refused, never written through).
 #pragma once
 
 #include <condition_variable>

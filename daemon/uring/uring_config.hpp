@@ -2,12 +2,14 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
 
 #include "common/key_parsers.hpp"
+#include "common/key_table.hpp"
 
 namespace disksched::uring {
 
@@ -41,5 +43,10 @@ struct UringConfig {
   std::pair<std::uint32_t, std::uint32_t> block_sizes(bool block_device, std::uint32_t logical,
                                                       std::uint32_t physical) const;
 };
+
+// The plugin's keys, one row a key (name, value, help, setter).
+std::span<const KeyRow<UringConfig>> uring_keys();
+// The text of config_help, made from uring_keys().
+const char* uring_config_help_text();
 
 }  // namespace disksched::uring

@@ -142,7 +142,18 @@ void uring_dump_plugin() {
   std::printf("uring_io_uring=%s\n", probe_io_uring() == 0 ? "yes" : "no");
 }
 
-void* uring_open(int /*readonly*/) { return NBDKIT_HANDLE_NOT_NEEDED; }
+// One export, the default (""): a client that names another is refused, so nothing in
+// front of the plugin (the disksched filter keeps a device per export name) is made to
+// keep state for names a client invents.
+void* uring_open(int /*readonly*/) {
+  const char* asked = nbdkit_export_name();
+  if (asked != nullptr && *asked != '\0') {
+    nbdkit_error("uring: no export named '%s': this plugin serves one export, the default "
+                 "(an empty name)", asked);
+    return nullptr;
+  }
+  return NBDKIT_HANDLE_NOT_NEEDED;
+}
 
 int64_t uring_get_size(void*) { return static_cast<int64_t>(server->size()); }
 
@@ -202,22 +213,8 @@ int uring_zero(void*, uint32_t count, uint64_t offset, uint32_t flags) {
                 "zero", count, offset, flags);
 }
 
-#define uring_config_help \
-  "file=PATH           (required) The regular file or block device to serve.\n" \
-  "direct=BOOL         O_DIRECT through aligned, registered bounce buffers (default false).\n" \
-  "fallback=pread|none Where io_uring is unavailable, serve with pread/pwrite instead of\n" \
-  "                    failing to start (default none).\n" \
-  "entries=N           io_uring submission queue entries, a power of two (default 128).\n" \
-  "buffers=N           Bounce buffers for direct=true (default 64).\n" \
-  "buffer-size=SIZE    Bytes per bounce buffer, a multiple of 4K (default 256K).\n" \
-  "poll-us=N           The ring thread polls N us for more work before sleeping (default 20).\n" \
-  "nowait-reads=BOOL   Buffered reads try preadv2(RWF_NOWAIT) first, so page-cache hits skip\n" \
-  "                    the ring thread (default true).\n" \
-  "nowait-writes=BOOL  Buffered writes likewise with pwritev2(RWF_NOWAIT); where the file\n" \
-  "                    system cannot (ext4), synchronously in the worker, as io_uring's own\n" \
-  "                    worker thread would (default true).\n" \
-  "block-size=SIZE     A regular file's logical block size, advertised to clients (a 4Kn\n" \
-  "                    disk's image: 4096); a block device advertises its own."
+// Made from the key table (uring_config.cpp).
+const char* const uring_config_help = uring_config_help_text();
 
 nbdkit_plugin make_plugin() {
   nbdkit_plugin p = disksched::nbdkit_plugin_named(

@@ -51,45 +51,87 @@ void DriveQueue::submit(std::uint64_t tag, Millis now, Op op, std::uint64_t offs
 void DriveQueue::accept(Millis now) {
   while (!adapter_.empty() && !flush_held_) {
     const std::size_t busy = held_.size() + (current_ ? 1 : 0);
-    if (busy >= options_.depth) return;
+    if (busy >= options_.depth) break;
     Command& c = adapter_.front();
     if (c.op == Op::Flush) {
       // Non-queued: it waits for the drive to empty, and holds up what comes after it.
-      if (busy > 0) return;
+      if (busy > 0) break;
       flush_held_ = true;
     }
     c.accepted_ms = now;
-    const std::uint64_t id = next_id_++;
-    if (c.op != Op::Flush) {
-      Request r;
-      r.id = id;
-      r.op = c.op;
-      r.offset = c.offset;
-      r.length = c.length;
-      r.arrival_ms = now;
-      queue_.push(r);
-    }
-    held_.emplace(id, std::move(c));
+    held_.emplace(next_id_++, std::move(c));
     adapter_.pop_front();
   }
+  fill_window(now);
+}
+
+void DriveQueue::fill_window(Millis now) {
+  // The window is the oldest held commands: a prefix of held_ (a flush is held alone).
+  for (auto& [id, c] : held_) {
+    if (options_.window > 0 && in_window_ >= options_.window) return;
+    if (c.window_ms >= 0.0 || c.op == Op::Flush) continue;
+    Request r;
+    r.id = id;
+    r.op = c.op;
+    r.offset = c.offset;
+    r.length = c.length;
+    r.arrival_ms = c.accepted_ms;
+    queue_.push(r);
+    c.window_ms = now;
+    ++in_window_;
+  }
+}
+
+std::map<std::uint64_t, DriveQueue::Command>::iterator DriveQueue::overdue(Millis now) {
+  const Millis limit = options_.age_limit_ms;
+  auto late = [&](const Command& c, double times) {
+    return c.window_ms >= 0.0 && now - c.window_ms > times * limit;
+  };
+  if (!options_.has_age_limit() || held_.empty()) return held_.end();
+  // Past twice the limit: the oldest goes, whatever it costs (the bound on waiting).
+  if (late(held_.begin()->second, 2.0)) return held_.begin();
+  // Past the limit: before every younger command, the shortest to position for first,
+  // never past an earlier command it overlaps (held earlier, so overdue too).
+  const DeviceModel& m = device_.model();
+  const std::uint64_t sb = m.sector_bytes();
+  HeadState head = device_.head();
+  head.time_ms = std::max(now, head.time_ms);
+  auto best = held_.end();
+  Millis best_ms = 0.0;
+  for (auto it = held_.begin(); it != held_.end() && late(it->second, 1.0); ++it) {
+    const Command& c = it->second;
+    bool blocked = false;
+    for (auto e = held_.begin(); e != it && !blocked; ++e)
+      blocked = e->second.offset < c.offset + c.length && c.offset < e->second.offset + e->second.length;
+    if (blocked) continue;
+    const std::uint64_t lba = c.offset / sb, end = (c.offset + c.length + sb - 1) / sb;
+    const Millis p = m.positioning_ms(
+        head, m.locate(lba, static_cast<std::uint32_t>(std::max<std::uint64_t>(1, end - lba)), c.op));
+    if (best == held_.end() || p < best_ms) {
+      best = it;
+      best_ms = p;
+    }
+  }
+  return best;
 }
 
 bool DriveQueue::start(Millis now) {
   if (current_ || held_.empty()) return false;
   const std::size_t held = held_.size();
-  auto oldest = held_.begin();
-  // A flush is held alone; so is an old command's claim to go next.
-  if (oldest->second.op == Op::Flush ||
-      (options_.has_age_limit() && now - oldest->second.accepted_ms > options_.age_limit_ms)) {
-    const bool forced = oldest->second.op != Op::Flush;
-    if (forced) {
-      queue_.cancel(oldest->first);
+  // A flush is held alone; an overdue command has a claim to go next.
+  auto forced = held_.begin()->second.op == Op::Flush ? held_.begin() : overdue(now);
+  if (forced != held_.end()) {
+    const bool aged = forced->second.op != Op::Flush;
+    if (aged) {
+      queue_.cancel(forced->first);
+      --in_window_;
       ++forced_;
     }
-    Command c = std::move(oldest->second);
-    held_.erase(oldest);
+    Command c = std::move(forced->second);
+    held_.erase(forced);
+    fill_window(now);
     current_id_ = std::nullopt;
-    current_ = serve(std::move(c), held, forced);
+    current_ = serve(std::move(c), held, aged);
     return true;
   }
   HeadState head = device_.head();
@@ -100,6 +142,8 @@ bool DriveQueue::start(Millis now) {
   if (it == held_.end()) throw std::logic_error("drive queue: the policy picked a command it was not given");
   Command c = std::move(it->second);
   held_.erase(it);
+  --in_window_;
+  fill_window(now);
   for (const std::uint64_t lba : r->travel) c.stops.push_back(lba);
   current_id_ = r->id;
   current_ = serve(std::move(c), held, false);

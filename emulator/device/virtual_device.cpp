@@ -34,6 +34,13 @@ VirtualDevice::VirtualDevice(const DeviceModel& model, DeviceOptions options)
       throw ModelError(fmt::format("write-cache high water {}: expected a fraction from 0 to 1",
                                    w->high_water));
     wcache_.emplace(sectors, static_cast<std::uint64_t>(static_cast<double>(sectors) * w->high_water));
+  } else if (const CacheParams* c = drive_ ? &drive_->params().cache : nullptr;
+             !w && c != nullptr && c->write_buffer()) {
+    // A drive of today's write buffer: what its size holds, destaged by positioning.
+    const std::uint64_t sectors = std::max<std::uint64_t>(1, c->write_buffer_bytes / sector_bytes_);
+    wcache_.emplace(sectors,
+                    static_cast<std::uint64_t>(static_cast<double>(sectors) * c->write_buffer_high_water));
+    destage_window_ = c->write_buffer_window;
   } else if (!w && drive_ && drive_->params().cache.write_behind()) {
     // The profile's write-behind holds what it acknowledged in its write segments.
     const CacheParams& c = drive_->params().cache;
@@ -100,7 +107,10 @@ bool VirtualDevice::destage_one(std::vector<Destage>& out, Millis by) {
   const auto& entries = wcache_->entries();
   std::size_t best = entries.size();
   Millis best_ms = 0.0;
-  for (std::size_t i = 0; i < entries.size(); ++i) {
+  // Entries are in arrival order: a window looks at the oldest few only.
+  const std::size_t look = destage_window_ > 0 ? std::min<std::size_t>(destage_window_, entries.size())
+                                               : entries.size();
+  for (std::size_t i = 0; i < look; ++i) {
     if (entries[i].added_ms > from.time_ms) continue;  // not in the buffer yet
     const Extent& e = entries[i].extent;
     const Millis p = model_->positioning_ms(
@@ -180,19 +190,25 @@ void VirtualDevice::serve_general(Service& s, Millis arrival_ms, Op op, std::uin
 
   if (destages_when_idle()) {
     destage_idle(s.destaged, arrival_ms);
-    // Above the high-water mark the cache drains below it before the command starts.
-    while (wcache_->dirty_sectors() > wcache_->high_water()) destage_one(s.destaged);
   } else if (wcache_) {
     retire(s.destaged, arrival_ms);
   }
   // A command starts once the one before it has completed and, if it needs the media,
   // once the mechanism is done with what it is writing back.
   s.start_ms = std::max(arrival_ms, controller_free_);
+  if (destages_when_idle() && wcache_->dirty_sectors() > wcache_->high_water()) {
+    // Above the high-water mark the cache drains below it before the command starts,
+    // a command the buffer could take too (else the mechanism's timeline runs ahead of
+    // the commands' and the device is busy more than all the time).
+    while (wcache_->dirty_sectors() > wcache_->high_water()) destage_one(s.destaged);
+    s.start_ms = std::max(s.start_ms, head_.time_ms);
+  }
   const Millis mechanism_start = std::max(s.start_ms, head_.time_ms);
 
-  // With a write cache configured, whatever goes to the media goes through the drive's
+  // With a write cache configured (or the profile's write buffer), whatever goes to the
+  // media goes through the drive's
   // own buffer (the profile's write-behind is this cache's job).
-  const bool through = fua || options_.write_cache.has_value();
+  const bool through = fua || options_.write_cache.has_value() || destages_when_idle();
   const bool idle_policy = destages_when_idle();
   if (idle_policy && op == Op::Write && !fua && ext.sectors > 0 && ext.sectors <= wcache_->capacity()) {
     // A full cache makes the write wait for room.

@@ -220,6 +220,8 @@ class VirtualDevice {
   // When the last command completed. head_.time_ms is when the mechanism is free: later
   // with a write cache, whose destages go on while commands are served from the buffer.
   Millis controller_free_ = 0.0;
+  // The profile's write buffer destages among the oldest this many (0: all).
+  unsigned destage_window_ = 0;
   // No drive cache, write cache or rpm error: serve_into's short path.
   bool platter_only_ = false;
 };

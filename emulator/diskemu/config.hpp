@@ -4,11 +4,13 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 
 #include "common/key_parsers.hpp"
+#include "common/key_table.hpp"
 #include "emulator/device/drive_queue.hpp"
 #include "emulator/device/jitter.hpp"
 #include "emulator/device/rpm_error.hpp"
@@ -34,14 +36,15 @@ struct DiskemuConfig {
   int rt_priority = 0;               // rt-priority=: SCHED_FIFO while waiting (0: off)
   // drive-queue=, drive-policy=, drive-age-limit=: the drive's own command queue
   // (depth 1: none, as before).
-  DriveQueueOptions drive_queue{.depth = 1, .policy = "satf", .age_limit_ms = 500.0};
+  DriveQueueOptions drive_queue{.depth = 1, .policy = "satf", .age_limit_ms = 1000.0};
   // write-cache=SIZE: a volatile write cache of SIZE bytes (0: write-through); not given:
   // the device as before (writes as the profile says, flush and FUA advertised).
   std::optional<std::uint64_t> write_cache;
   std::optional<double> write_cache_high_water;  // write-cache-high-water=FRACTION
   std::optional<std::uint64_t> power_cut_after;  // power-cut-after=N: a cut after N writes
-  // power-cut-seed=N: the k-th cut (from 0) keeps a part of the buffer seeded by N + k
-  // (VirtualDevice::power_cut); not given: the destage order alone decides.
+  // power-cut-seed=N: the k-th cut (from 0) keeps a part of the writes buffered since
+  // the last flush seeded by N + k (WriteCacheStore::hold, cut)
+  // whatever the timing model destaged; not given: the destage order alone decides.
   std::optional<std::uint64_t> power_cut_seed;
 
   // Applies one key=value, counts read by `p` (nbdkit's parsers in the plugin). Throws
@@ -54,5 +57,10 @@ struct DiskemuConfig {
   // or the profile's write-behind). Throws ConfigError.
   void write_buffer_check(bool has_buffer) const;
 };
+
+// The plugin's keys, one row a key (name, value, help, setter).
+std::span<const KeyRow<DiskemuConfig>> diskemu_keys();
+// The text of config_help, made from diskemu_keys() (it lists the built-in models).
+std::string key_help_text();
 
 }  // namespace disksched::diskemu

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <system_error>
 
+#include "common/regular_file.hpp"
+
 namespace disksched::diskemu {
 
 void DeviceStats::record(Op op, Millis service_ms, Millis wait_ms, std::int64_t lateness_ns) {
@@ -55,24 +57,7 @@ nlohmann::json DeviceStats::to_json() const {
 }
 
 void write_json_file(const std::string& path, const nlohmann::json& j) {
-  const std::string tmp = path + ".tmp";
-  const std::string text = j.dump(2) + "\n";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw std::system_error(errno, std::generic_category(), "open " + tmp);
-  std::size_t done = 0;
-  while (done < text.size()) {
-    ssize_t r = ::write(fd, text.data() + done, text.size() - done);
-    if (r < 0) {
-      if (errno == EINTR) continue;
-      int e = errno;
-      ::close(fd);
-      throw std::system_error(e, std::generic_category(), "write " + tmp);
-    }
-    done += static_cast<std::size_t>(r);
-  }
-  ::close(fd);
-  if (std::rename(tmp.c_str(), path.c_str()) < 0)
-    throw std::system_error(errno, std::generic_category(), "rename " + tmp + " to " + path);
+  replace_file(path, j.dump(2) + "\n");
 }
 
 }  // namespace disksched::diskemu

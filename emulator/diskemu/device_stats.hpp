@@ -36,8 +36,8 @@ class DeviceStats {
   LatencyHistogram lateness_;
 };
 
-// Writes `j` to `path` atomically (a temporary file renamed over it). Throws
-// std::system_error.
+// Writes `j` to `path` atomically (replace_file: a fresh temporary file renamed over
+// it; a link, device or FIFO at `path` is refused). Throws FileError naming the path.
 void write_json_file(const std::string& path, const nlohmann::json& j);
 
 }  // namespace disksched::diskemu

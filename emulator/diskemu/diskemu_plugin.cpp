@@ -24,6 +24,7 @@
 #include "emulator/diskemu/clock.hpp"
 #include "emulator/diskemu/config.hpp"
 #include "emulator/diskemu/device_stats.hpp"
+#include "emulator/diskemu/orderly_stop.hpp"
 #include "emulator/diskemu/realtime_device.hpp"
 #include "emulator/diskemu/store.hpp"
 #include "emulator/diskemu/write_cache_store.hpp"
@@ -116,25 +117,42 @@ void apply(const std::vector<Destage>& destaged) {
     for (const Destage& d : destaged) wstore->destage(d.extent);
 }
 
+// A FLUSH served: the timing model wrote its buffer out, and so does the data buffer
+// (which, held for a seeded cut, ignores the timing model's destages).
+void apply_flush(const Service& s) {
+  apply(s.destaged);
+  if (wstore) wstore->flush();
+}
+
 // In device order: the power goes at device time `now`; what the cache had not written
 // is lost, what reached the media by then is in the store. The drive serves on.
+// With power-cut-seed= the data buffer holds every write since the last flush (hold()),
+// so the seeded choice of what survives depends on the writes alone, never on when
+// real-time arrivals let the timing model destage: the same writes repeat the image.
 void cut_power(Millis now) {
   std::optional<std::uint64_t> seed;
   if (config.power_cut_seed) seed = *config.power_cut_seed + cuts_taken;
   ++cuts_taken;
-  const VirtualDevice::PowerCut cut = device->power_cut(now, seed);
-  apply(cut.destaged);
-  std::uint64_t lost = 0;
-  for (const Extent& e : cut.lost) {
-    wstore->drop(e);
-    lost += e.sectors;
+  const VirtualDevice::PowerCut cut = device->power_cut(now, seed);  // the timing model's
+  std::uint64_t lost = 0, written = 0;
+  if (seed) {
+    const WriteCacheStore::Cut c = wstore->cut(*seed);
+    lost = c.lost;
+    written = c.written;
+  } else {
+    apply(cut.destaged);
+    for (const Extent& e : cut.lost) {
+      wstore->drop(e);
+      lost += e.sectors;
+    }
+    for (const Destage& d : cut.destaged) written += d.extent.sectors;
   }
   store->sync();  // with file=: the file is the media, so it holds the media's state now
   ++power_cuts;
   lost_sectors += lost;
-  nbdkit_debug("diskemu: power cut at %.6f ms: %zu extents reached the media before it, "
-               "%zu extents (%llu sectors) acknowledged and lost",
-               now, cut.destaged.size(), cut.lost.size(), static_cast<unsigned long long>(lost));
+  nbdkit_debug("diskemu: power cut at %.6f ms: %llu sectors reached the media at it, "
+               "%llu sectors acknowledged and lost",
+               now, static_cast<unsigned long long>(written), static_cast<unsigned long long>(lost));
 }
 
 // SIGUSR2 cuts the power while running: the handler only wakes this thread, which takes
@@ -164,6 +182,25 @@ void cut_loop() {
     write_stats();
   }
 }
+
+// ---- an orderly stop ----
+
+// As a host powering the drive off in order: the cache goes to the media.
+void write_cache_out(const char* when) {
+  if (!wstore || !realtime) return;
+  try {
+    realtime->in_turn([](Millis now) {
+      apply_flush(device->serve(now, Op::Flush, 0, 0));
+      store->sync();
+    });
+  } catch (const std::exception& e) {
+    nbdkit_error("diskemu: writing the write cache %s: %s", when, e.what());
+  }
+}
+
+// SIGTERM / SIGINT: the cache is written out at once (later writes again at exit), and
+// idle clients are disconnected so that nbdkit exits (orderly_stop.hpp).
+std::unique_ptr<OrderlyStop> orderly_stop;
 
 // ---- configuration and lifecycle ----
 
@@ -207,8 +244,10 @@ int diskemu_config_complete() {
     else
       store = std::make_unique<SparseMemoryStore>(size);
     config.write_buffer_check(device->write_cache() != nullptr);
-    if (device->write_cache())
+    if (device->write_cache()) {
       wstore = std::make_unique<WriteCacheStore>(*store, device->model().sector_bytes());
+      if (config.power_cut_seed) wstore->hold(device->write_cache()->capacity());
+    }
     return 0;
   });
 }
@@ -254,6 +293,13 @@ int diskemu_after_fork() {
     sa.sa_flags = SA_RESTART;
     sigaction(SIGUSR1, &sa, &old_usr1);
   }
+  try {
+    orderly_stop = std::make_unique<OrderlyStop>([] { write_cache_out("on the stop signal"); });
+    orderly_stop->start();
+  } catch (const std::exception& e) {
+    nbdkit_error("diskemu: %s", e.what());
+    return -1;
+  }
   if (wstore) {
     if (pipe2(cut_pipe, O_CLOEXEC) < 0) {
       nbdkit_error("diskemu: pipe: %m");
@@ -270,6 +316,7 @@ int diskemu_after_fork() {
 }
 
 void diskemu_cleanup() {
+  orderly_stop.reset();
   if (cut_thread.joinable()) {
     sigaction(SIGUSR2, &old_usr2, nullptr);
     const char c = 'q';
@@ -279,16 +326,7 @@ void diskemu_cleanup() {
     close(cut_pipe[1]);
   }
   // An orderly shutdown, as a drive powered off by its host: the cache goes to the media.
-  if (wstore && realtime) {
-    try {
-      realtime->in_turn([](Millis now) {
-        apply(device->serve(now, Op::Flush, 0, 0).destaged);
-        store->sync();
-      });
-    } catch (const std::exception& e) {
-      nbdkit_error("diskemu: writing the write cache at exit: %s", e.what());
-    }
-  }
+  write_cache_out("at exit");
   if (stats_thread.joinable()) {
     sigaction(SIGUSR1, &old_usr1, nullptr);
     const char c = 'q';
@@ -316,7 +354,18 @@ void diskemu_dump_plugin() {
 
 // ---- per connection ----
 
-void* diskemu_open(int /*readonly*/) { return NBDKIT_HANDLE_NOT_NEEDED; }
+// One export, the default (""): a client that names another is refused, so nothing in
+// front of the plugin (the disksched filter keeps a device per export name) is made to
+// keep state for names a client invents.
+void* diskemu_open(int /*readonly*/) {
+  const char* asked = nbdkit_export_name();
+  if (asked != nullptr && *asked != '\0') {
+    nbdkit_error("diskemu: no export named '%s': this plugin serves one export, the default "
+                 "(an empty name)", asked);
+    return nullptr;
+  }
+  return NBDKIT_HANDLE_NOT_NEEDED;
+}
 
 int64_t diskemu_get_size(void*) { return static_cast<int64_t>(device->model().capacity_bytes()); }
 
@@ -435,7 +484,8 @@ void zero_in_order(const Service& s, uint32_t count, uint64_t offset) {
 // client was promised durable is; with write-cache=0 every write is promised so.
 int diskemu_pwrite(void*, const void* buf, uint32_t count, uint64_t offset, uint32_t flags) {
   const bool fua = flags & NBDKIT_FLAG_FUA;
-  return serve(
+  bool cut = false;
+  const int r = serve(
       Op::Write, offset, count,
       [&](const Service& s) {
         apply(s.destaged);
@@ -445,14 +495,19 @@ int diskemu_pwrite(void*, const void* buf, uint32_t count, uint64_t offset, uint
           wstore->write_buffered(buf, count, offset);
         else
           wstore->write_through(buf, count, offset);
-        if (config.power_cut_after && ++writes_served == *config.power_cut_after)
+        if (config.power_cut_after && ++writes_served == *config.power_cut_after) {
           cut_power(s.completion_ms);
+          cut = true;
+        }
       },
       [&] { return (fua || write_through_drive()) && sync_store(); }, fua);
+  // The stats file says a cut happened, as after SIGUSR2 (out of the device's turn).
+  if (cut) write_stats();
+  return r;
 }
 
 int diskemu_flush(void*, uint32_t) {
-  return serve(Op::Flush, 0, 0, [](const Service& s) { apply(s.destaged); },
+  return serve(Op::Flush, 0, 0, [](const Service& s) { apply_flush(s); },
                [] { return sync_store(); });
 }
 
@@ -479,41 +534,9 @@ int diskemu_zero(void*, uint32_t count, uint64_t offset, uint32_t flags) {
       [&] { return (flags & NBDKIT_FLAG_FUA) && sync_store(); });
 }
 
-#define diskemu_config_help_keys \
-  "model=NAME|PROFILE.json  (required) a built-in model (below), fixed:ms=X[,capacity=B],\n" \
-  "                         or a JSON geometry profile.\n" \
-  "file=PATH                Keep the data in PATH (created and extended sparsely to\n" \
-  "                         the device size); default: sparse memory.\n" \
-  "timescale=F              Real time per device time (default 1; 0.1 plays 10x faster).\n" \
-  "jitter=none|exp:MEAN|uniform:MAX  Random extra service time per request, device time\n" \
-  "                         with a unit (e.g. exp:0.05ms). Default none.\n" \
-  "jitter-seed=N            Seed of the jitter generator (default 1).\n" \
-  "rpm-error=E[,drift=D]    True rotation speed is (1+E+D*t) times the model's, t in\n" \
-  "                         device seconds; fractions or percentages (0.1%).\n" \
-  "stats=FILE               Write JSON statistics (requests, service time, lateness\n" \
-  "                         p50/p99/max) at exit and on SIGUSR1.\n" \
-  "spin=DURATION            Busy-wait this long before each completion (default 200us).\n" \
-  "timer-slack=DURATION|default  Timer slack of the serving threads (default 1ns).\n" \
-  "rt-priority=N            Wait for completions at SCHED_FIFO priority N (1-99), so a\n" \
-  "                         busy machine does not delay them; default 0 (off).\n" \
-  "drive-queue=N            Commands the drive holds and reorders itself (default 1:\n" \
-  "                         no queueing; SATA NCQ is 32). Beyond N they wait in order.\n" \
-  "drive-policy=SPEC        The drive's firmware policy, a scheduler spec (fcfs, satf,\n" \
-  "                         asatf:w=30, ...; default satf).\n" \
-  "drive-age-limit=DURATION|none  A command held longer goes next (default 500ms).\n" \
-  "write-cache=SIZE         A volatile write cache of SIZE bytes: writes complete from\n" \
-  "                         it, flush and FUA reach the media; 0: write-through (no flush\n" \
-  "                         or FUA offered). Not given: writes go through as the profile says.\n" \
-  "write-cache-high-water=F Above this fraction full, destaging goes first (default 0.75).\n" \
-  "power-cut-after=N        Cut the power once, after the Nth write (SIGUSR2 cuts it\n" \
-  "                         at any time): unwritten cache contents are lost.\n" \
-  "power-cut-seed=N         A cut keeps a part of the cache seeded by N (N+1 for the\n" \
-  "                         next cut, ...), as a drive that wrote it in its own order."
-
-// Built at load time: it lists the built-in models.
+// Made from the key table (config.cpp), with the built-in models.
 const char* config_help_text() {
-  static const std::string text =
-      std::string(diskemu_config_help_keys) + "\nBuilt-in models: " + builtin_models_text() + ".";
+  static const std::string text = key_help_text();
   return text.c_str();
 }
 const char* const diskemu_config_help = config_help_text();

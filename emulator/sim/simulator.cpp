@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "emulator/device/simulated_drive.hpp"
+#include "emulator/sim/busy_time.hpp"
 #include "schedulers/dispatch/dispatch_core.hpp"
 
 namespace disksched {
@@ -36,18 +37,21 @@ struct Simulator::Impl {
   DispatchCore core;
   std::function<void(const RequestRecord&)> observer;
   SimResult result;
+  BusyTime busy;  // in the measurement window
   std::vector<std::uint64_t> dispatched;  // scratch for the core
   std::vector<unsigned char> placed;      // measured records in place, by seq - warmup
   std::uint64_t measured_target = 0;  // 0: until the source ends
   std::uint64_t arrival_limit = 0;    // stop pulling arrivals after this many (0: none)
   bool window_open = false;
   bool used = false;
+  std::size_t next_switch = 0;  // cfg.switches[next_switch] is the next one due
 
   Impl(const DeviceModel& m, std::unique_ptr<Scheduler> s, SimConfig c)
       : cfg(c), device(m, c.device),
         drive_queue(c.drive_queue ? std::make_unique<DriveQueue>(device, *c.drive_queue) : nullptr),
         drive(drive_queue ? SimulatedDrive(*drive_queue) : SimulatedDrive(device)),
-        core(std::move(s), m, drive, checked_depth(c.depth)) {
+        core(std::move(s), m, drive, checked_depth(c.depth)),
+        busy(device.write_cache() != nullptr && device.write_cache()->policy() == DestagePolicy::WhenIdle) {
     measured_target = cfg.measured;
     if (cfg.measured > 0) {
       const std::uint64_t keep = cfg.keep_warm_max ? cfg.keep_warm_max : cfg.warmup + cfg.measured;
@@ -119,6 +123,12 @@ struct Simulator::Impl {
 
   // The scheduler chooses for every free place at the device.
   void dispatch(Millis now) {
+    // A switch due by now takes effect before this choice (as `switch SPEC` would).
+    while (next_switch < cfg.switches.size() && cfg.switches[next_switch].at_ms <= now) {
+      core.switch_scheduler(cfg.switches[next_switch].spec);
+      ++next_switch;
+      ++result.switches_made;
+    }
     dispatched.clear();
     core.pump(now, dispatched);
     drive.settle(now);
@@ -140,12 +150,12 @@ struct Simulator::Impl {
     const RequestRecord& rec = core.retire(s.id, end, true);
     ++result.completions;
     if (window_open) {
-      result.busy_in_window_ms += end - std::max(rec.start_ms, result.window_start_ms);
-      // A write cache's destages keep the mechanism busy between commands (a command
-      // served from the buffer meanwhile overlaps one by its bus time at most).
+      busy.command(std::max(rec.start_ms, result.window_start_ms), end);
+      // A write cache's destages keep the mechanism busy between commands, and beside
+      // commands served from the buffer: the busy time is the union of both.
       for (const Destage& d : s.service.destaged)
         if (d.start_ms >= 0.0 && d.media_ms > result.window_start_ms)
-          result.busy_in_window_ms += d.media_ms - std::max(d.start_ms, result.window_start_ms);
+          busy.destage(std::max(d.start_ms, result.window_start_ms), d.media_ms);
       ++result.completions_in_window;
     }
     if (rec.phase == Phase::Measured) {
@@ -168,6 +178,9 @@ struct Simulator::Impl {
 
   void finish(Millis now) {
     result.end_ms = now;
+    result.scheduler_counters = core.scheduler_counters();
+    // Destages still going after the last measured completion are past the window.
+    result.busy_in_window_ms = busy.total(result.window_end_ms);
     if (!done() && measured_target > 0 && !result.saturated) {
       result.saturated = true;
       result.saturation = "the workload ended before every measured request arrived";

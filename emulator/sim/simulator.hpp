@@ -41,6 +41,12 @@
 
 namespace disksched {
 
+// A change of scheduler during a run, as the filter's control socket makes one.
+struct SchedulerSwitch {
+  Millis at_ms = 0.0;  // the first choice at or after this time uses `spec`
+  std::string spec;
+};
+
 struct SimConfig {
   std::size_t depth = 1;             // requests at the device at once, >= 1
   std::uint64_t warmup = 1000;       // JW: 1000 warm-up requests
@@ -61,6 +67,8 @@ struct SimConfig {
   DeviceOptions device;
   // The drive's own command queue; none: the device serves in dispatch order (today's).
   std::optional<DriveQueueOptions> drive_queue;
+  // Scheduler switches during the run, in time order (a bad spec throws SpecError then).
+  std::vector<SchedulerSwitch> switches;
 };
 
 struct SimResult {
@@ -79,6 +87,9 @@ struct SimResult {
   std::size_t max_queue_seen = 0;
   bool saturated = false;
   std::string saturation;  // why, when saturated
+  std::size_t switches_made = 0;  // of SimConfig::switches
+  // The scheduler's own counters at the end of the run (Scheduler::counters).
+  std::vector<std::pair<std::string, double>> scheduler_counters;
 };
 
 class Simulator {

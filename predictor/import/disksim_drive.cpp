@@ -93,7 +93,17 @@ const std::map<std::string, Setter>& disk_keys() {
       {"buffer continuous read", cache(&CacheParams::continuous_read, 4)},
       {"minimum read-ahead (blks)", cache(&CacheParams::min_read_ahead, 1 << 24)},
       {"maximum read-ahead (blks)", cache(&CacheParams::max_read_ahead, 1 << 24)},
-      {"read-ahead over requested", cache(&CacheParams::read_ahead_over_requested, 1)},
+      {"read-ahead over requested", [](DriveParams& d, const Param& p, double) {
+         // -1 (DiskSim 4.0 allows -1..1): read-ahead as over requested, and the sectors sent
+         // the host leave the segment when the read completes (disk_request_complete).
+         const double v = number_of(p, -1, 1);
+         if (v != std::floor(v))
+           throw ParamError(fmt::format("{}: expected -1, 0 or 1 for '{}', not {}",
+                                        p.value.where.str(), p.key, p.value.describe()));
+         d.cache.read_ahead_over_requested = v != 0;
+         d.cache.forget_sent = v < 0;
+         d.has_cache = true;
+       }},
       {"read-ahead on idle hit", cache(&CacheParams::read_ahead_on_idle_hit, 1)},
       {"read any free blocks", cache(&CacheParams::read_any_free_blocks, 1)},
       {"fast write level", cache(&CacheParams::fast_write, 2)},
@@ -156,6 +166,8 @@ DriveImport import_drive(const ParamFile& file, const Block& disk) {
   }
   if (const Param* p = disk.find("Enable caching in buffer"); p != nullptr && !flag_of(*p)) {
     d.cache.segments = 0;  // the buffer only matches speeds: nothing hits
+    d.cache.write_segments = 0;  // nor holds writes (a profile allows no more than segments)
+    d.cache.separate_write_segment = false;
     d.has_cache = true;
   }
   // DiskSim counts the dedicated write segment among its "Number of buffer segments"

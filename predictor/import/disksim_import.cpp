@@ -56,9 +56,11 @@ std::string label(const Block& b) { return b.name.empty() ? b.type : b.type + " 
 
 }  // namespace
 
-DiskSimImport import_disksim(const std::string& file, const std::string& model_file) {
+DiskSimImport import_disksim(const std::string& file, const std::string& model_file,
+                             const std::vector<Override>& overrides) {
   DiskSimImport out;
-  const ParamFile f = parse_file(file);
+  ParamFile f = parse_file(file);
+  apply_overrides(f, overrides);
   out.files = f.files;
   KeysRead read;
 
@@ -126,6 +128,11 @@ DiskSimImport import_disksim(const std::string& file, const std::string& model_f
                         {"files", out.files},
                         {"dm_disk", dm_disk->name},
                         {"block_count", out.stated_blocks}};
+  if (!overrides.empty()) {
+    std::vector<std::string> specs;
+    for (const Override& o : overrides) specs.push_back(o.spec);
+    out.profile.source["overrides"] = specs;
+  }
   // A disk's Model, read, is walked from the disk; one given apart is walked alone.
   if (disk != nullptr) read.unread(*disk, label(*disk), out.ignored);
   if (disk == nullptr || !model_file.empty()) read.unread(*dm_disk, label(*dm_disk), out.ignored);

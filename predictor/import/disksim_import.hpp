@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "predictor/import/disksim_overrides.hpp"
 #include "predictor/profile.hpp"
 
 namespace disksched::disksim {
@@ -22,6 +23,8 @@ struct DiskSimImport {
 // .model (its dm_disk). `model`, if not empty, is a .model whose dm_disk replaces the
 // disk's "Model". Throws ParamError (file:line and what was expected) or ModelError
 // (a layout the files state but that cannot be, e.g. more slips than spares).
-DiskSimImport import_disksim(const std::string& file, const std::string& model = "");
+// `overrides` (DiskSim's command-line overrides, disksim_overrides.hpp) apply to `file`.
+DiskSimImport import_disksim(const std::string& file, const std::string& model = "",
+                             const std::vector<Override>& overrides = {});
 
 }  // namespace disksched::disksim

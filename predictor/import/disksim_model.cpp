@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "predictor/import/disksim_layout_g4.hpp"
+
 namespace disksched::disksim {
 namespace {
 
@@ -92,7 +94,16 @@ void import_layout(const Keys& disk, const Block& lb, KeysRead& read, ModelImpor
       const auto v = integers(d->value, "'defects' item");
       if (v.size() % 2 != 0)
         Keys::fail(*d, "pairs: each defect followed by the spare it is remapped to (an even count)");
-      for (std::size_t k = 0; k < v.size(); k += 2) zs.remaps.emplace_back(v[k], v[k + 1]);
+      for (std::size_t k = 0; k < v.size(); k += 2) {
+        if (v[k] == v[k + 1]) {
+          // DiskSim's LBN-to-PBN mapping skips a defect whose spare is itself.
+          out.notes.push_back(fmt::format("{}: zone {}: remap [{}, {}] remaps a defect to itself: "
+                                          "ignored, as DiskSim 4.0 ignores it",
+                                          d->value.where.str(), i, v[k], v[k + 1]));
+          continue;
+        }
+        zs.remaps.emplace_back(v[k], v[k + 1]);
+      }
     }
     p.zones.push_back(zs);
   }
@@ -235,12 +246,27 @@ ModelImport import_dm_disk(const Block& dm_disk, KeysRead& read) {
   p.heads = static_cast<std::int32_t>(d.integer("Number of data surfaces", 1, 1024));
   out.stated_cylinders = d.integer("Number of cylinders", 1, 1ll << 22);
   out.stated_blocks = d.integer("Block count", 1, 1ll << 62);
-  import_layout(d, d.block("Layout Model", "dm_layout_g1"), read, out);
+  const Param& layout = d.need("Layout Model", "a dm_layout_g1 { ... } or dm_layout_g4 { ... } block");
+  if (layout.value.kind == Value::Kind::Block && normalize_key(layout.value.block->type) == "dm_layout_g4")
+    import_layout_g4(*layout.value.block, p.heads, read, out);
+  else if (layout.value.kind == Value::Kind::Block && normalize_key(layout.value.block->type) == "dm_layout_g1")
+    import_layout(d, *layout.value.block, read, out);
+  else
+    Keys::fail(layout, "a dm_layout_g1 { ... } or dm_layout_g4 { ... } block");
   if (p.zones.back().last_cylinder >= out.stated_cylinders)
-    throw ParamError(fmt::format("{}: 'Number of cylinders' is {} but a zone ends at cylinder {}",
-                                 d.need("Number of cylinders", "").where.str(), out.stated_cylinders,
-                                 p.zones.back().last_cylinder));
+    // DiskSim 4.0 maps LBNs by the zones alone; it reads "Number of cylinders" only for a
+    // "curve" seek and a VSCAN queue, so the zones' cylinders are the disk's.
+    out.notes.push_back(fmt::format("{}: 'Number of cylinders' is {} but the zones run to cylinder {}: "
+                                    "the zones' {} cylinders are used, as DiskSim 4.0 maps them",
+                                    d.need("Number of cylinders", "").where.str(),
+                                    out.stated_cylinders, p.zones.back().last_cylinder,
+                                    p.zones.back().last_cylinder + 1));
   import_mech(d.block("Mechanical Model", "dm_mech_g1"), read, out);
+  const std::int64_t zoned = p.zones.back().last_cylinder + 1;
+  if (p.seek.form == SeekCurveSpec::Form::Curve && zoned != out.stated_cylinders)
+    out.notes.push_back(fmt::format("Seek type curve: fitted over the zones' {} cylinders (DiskSim "
+                                    "4.0 fits it over 'Number of cylinders' = {})",
+                                    zoned, out.stated_cylinders));
   return out;
 }
 

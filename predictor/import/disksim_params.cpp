@@ -8,6 +8,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <sys/stat.h>
+
 #include <fmt/format.h>
 
 namespace disksched::disksim {
@@ -15,6 +17,8 @@ namespace {
 
 // DiskSim stops at 32 open files; a file that sources itself would never end.
 constexpr std::size_t kMaxSourceDepth = 32;
+// The largest parameter file read (real ones are a few hundred KiB at most).
+constexpr std::size_t kMaxFileBytes = std::size_t{64} << 20;
 // Lists and blocks inside one another: the deepest real file has five levels.
 constexpr int kMaxNesting = 64;
 
@@ -89,13 +93,34 @@ std::string dir_of(const std::string& path) {
   return slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
 }
 
-std::string read_whole(const std::string& path, bool& ok) {
+// The text of the regular file `path`, or a reason it cannot be had (empty on success).
+// A FIFO, a device or /dev/zero would hang or grow without end, so only regular files of
+// at most kMaxFileBytes are read.
+std::string read_whole(const std::string& path, std::string& text) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::strerror(errno);
+  if (S_ISDIR(st.st_mode)) return "it is a directory, not a parameter file";
+  if (!S_ISREG(st.st_mode))
+    return "it is not a regular file (a FIFO, a socket or a device): expected a parameter file";
+  if (st.st_size > static_cast<off_t>(kMaxFileBytes))
+    return fmt::format("it holds {} bytes: expected a parameter file of at most {} MiB",
+                       st.st_size, kMaxFileBytes >> 20);
   std::ifstream in(path, std::ios::binary);
-  ok = static_cast<bool>(in);
-  if (!ok) return {};
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  if (!in) return std::strerror(errno);
+  char chunk[1 << 16];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    text.append(chunk, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > kMaxFileBytes)  // it grew since stat()
+      return fmt::format("it holds more than {} MiB: expected a parameter file", kMaxFileBytes >> 20);
+  }
+  return {};
+}
+
+// The file's identity, to see a file that sources itself however it is named.
+std::pair<dev_t, ino_t> identity(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return {0, 0};
+  return {st.st_dev, st.st_ino};
 }
 
 // Tokens from a stack of sources: `source FILE` pushes FILE, its end pops it.
@@ -103,7 +128,8 @@ class Lexer {
  public:
   Lexer(std::string text, const std::string& name, std::string dir, std::vector<std::string>& files)
       : files_(files) {
-    stack_.push_back({std::move(text), name, std::move(dir), 0, 1});
+    const auto id = dir.empty() ? std::pair<dev_t, ino_t>{0, 0} : identity(name);
+    stack_.push_back({std::move(text), name, std::move(dir), 0, 1, id});
     files_.push_back(name);
   }
 
@@ -123,6 +149,7 @@ class Lexer {
     std::string text, name, dir;
     std::size_t pos;
     int line;
+    std::pair<dev_t, ino_t> id;  // {0, 0}: not a file on disk
   };
 
   // Skips blanks and comments; pops finished sources. False at the very end.
@@ -166,13 +193,18 @@ class Lexer {
                                    "itself?); expected at most {}",
                                    at.str(), file, stack_.size(), kMaxSourceDepth - 1));
     const std::string path = file[0] == '/' ? file : stack_.back().dir + "/" + file;
-    bool ok = false;
-    std::string text = read_whole(path, ok);
-    if (!ok)
-      throw ParamError(fmt::format("{}: 'source {}': cannot read {}: {}", at.str(), file, path,
-                                   std::strerror(errno)));
+    std::string text;
+    if (const std::string why = read_whole(path, text); !why.empty())
+      throw ParamError(fmt::format("{}: 'source {}': cannot read {}: {}", at.str(), file, path, why));
+    const auto id = identity(path);
+    for (const Source& open : stack_)
+      if (open.id == id)
+        throw ParamError(fmt::format("{}: 'source {}': {} is already being read (it sources "
+                                     "itself, through {}): expected files that do not source "
+                                     "one another in a cycle",
+                                     at.str(), file, path, open.name));
     files_.push_back(path);
-    stack_.push_back({std::move(text), path, dir_of(path), 0, 1});
+    stack_.push_back({std::move(text), path, dir_of(path), 0, 1, id});
   }
 
   Token scan() {
@@ -237,6 +269,13 @@ class Parser {
         out.instances.push_back(instantiate());
       } else if (t.t == T::Word) {
         auto b = std::make_shared<Block>(named_block(0));
+        if (const Block* first = out.find_block(b->name))
+          // DiskSim 4.0 keeps the first and warns ("ignoring redefinition"); a file that
+          // means the second would be misread, so it is refused here.
+          throw ParamError(fmt::format("{}: block {} is defined a second time (first at {}): "
+                                       "expected each name defined once (DiskSim 4.0 would "
+                                       "ignore this definition and keep the first)",
+                                       b->where.str(), b->name, first->where.str()));
         out.blocks.push_back(std::move(b));
       } else {
         fail(t, "a block definition 'type Name { ... }', 'source FILE', 'instantiate [ ... ] as "
@@ -482,9 +521,9 @@ const Block* ParamFile::find_block(std::string_view name) const {
 }
 
 ParamFile parse_file(const std::string& path) {
-  bool ok = false;
-  std::string text = read_whole(path, ok);
-  if (!ok) throw ParamError(fmt::format("{}: cannot read the file: {}", path, std::strerror(errno)));
+  std::string text;
+  if (const std::string why = read_whole(path, text); !why.empty())
+    throw ParamError(fmt::format("{}: cannot read the file: {}", path, why));
   return parse(std::move(text), path, dir_of(path));
 }
 

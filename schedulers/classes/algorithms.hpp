@@ -6,5 +6,6 @@
 namespace disksched::classes {
 
 AlgorithmInfo priority_algorithm();
+AlgorithmInfo qos_algorithm();  // qos.cpp
 
 }  // namespace disksched::classes

@@ -3,6 +3,9 @@
 
 namespace disksched {
 
-void register_class_algorithms(Registry& r) { r.add(classes::priority_algorithm()); }
+void register_class_algorithms(Registry& r) {
+  r.add(classes::priority_algorithm());
+  r.add(classes::qos_algorithm());
+}
 
 }  // namespace disksched

@@ -99,6 +99,10 @@ class DispatchCore {
   std::size_t eligible() const { return queue_.eligible(); }
   std::size_t in_flight() const { return queue_.in_flight(); }
   const DispatchStats& stats() const { return stats_; }
+  // The scheduler's own counters (Scheduler::counters).
+  std::vector<std::pair<std::string, double>> scheduler_counters() const {
+    return queue_.scheduler().counters();
+  }
 
  private:
   const DeviceModel& model_;

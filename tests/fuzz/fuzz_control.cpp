@@ -14,7 +14,7 @@
 
 #include "daemon/filter/control_commands.hpp"
 #include "daemon/filter/dispatcher.hpp"
-#include "daemon/filter/lbn_model.hpp"
+#include "predictor/lbn_model.hpp"
 #include "schedulers/registry.hpp"
 
 namespace {

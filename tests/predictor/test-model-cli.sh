@@ -18,6 +18,47 @@ assert len(z) == 1 and z[0]["first_cylinder"] == 0 and z[0]["last_cylinder"] == 
 assert z[0]["sectors_per_track"] == 72
 ' || fail "model show hp97560 --json"
 
+# model list: every built-in with its kind, capacity and rpm; each name loads.
+"$DISKSCHED" model list --json | $py -c '
+import json, sys
+rows = {r["name"]: r for r in json.load(sys.stdin)}
+assert set(rows) >= {"hp97560", "hp97560-full", "gp93", "mems", "mems-table1", "sata7200-8tb",
+                     "laptop5400-320gb", "sas15k-600gb"}, sorted(rows)
+assert rows["hp97560"]["kind"] == "disk" and rows["hp97560"]["capacity_bytes"] == 1375617024
+assert abs(rows["hp97560"]["rpm"] - 4002) < 1e-9 and abs(rows["sata7200-8tb"]["rpm"] - 7200) < 1e-6
+assert rows["mems"]["kind"] == "mems" and rows["mems"]["rpm"] is None
+assert "sata7200-8tb-4kn" in rows["sata7200-8tb"]["variants"] and "variants" not in rows["gp93"]
+print("\n".join(rows))' > "$TMPDIR_TEST/names" || fail "model list --json"
+while read -r name; do
+  "$DISKSCHED" model show "$name" > /dev/null || fail "model list names '$name', which does not load"
+done < "$TMPDIR_TEST/names"
+"$DISKSCHED" model list | grep -q "^sata7200-8tb .* 7200$" || fail "model list: $("$DISKSCHED" model list)"
+
+# model show: what the profile holds beyond the geometry. The datasheet drive's cache,
+# bus and 4 KiB media sector; a profile whose zones set their own skews says "per zone"
+# (not the unused profile-wide default) and shows each zone's.
+"$DISKSCHED" model show sata7200-8tb --json | $py -c '
+import json, sys; j = json.load(sys.stdin)
+assert j["physical_sector_bytes"] == 4096 and j["sector_bytes"] == 512, j["physical_sector_bytes"]
+assert j["cache"]["segments"] == 128, j["cache"]
+assert isinstance(j["bus"], dict) and j["bus"]["read_sector_ms"] > 0, j["bus"]
+assert "source" in j' || fail "model show sata7200-8tb: cache, bus, physical sector"
+"$DISKSCHED" model show hp97560 --json | $py -c '
+import json, sys; j = json.load(sys.stdin)
+assert j["cache"] == "none (the platter alone)" and j["physical_sector_bytes"] == 512, j["cache"]'   || fail "model show hp97560: no cache"
+cat > "$TMPDIR_TEST/skews.json" <<'JSON'
+{"schema": "disksched-geometry", "version": 1, "name": "zone-skews", "heads": 2, "rpm": 5400,
+ "zones": [{"first_cylinder": 0, "last_cylinder": 99, "sectors_per_track": 100, "track_skew_sectors": 12, "cylinder_skew_sectors": 20},
+           {"first_cylinder": 100, "last_cylinder": 199, "sectors_per_track": 60, "track_skew_sectors": 7, "cylinder_skew_sectors": 11}],
+ "seek": {"form": "table", "points": [[1, 1.5], [50, 4.0], [199, 9.0]]}}
+JSON
+"$DISKSCHED" model show "$TMPDIR_TEST/skews.json" --json | $py -c '
+import json, sys; j = json.load(sys.stdin)
+assert j["track_skew_sectors"] == "per zone" and j["cylinder_skew_sectors"] == "per zone", j
+assert [z["track_skew_sectors"] for z in j["zones"]] == [12, 7], j["zones"]
+assert [z["cylinder_skew_sectors"] for z in j["zones"]] == [20, 11], j["zones"]'   || fail "model show: per-zone skews"
+"$DISKSCHED" model show "$TMPDIR_TEST/skews.json" | grep -q "^track_skew_sectors *per zone"   || fail "model show (text): per-zone skews"
+
 "$DISKSCHED" model show fixed:ms=10 --json | $py -c '
 import json, sys; j = json.load(sys.stdin); assert j["kind"] == "fixed" and j["service_ms"] == 10' \
   || fail "model show fixed"
@@ -109,4 +150,38 @@ printf 'dm_disk D {\n  Number of data surfaces = 2\n  Number of cylinders = 3\n}
 expect_error "bad.model:3: expected ',' or '}' after the value of 'Number of data surfaces', found the word 'Number'" \
   model import "$TMPDIR_TEST/bad.model" -o "$TMPDIR_TEST/bad.json"
 expect_error "give FILE" model import -o "$TMPDIR_TEST/none.json"
+
+# DiskSim's command-line overrides (--set), in model import and in validate, which
+# imports DiskSim files itself; a component or key that names nothing is an error.
+"$DISKSCHED" model import "$valid/hp_c2247a.parv" --set 'disk0:Enable caching in buffer=0' \
+  --set 'disk0:Model:Block count=2000000' -o "$TMPDIR_TEST/off.json" >/dev/null 2>&1 \
+  || fail "model import --set"
+$py - "$TMPDIR_TEST/off.json" <<'PY' || fail "model import --set: the overrides are not in the profile"
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert p["cache"]["segments"] == 0, p["cache"]
+assert p["capacity_sectors"] == 2000000, p.get("capacity_sectors")
+assert p["source"]["overrides"] == ["disk0:Enable caching in buffer=0", "disk0:Model:Block count=2000000"]
+PY
+expect_error "no component named 'disk9' in .*hp_c2247a.parv (it has: statfoo, bus0, bus1, disk0, driver0, ctlr0)" \
+  model import "$valid/hp_c2247a.parv" --set 'disk9:Enable caching in buffer=0' -o "$TMPDIR_TEST/x.json"
+expect_error "the block disksim_disk HP_C2247A_validate (.*hp_c2247a.diskspecs:1) has no key 'Enable cache'" \
+  model import "$valid/hp_c2247a.parv" --set 'disk0:Enable cache=0' -o "$TMPDIR_TEST/x.json"
+head -n 200 "$valid/hp_c2247a.trace" > "$TMPDIR_TEST/short.trace"
+for how in parv json; do
+  profile=$TMPDIR_TEST/off.json
+  [ $how = parv ] && profile=$valid/hp_c2247a.parv
+  extra=()
+  [ $how = parv ] && extra=(--set 'disk0:Enable caching in buffer=0' --set 'disk0:Model:Block count=2000000')
+  "$DISKSCHED" validate --profile "$profile" "${extra[@]}" --trace "$TMPDIR_TEST/short.trace" --json \
+    > "$TMPDIR_TEST/v-$how.json" 2>/dev/null || fail "validate --profile ($how)"
+done
+$py - "$TMPDIR_TEST/v-parv.json" "$TMPDIR_TEST/v-json.json" <<'PY' || fail "validate --set differs from model import --set"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+assert a["requests"] == 200 and a["simulated_hits"] == 0, a["simulated_hits"]
+assert a["demerit_ms"] == b["demerit_ms"], (a["demerit_ms"], b["demerit_ms"])
+PY
+expect_error "overrides apply to DiskSim files" validate --profile hp97560 --set 'disk0:x=1' \
+  --trace "$TMPDIR_TEST/short.trace"
 echo "model import ok"

@@ -210,12 +210,15 @@ TEST_CASE("profiles carry the physical sector size, checked on load") {
 
 TEST_CASE("a datasheet drive has its buffer and bus; -nocache is the platter alone") {
   const DiskProfile p = *datasheet_builtin("sata7200-8tb");
-  // 256 MB in 128 segments of 2 MiB (4096 sectors of 512 bytes), one per scattered
-  // write it holds; read-ahead and write-behind on.
+  // 256 MB in 128 segments of 2 MiB (4096 sectors of 512 bytes) for reads, read-ahead
+  // on; writes in a buffer by size (a 64th of the buffer), not one per segment.
   CHECK(p.drive.has_cache);
   CHECK(p.drive.cache.segments == 128);
   CHECK(p.drive.cache.segment_sectors == 4096);
-  CHECK(p.drive.cache.write_behind());
+  CHECK_FALSE(p.drive.cache.write_behind());
+  CHECK(p.drive.cache.write_buffer());
+  CHECK(p.drive.cache.write_buffer_bytes == (256ull << 20) / 64);
+  CHECK(p.drive.cache.write_buffer_window == 0);
   CHECK(p.drive.cache.continuous_read == 3);
   CHECK(p.drive.cache.max_read_ahead == 4096);
   // SATA 6 Gb/s: 600 MB/s, 512 bytes in 0.853 us.
@@ -232,5 +235,23 @@ TEST_CASE("a datasheet drive has its buffer and bus; -nocache is the platter alo
   CHECK(datasheet_builtin("sata7200-8tb-4kn-nocache")->sector_bytes == 4096);
   CHECK_FALSE(datasheet_builtin("sata7200-8tb-nocache-4kn"));
   // The blocks survive a round trip through JSON.
+  CHECK(profile_from_json(profile_to_json(p), "t").drive == p.drive);
+}
+
+TEST_CASE("st2000dm006: Seagate's figures, the fitted ones as the profile names them") {
+  const DiskProfile p = *datasheet_builtin("st2000dm006");
+  const DiskModel m(p);
+  CHECK(m.capacity_bytes() >= 2000398934016ull);
+  CHECK(m.capacity_bytes() < 2000398934016ull + 64ull * 4096 * 4);  // within a cylinder or so
+  CHECK(p.rotation_ms == Approx(60000.0 / 7200));
+  CHECK(p.sector_bytes == 512);
+  CHECK(p.physical_sector_bytes == 4096);  // 512e
+  CHECK(p.write_settle_ms == 1.0);         // 9.5 ms write against 8.5 ms read seek
+  CHECK(p.drive.cache.segments * p.drive.cache.segment_sectors * 512ull == 64ull << 20);
+  CHECK(p.drive.cache.write_buffer_bytes == 1u << 20);
+  CHECK(p.drive.cache.write_buffer_window == 4);
+  CHECK(p.drive.bus.read_sector == Approx(512 / 600e3));
+  CHECK(p.source.at("fitted").contains("overhead_ms"));
+  CHECK(p.source.at("datasheet").contains("avg_seek_ms"));
   CHECK(profile_from_json(profile_to_json(p), "t").drive == p.drive);
 }

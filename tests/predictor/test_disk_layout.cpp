@@ -56,10 +56,12 @@ std::vector<Chs> reference_layout(const DiskProfile& p, std::vector<bool>* remap
       case Sparing::SectorsPerZoneSlipToEnd: unit = tracks * spt, to_end = true; break;
     }
     if (unit != 0) {
-      const std::uint64_t data = unit - z.spares;
-      for (std::uint64_t u = 0; u < tracks * spt / unit; ++u) {
+      // Every unit, and a last one cut short (ranges), which has no spares.
+      for (std::uint64_t u = 0; u * unit < tracks * spt; ++u) {
+        const std::uint64_t size = std::min(unit, tracks * spt - u * unit);
+        const std::uint64_t data = size < unit ? size : unit - z.spares;
         std::uint64_t taken = 0;
-        for (std::uint64_t w = 0; w < unit; ++w) {
+        for (std::uint64_t w = 0; w < size; ++w) {
           const std::uint64_t pos = u * unit + w;
           if (to_end ? (w < data && !slipped(pos)) : (!slipped(pos) && taken < data)) {
             slots.push_back(pos);
@@ -166,6 +168,22 @@ TEST_CASE("every sparing scheme maps as the brute-force walk says", "[layout]") 
   }
 }
 
+TEST_CASE("a zone that is not a whole number of ranges ends in a short range without spares",
+          "[layout]") {
+  // Ranges of 4 cylinders: zone 0 (6 cylinders) and zone 1 (6) end in a range of 2, zone
+  // 2 (4) is one whole range (DiskSim's g1_ltop_sectperrangespare maps them so).
+  for (Mapping mapping : {Mapping::Conventional, Mapping::Serpentine}) {
+    DiskProfile p = small(Sparing::SectorsPerRange, 5);
+    p.layout.mapping = mapping;
+    p.layout.range_cylinders = 4;
+    p.zones[0].slips = {1, 100};
+    p.zones[1].slips = {7};
+    INFO("mapping " << mapping_name(mapping));
+    check_against_reference(p);
+    CHECK(DiskModel(p).lbas() == (192 - 5 + 96) + (160 - 5 + 80) + (128 - 5));
+  }
+}
+
 TEST_CASE("remapped defects are served from their spare; the defect has no LBA", "[layout]") {
   DiskProfile p = small(Sparing::SectorsPerZone, 10);
   p.zones[0].remaps = {{30, 286}, {31, 287}};  // zone 0 has 6 x 4 x 12 = 288 sectors
@@ -199,7 +217,12 @@ TEST_CASE("layouts the files could state but a disk cannot have are refused by n
   CHECK_THROWS_WITH(DiskModel(p), Catch::Contains("slips need a sparing scheme"));
   p = small(Sparing::SectorsPerRange, 1);
   p.layout.range_cylinders = 4;
-  CHECK_THROWS_WITH(DiskModel(p), Catch::Contains("not a whole number of ranges of 4"));
+  p.zones[0].slips = {200};  // in zone 0's last range, cut short at 2 cylinders: no spares
+  CHECK_THROWS_WITH(DiskModel(p), Catch::Contains("zone 0") && Catch::Contains("1 slips in one sparing unit (from position 192) but 0 spares"));
+  p.layout.range_cylinders = 5;
+  p.zones[0].slips.clear();
+  p.zones[0].spares = 200;  // a range of 240 sectors keeps 40 for data; the short one has 48
+  CHECK_THROWS_WITH(DiskModel(p), Catch::Contains("zone 0") && Catch::Contains("holds more than a whole range's 40 data sectors"));
   p = small(Sparing::SectorsPerZone, 1);
   p.zones[2].empty_front = 1000;
   CHECK_THROWS_WITH(DiskModel(p), Catch::Contains("zone 2") && Catch::Contains("empty_front 1000"));

@@ -3,6 +3,8 @@
 #include <fstream>
 #include <string>
 
+#include <sys/stat.h>
+
 #include <catch2/catch.hpp>
 
 #include "predictor/import/disksim_params.hpp"
@@ -197,8 +199,77 @@ TEST_CASE("errors inside a sourced file name that file; missing and looping incl
     parse_file((d.path / "loop.parv").string());
     FAIL("no error");
   } catch (const ParamError& e) {
-    CHECK_THAT(e.what(), Catch::Contains("does a file source itself?"));
+    CHECK(std::string(e.what()) ==
+          (d.path / "loop.parv").string() + ":1: 'source loop.parv': " + (d.path / "loop.parv").string() +
+              " is already being read (it sources itself, through " + (d.path / "loop.parv").string() +
+              "): expected files that do not source one another in a cycle");
   }
+}
+
+TEST_CASE("a cycle of sourced files, a FIFO, a device, a directory and a huge file are refused "
+          "by name and line",
+          "[disksim]") {
+  TempDir d;
+  // a.parv -> b.diskspecs -> c.model -> a.parv (named another way).
+  d.write("a.parv", "source b.diskspecs\n");
+  d.write("b.diskspecs", "# b\nsource ./c.model\n");
+  d.write("c.model", "\n\nsource ./a.parv\n");
+  const std::string a = (d.path / "a.parv").string();
+  try {
+    parse_file(a);
+    FAIL("no error");
+  } catch (const ParamError& e) {
+    CHECK_THAT(e.what(), Catch::StartsWith(d.path.string() + "/./c.model:3: 'source ./a.parv': ") &&
+                             Catch::Contains("is already being read (it sources itself, through " + a + ")"));
+  }
+  // The same file sourced twice in a row is no cycle.
+  d.write("twice.parv", "source x.model\nsource x.model\n");
+  d.write("x.model", "# nothing\n");
+  CHECK(parse_file((d.path / "twice.parv").string()).files.size() == 3);
+  const auto error_of_source = [&](const std::string& target) {
+    d.write("s.parv", "b B { x = 1 }\nsource " + target + "\n");
+    try {
+      parse_file((d.path / "s.parv").string());
+    } catch (const ParamError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  const std::string at = (d.path / "s.parv").string() + ":2: ";
+  CHECK(error_of_source("/dev/zero") ==
+        at + "'source /dev/zero': cannot read /dev/zero: it is not a regular file (a FIFO, a "
+             "socket or a device): expected a parameter file");
+  REQUIRE(::mkfifo((d.path / "fifo").c_str(), 0600) == 0);
+  CHECK_THAT(error_of_source("fifo"), Catch::StartsWith(at + "'source fifo': cannot read ") &&
+                                          Catch::EndsWith("it is not a regular file (a FIFO, a socket "
+                                                          "or a device): expected a parameter file"));
+  std::filesystem::create_directory(d.path / "dir");
+  CHECK_THAT(error_of_source("dir"), Catch::EndsWith("it is a directory, not a parameter file"));
+  {
+    std::ofstream(d.path / "huge.model") << "# sparse\n";
+    std::filesystem::resize_file(d.path / "huge.model", (std::uintmax_t{64} << 20) + 1);
+  }
+  CHECK_THAT(error_of_source("huge.model"),
+             Catch::EndsWith("it holds 67108865 bytes: expected a parameter file of at most 64 MiB"));
+  // The top-level file too.
+  try {
+    parse_file((d.path / "fifo").string());
+    FAIL("no error");
+  } catch (const ParamError& e) {
+    CHECK_THAT(e.what(), Catch::StartsWith((d.path / "fifo").string() + ": cannot read the file: it is "
+                                                                        "not a regular file"));
+  }
+}
+
+TEST_CASE("a block defined a second time is refused at its definition, naming the first",
+          "[disksim]") {
+  CHECK(error_of("disksim_disk D { a = 1 }\n\ndisksim_disk D { a = 2 }\n") ==
+        "t.parv:3: block D is defined a second time (first at t.parv:1): expected each name "
+        "defined once (DiskSim 4.0 would ignore this definition and keep the first)");
+  // Another type of the same name is the same name to DiskSim's type table.
+  CHECK_THAT(error_of("disksim_disk D { a = 1 }\ndisksim_bus D { b = 1 }\n"),
+             Catch::StartsWith("t.parv:2: block D is defined a second time (first at t.parv:1)"));
+  CHECK(error_of("disksim_disk D { a = 1 }\ndisksim_disk E { a = 1 }\n").empty());
 }
 
 TEST_CASE("the four validation disks' files parse", "[disksim]") {

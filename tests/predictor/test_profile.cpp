@@ -92,7 +92,7 @@ TEST_CASE("load_model knows the built-ins and reads profile files", "[profile]")
     CHECK(load_model(name)->name().rfind(name, 0) == 0);
     CHECK_THROWS_WITH(load_model("hp9756"), Catch::Contains(name));
   }
-  CHECK(builtin_model_names().size() == 8);
+  CHECK(builtin_model_names().size() == 9);
   CHECK_THROWS_WITH(load_model("hp9756"), Catch::Contains("unknown model 'hp9756'"));
   CHECK_THROWS_WITH(load_model("nonexistent.json"), Catch::Contains("cannot open"));
   CHECK_THROWS_WITH(load_model("fixed:ms=-1"), Catch::Contains("ms='-1'"));

@@ -38,7 +38,7 @@ assert any(p["name"] == "zone" and p["default"] == "120x1200" for p in names["zs
 assert {p["name"] for p in names["priority"]["params"]} >= {"variant", "timeout", "queues", "high"}
 # Which algorithms can starve a request is said; priority's default timeout bounds it.
 starving = {a["name"] for a in algs if "can starve a request" in a["description"]}
-assert starving == {"sstf", "satf", "vr", "gstf", "zsptf", "priority"}, starving
+assert starving == {"sstf", "satf", "vr", "gstf", "zsptf", "priority", "qos"}, starving
 assert "timeout=0 or expired=mix" in names["priority"]["description"]
 assert [p["default"] for p in names["priority"]["params"] if p["name"] == "expired"] == ["alternate"]
 assert [p["default"] for p in names["priority"]["params"] if p["name"] == "timeout"] == [500]

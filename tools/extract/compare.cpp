@@ -43,14 +43,8 @@ double skew_error(double a, double b, std::uint32_t spt) {
   return std::min(d, static_cast<double>(spt) - d);
 }
 
-}  // namespace
-
-Comparison compare_profiles(const DiskProfile& got, const DiskProfile& truth, Millis true_period,
-                            const Tolerances& tol) {
-  Comparison c;
-  const Millis period = true_period > 0 ? true_period : truth.rotation_ms;
-  c.period_error = got.rotation_ms / period - 1.0;
-  c.heads_equal = got.heads == truth.heads;
+// Zones and where LBAs lie, from LBA 0's cylinder (c.cylinder_shift) on.
+void compare_zones(const DiskProfile& got, const DiskProfile& truth, Comparison& c) {
   // What timing cannot see: cylinders before LBA 0's (the extraction counts from it)
   // and spare space after the last LBA. Cylinders are compared from LBA 0's, and the
   // last zone up to the last LBA's.
@@ -86,31 +80,12 @@ Comparison compare_profiles(const DiskProfile& got, const DiskProfile& truth, Mi
     ++c.mapping_samples;
     c.mapping_differ += !(g == mt.lba_to_chs(lba));
   }
-  const std::size_t nz = std::min(got.zones.size(), truth.zones.size());
-  for (std::size_t i = 0; i < nz; ++i) {
-    const std::uint32_t spt = truth.zones[i].sectors_per_track;
-    c.max_track_skew_error = std::max(
-        c.max_track_skew_error,
-        skew_error(skew_of(got.zones[i], got.track_skew_sectors, true),
-                   skew_of(truth.zones[i], truth.track_skew_sectors, true), spt));
-    c.max_cylinder_skew_error = std::max(
-        c.max_cylinder_skew_error,
-        skew_error(skew_of(got.zones[i], got.cylinder_skew_sectors, false),
-                   skew_of(truth.zones[i], truth.cylinder_skew_sectors, false), spt));
-  }
-  c.head_switch_error = got.head_switch_ms - truth.head_switch_ms;
-  const std::int64_t cyls = truth.zones.back().last_cylinder + 1;
-  c.seek_rms = seek_rms_difference(got.seek, truth.seek, cyls - 1);
-  c.read_overhead_error = (got.overhead_ms.read + got.completion_ms.read) -
-                          (truth.overhead_ms.read + truth.completion_ms.read);
+}
 
-  auto key = [](const Defect& d) { return std::make_tuple(d.cylinder, d.head, d.sector); };
-  std::set<std::tuple<std::int64_t, std::int32_t, std::uint32_t>> ours, theirs;
-  for (const auto& d : got.defects) ours.insert(key(d));
-  for (const auto& d : truth.defects) theirs.insert(key(d));
-  for (const auto& k : theirs) c.defects_missing += ours.count(k) == 0;
-  for (const auto& k : ours) c.defects_extra += theirs.count(k) == 0;
-
+// The report's lines, into c.lines; whether every tolerance is met. (cyls: the true
+// model's cylinders.)
+bool report_lines(const DiskProfile& got, const DiskProfile& truth, Millis period, std::int64_t cyls,
+                  const Tolerances& tol, Comparison& c) {
   auto line = [&](const std::string& what, bool ok) {
     c.lines.push_back(fmt::format("{:<58} {}", what, ok ? "ok" : "FAIL"));
     return ok;
@@ -155,7 +130,44 @@ Comparison compare_profiles(const DiskProfile& got, const DiskProfile& truth, Mi
                                 fmt::format("slipped sectors: {} found, {} missed, {} spurious", got.defects.size(),
                                             c.defects_missing, c.defects_extra),
                                 "(info)"));
-  c.pass = pass;
+  return pass;
+}
+
+}  // namespace
+
+Comparison compare_profiles(const DiskProfile& got, const DiskProfile& truth, Millis true_period,
+                            const Tolerances& tol) {
+  Comparison c;
+  const Millis period = true_period > 0 ? true_period : truth.rotation_ms;
+  c.period_error = got.rotation_ms / period - 1.0;
+  c.heads_equal = got.heads == truth.heads;
+  compare_zones(got, truth, c);
+  const std::size_t nz = std::min(got.zones.size(), truth.zones.size());
+  for (std::size_t i = 0; i < nz; ++i) {
+    const std::uint32_t spt = truth.zones[i].sectors_per_track;
+    c.max_track_skew_error = std::max(
+        c.max_track_skew_error,
+        skew_error(skew_of(got.zones[i], got.track_skew_sectors, true),
+                   skew_of(truth.zones[i], truth.track_skew_sectors, true), spt));
+    c.max_cylinder_skew_error = std::max(
+        c.max_cylinder_skew_error,
+        skew_error(skew_of(got.zones[i], got.cylinder_skew_sectors, false),
+                   skew_of(truth.zones[i], truth.cylinder_skew_sectors, false), spt));
+  }
+  c.head_switch_error = got.head_switch_ms - truth.head_switch_ms;
+  const std::int64_t cyls = truth.zones.back().last_cylinder + 1;
+  c.seek_rms = seek_rms_difference(got.seek, truth.seek, cyls - 1);
+  c.read_overhead_error = (got.overhead_ms.read + got.completion_ms.read) -
+                          (truth.overhead_ms.read + truth.completion_ms.read);
+
+  auto key = [](const Defect& d) { return std::make_tuple(d.cylinder, d.head, d.sector); };
+  std::set<std::tuple<std::int64_t, std::int32_t, std::uint32_t>> ours, theirs;
+  for (const auto& d : got.defects) ours.insert(key(d));
+  for (const auto& d : truth.defects) theirs.insert(key(d));
+  for (const auto& k : theirs) c.defects_missing += ours.count(k) == 0;
+  for (const auto& k : ours) c.defects_extra += theirs.count(k) == 0;
+
+  c.pass = report_lines(got, truth, period, cyls, tol, c);
   return c;
 }
 

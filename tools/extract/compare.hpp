@@ -1,5 +1,5 @@
 // How far an extracted profile is from the truth (a built-in model or the profile an
-// emulator played), quantity by quantity, against the tolerances of issue 7:
+// emulator played), quantity by quantity, against the extraction's tolerances:
 // rotation period within 0.1 %, sectors per track and zone boundaries exact, skews
 // within one sector, head switch within 0.1 ms, seek curve RMS <= 0.3 ms; and where
 // spread LBAs lie (empty front, slipped sectors and tracks, spare tracks).

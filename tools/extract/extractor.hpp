@@ -14,7 +14,8 @@
 //   writes    (only in --allow-writes) write completion offset and overhead
 //   validate  predicted vs measured completion times of random request pairs
 // The budget is honoured by sampling: fewer seek distances and validation pairs when
-// it is short.
+// it is short. Each step is its own file (steps.hpp), run by the plan in extractor.cpp
+// with the instrument (instrument.hpp) and what the steps before it found (findings.hpp).
 #pragma once
 
 #include <cstdint>

@@ -70,6 +70,80 @@ double rough_step(Prober& p, std::uint64_t start) {
       start));
 }
 
+namespace {
+
+// Bisects each flagged interval (of m sectors from start, i-th phases ph[i], ph[i + 1])
+// to the boundary, then verifies it with more reads: a jump between b - 1 and b, none
+// between b - 2 and b - 1. A preempted read can send the bisection the wrong way; then
+// it is repeated with more reads per phase. The boundaries found, into scan.
+void locate_boundaries(Prober& p, std::uint64_t start, std::uint64_t m, const std::vector<std::size_t>& flagged,
+                       const std::vector<double>& ph, double step, double thr, TrackScan& scan) {
+  const int heavy = std::max(5, p.repeats() + 2);
+  auto jump = [&](std::uint64_t a, int reps) {
+    return std::fabs(wrap_half(p.phase(a + 1, reps) - p.phase(a, reps) - step)) > thr;
+  };
+  for (std::size_t i : flagged) {
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      const int reps = attempt == 0 ? p.repeats() : heavy;
+      std::uint64_t lo = start + i * m, hi = lo + m;
+      double plo = attempt == 0 ? ph[i] : p.phase(lo, reps), phi = attempt == 0 ? ph[i + 1] : p.phase(hi, reps);
+      while (hi - lo > 1) {
+        const std::uint64_t mid = lo + (hi - lo) / 2;
+        const double pm = p.phase(mid, reps);
+        const double dl = std::fabs(wrap_half(pm - plo - static_cast<double>(mid - lo) * step));
+        const double dr = std::fabs(wrap_half(phi - pm - static_cast<double>(hi - mid) * step));
+        if (dl <= dr) {
+          lo = mid;
+          plo = pm;
+        } else {
+          hi = mid;
+          phi = pm;
+        }
+      }
+      const bool ok = jump(hi - 1, heavy) && (hi - 1 <= start + i * m || !jump(hi - 2, heavy));
+      if (!ok && attempt == 0) continue;
+      if (ok) {
+        scan.boundaries.push_back(hi);
+        scan.skews.push_back(skew_from(p.phase(hi - 1, heavy), p.phase(hi, heavy), step));
+      }
+      break;
+    }
+  }
+}
+
+// Track size: the most common distance between consecutive boundaries (a track that
+// lost sectors to slipped defects is shorter), else the phase step (`step`, refined),
+// into scan. (ph0: the phase at start; len: the sectors the scan covered.)
+void track_size(Prober& p, std::uint64_t start, double ph0, std::uint64_t len, double spt0, double& step,
+                TrackScan& scan) {
+  const std::uint64_t n = p.target().sectors();
+  std::map<std::uint64_t, int> lengths;
+  for (std::size_t i = 1; i < scan.boundaries.size(); ++i)
+    ++lengths[scan.boundaries[i] - scan.boundaries[i - 1]];
+  if (!lengths.empty()) {
+    auto best = std::max_element(lengths.begin(), lengths.end(), [](const auto& a, const auto& b) {
+      return a.second < b.second || (a.second == b.second && a.first < b.first);
+    });
+    scan.spt = static_cast<std::uint32_t>(best->first);
+    scan.exact = true;
+  } else {
+    // No two boundaries in view (zero skew): refine the step on a growing baseline,
+    // as long as the phases keep following it, then round.
+    const double p0 = ph0;
+    for (int k = 0; k < 8; ++k) {
+      len *= 2;
+      if (start + len >= n || static_cast<double>(len) > 64.0 * spt0) break;
+      const double r = wrap_half(p.phase(start + len) - p0 - static_cast<double>(len) * step);
+      if (std::fabs(r) > 0.3 * step) break;  // something (a skew, a zone) in between
+      step = (static_cast<double>(len) * step + r) / static_cast<double>(len);
+    }
+    scan.spt = static_cast<std::uint32_t>(std::lround(1.0 / step));
+    scan.exact = false;
+  }
+}
+
+}  // namespace
+
 TrackScan scan_tracks(Prober& p, std::uint64_t start, double step_hint, int min_boundaries) {
   const std::uint64_t n = p.target().sectors();
   TrackScan scan;
@@ -137,67 +211,8 @@ TrackScan scan_tracks(Prober& p, std::uint64_t start, double step_hint, int min_
     if (!clean.empty()) step = median(clean) / static_cast<double>(m);
   }
 
-  // Bisect each flagged interval to the boundary, then verify it with more reads: a jump
-  // between b - 1 and b, none between b - 2 and b - 1. A preempted read can send the
-  // bisection the wrong way; then it is repeated with more reads per phase.
-  const int heavy = std::max(5, p.repeats() + 2);
-  auto jump = [&](std::uint64_t a, int reps) {
-    return std::fabs(wrap_half(p.phase(a + 1, reps) - p.phase(a, reps) - step)) > thr;
-  };
-  for (std::size_t i : flagged) {
-    for (int attempt = 0; attempt < 2; ++attempt) {
-      const int reps = attempt == 0 ? p.repeats() : heavy;
-      std::uint64_t lo = start + i * m, hi = lo + m;
-      double plo = attempt == 0 ? ph[i] : p.phase(lo, reps), phi = attempt == 0 ? ph[i + 1] : p.phase(hi, reps);
-      while (hi - lo > 1) {
-        const std::uint64_t mid = lo + (hi - lo) / 2;
-        const double pm = p.phase(mid, reps);
-        const double dl = std::fabs(wrap_half(pm - plo - static_cast<double>(mid - lo) * step));
-        const double dr = std::fabs(wrap_half(phi - pm - static_cast<double>(hi - mid) * step));
-        if (dl <= dr) {
-          lo = mid;
-          plo = pm;
-        } else {
-          hi = mid;
-          phi = pm;
-        }
-      }
-      const bool ok = jump(hi - 1, heavy) && (hi - 1 <= start + i * m || !jump(hi - 2, heavy));
-      if (!ok && attempt == 0) continue;
-      if (ok) {
-        scan.boundaries.push_back(hi);
-        scan.skews.push_back(skew_from(p.phase(hi - 1, heavy), p.phase(hi, heavy), step));
-      }
-      break;
-    }
-  }
-
-  // Track size: the most common distance between consecutive boundaries (a track that
-  // lost sectors to slipped defects is shorter), else the phase step.
-  std::map<std::uint64_t, int> lengths;
-  for (std::size_t i = 1; i < scan.boundaries.size(); ++i)
-    ++lengths[scan.boundaries[i] - scan.boundaries[i - 1]];
-  if (!lengths.empty()) {
-    auto best = std::max_element(lengths.begin(), lengths.end(), [](const auto& a, const auto& b) {
-      return a.second < b.second || (a.second == b.second && a.first < b.first);
-    });
-    scan.spt = static_cast<std::uint32_t>(best->first);
-    scan.exact = true;
-  } else {
-    // No two boundaries in view (zero skew): refine the step on a growing baseline,
-    // as long as the phases keep following it, then round.
-    const double p0 = ph.front();
-    std::uint64_t len = count * m;
-    for (int k = 0; k < 8; ++k) {
-      len *= 2;
-      if (start + len >= n || static_cast<double>(len) > 64.0 * spt0) break;
-      const double r = wrap_half(p.phase(start + len) - p0 - static_cast<double>(len) * step);
-      if (std::fabs(r) > 0.3 * step) break;  // something (a skew, a zone) in between
-      step = (static_cast<double>(len) * step + r) / static_cast<double>(len);
-    }
-    scan.spt = static_cast<std::uint32_t>(std::lround(1.0 / step));
-    scan.exact = false;
-  }
+  locate_boundaries(p, start, m, flagged, ph, step, thr, scan);
+  track_size(p, start, ph.front(), count * m, spt0, step, scan);
   scan.step = scan.exact ? 1.0 / scan.spt : step;
   return scan;
 }

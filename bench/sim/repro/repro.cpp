@@ -4,12 +4,14 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <iostream>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "common/csv.hpp"
+#include "common/regular_file.hpp"
 
 namespace disksched {
 
@@ -77,9 +79,8 @@ void report_claims(const std::string& title, const std::vector<Claim>& claims,
                            disagree, n - agree - disagree);
 
   std::filesystem::create_directories(out_dir);
-  std::ofstream csv(out_dir + "/claims.csv");
+  std::ostringstream csv, md;
   csv << "id,claim,paper,ours,tolerance,verdict,note\n";
-  std::ofstream md(out_dir + "/claims.md");
   md << "| # | claim | paper | ours | tolerance | verdict |\n|---|---|---|---|---|---|\n";
   n = 0;
   for (const auto& c : claims) {
@@ -91,6 +92,8 @@ void report_claims(const std::string& title, const std::vector<Claim>& claims,
        << c.tolerance << " | " << verdict_text(c.verdict) << (c.note.empty() ? "" : " (" + c.note + ")")
        << " |\n";
   }
+  replace_file(out_dir + "/claims.csv", csv.str());
+  replace_file(out_dir + "/claims.md", md.str());
   std::cout << "wrote " << out_dir << "/claims.md and claims.csv\n";
 }
 

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <iostream>
 #include <mutex>
 
@@ -22,6 +23,7 @@
 #include "bench/sim/sweep/job_pool.hpp"
 #include "bench/sim/repro/repro.hpp"
 #include "bench/sim/sweep/sweep.hpp"
+#include "common/regular_file.hpp"
 
 namespace disksched {
 
@@ -153,7 +155,7 @@ std::vector<Claim> repro_dn13(const ReproOptions& o) {
 
   std::filesystem::create_directories(o.out_dir);
   {
-    std::ofstream f(o.out_dir + "/threshold_sweep.csv");
+    std::ostringstream f;
     f << "sched,threshold,delay_ms,ci95_delay_ms,response_ms,ci95_response_ms,seek_lbn,saturated\n";
     std::cout << fmt::format("\nDN threshold sweep: {} at {:.1f} requests/s on {} ({} reps x {} requests)\n",
                              w.spec(), rate, kModel, reps, cfg.measured);
@@ -168,6 +170,7 @@ std::vector<Claim> repro_dn13(const ReproOptions& o) {
                                scheds[i], x.delay.mean, x.delay.half_width, x.response.mean,
                                x.response.half_width, x.seek.mean, x.saturated ? " saturated" : "");
     }
+    replace_file(o.out_dir + "/threshold_sweep.csv", f.str());
   }
   if (!o.no_plot)
     run_python("plot_dn13.py", {"--csv", o.out_dir + "/threshold_sweep.csv", "--out",

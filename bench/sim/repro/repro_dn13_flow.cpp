@@ -13,6 +13,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -26,6 +27,7 @@
 #include "emulator/sim/process_flow/process_flow.hpp"
 #include "emulator/sim/stats.hpp"
 #include "schedulers/registry.hpp"
+#include "common/regular_file.hpp"
 
 namespace disksched {
 
@@ -114,7 +116,7 @@ std::vector<Claim> repro_dn13_flow(const ReproOptions& o) {
 
   std::filesystem::create_directories(o.out_dir);
   {
-    std::ofstream f(o.out_dir + "/threshold_sweep_flow.csv");
+    std::ostringstream f, m;
     f << "decisions,sched,threshold,delay_ms,ci95_delay_ms,response_ms,execution_ms,ci95_execution_ms,decision_ms\n";
     std::cout << fmt::format("\nDN threshold sweep in the process-flow model: {} on {} ({} seeds)\n", kWorkload,
                              kModel, reps);
@@ -131,10 +133,11 @@ std::vector<Claim> repro_dn13_flow(const ReproOptions& o) {
                                  how, scheds[i], x.delay.mean, x.delay.half_width, x.response.mean,
                                  x.execution.mean, x.execution.half_width, x.decision_ms);
       }
-    std::ofstream m(o.out_dir + "/decision_cost.csv");
     m << "sched,queue,ns_per_decision\n";
     for (const auto& dc : costs)
       for (const auto& [n, ms] : dc.points) m << dc.spec << ',' << n << ',' << ms * 1e6 << '\n';
+    replace_file(o.out_dir + "/threshold_sweep_flow.csv", f.str());
+    replace_file(o.out_dir + "/decision_cost.csv", m.str());
   }
   if (!o.no_plot)
     run_python("plot_gp93.py", {"--dn-flow", o.out_dir + "/threshold_sweep_flow.csv", "--out", o.out_dir});

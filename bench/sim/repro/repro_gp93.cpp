@@ -12,6 +12,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <iostream>
 #include <limits>
 
@@ -25,6 +26,7 @@
 #include "emulator/sim/process_flow/process_flow.hpp"
 #include "emulator/sim/stats.hpp"
 #include "schedulers/registry.hpp"
+#include "common/regular_file.hpp"
 
 namespace disksched {
 
@@ -145,7 +147,7 @@ std::vector<Claim> repro_gp93(const ReproOptions& o) {
 
   std::filesystem::create_directories(o.out_dir);
   {
-    std::ofstream f(o.out_dir + "/table.csv");
+    std::ostringstream f;
     f << "config,sched,preempt,execution_ms,ci95_execution_ms,false_idle_ms,context_switches,tc,tl,tnc,tl_limit_ms,"
          "tl_in_time,tl_mean_ms,tl_max_ms,tnc_mean_ms,tnc_max_ms,mean_response_ms,access_ms,buffer_hits,"
          "seek_cyl,seek_ms,cache_waits\n";
@@ -162,12 +164,14 @@ std::vector<Claim> repro_gp93(const ReproOptions& o) {
                        tnc.mean_response_ms(), tnc.max_response_ms, r.mean_response_ms(), r.mean_access_ms(),
                        r.buffer_hits, r.mean_seek_cylinders(), r.mean_seek_ms(), r.cache_waits);
     }
+    replace_file(o.out_dir + "/table.csv", f.str());
   }
   {
-    std::ofstream f(o.out_dir + "/timeouts.csv");
+    std::ostringstream f;
     f << "series,timeout_ms,execution_ms\n";
     for (std::size_t i = 0; i < fig1.size(); ++i)
       f << fmt::format("\"{}\",{},{:.1f}\n", fig1[i].series, fig1[i].timeout_ms, res1[i].execution_ms);
+    replace_file(o.out_dir + "/timeouts.csv", f.str());
   }
 
   // GP's Table 3 layout, ours.
@@ -216,12 +220,13 @@ std::vector<Claim> repro_gp93(const ReproOptions& o) {
     if (res[i].execution_ms < res[by_exec].execution_ms) by_exec = i;
   }
   {
-    std::ofstream f(o.out_dir + "/winners.md");
+    std::ostringstream f;
     f << "| ranked by | winner | mean response (ms) | execution time (s) |\n|---|---|---|---|\n";
     for (const auto& [what, i] : {std::pair{"mean response time (the I/O subsystem's metric)", by_response},
                                   std::pair{"execution time (the system's metric)", by_exec}})
       f << fmt::format("| {} | {} | {:.1f} | {:.1f} |\n", what, table[i].label, res[i].mean_response_ms(),
                        res[i].execution_ms / 1000);
+    replace_file(o.out_dir + "/winners.md", f.str());
   }
   std::cout << fmt::format("\nwinner by mean response time: {} ({:.1f} ms; execution {:.1f} s)\n",
                            table[by_response].label, res[by_response].mean_response_ms(),

@@ -23,6 +23,7 @@
 #include "bench/sim/workload/workload.hpp"
 #include "schedulers/request.hpp"
 #include "schedulers/rotational/oat.hpp"
+#include "common/regular_file.hpp"
 
 namespace disksched {
 
@@ -406,7 +407,7 @@ std::vector<Claim> repro_jw91(const ReproOptions& o) {
   write_csv(rb, o.out_dir + "/batch.csv");
   const std::string table = sustained_table(r10, {100, 200, 300}, {200, 400, 500, 600, 1000},
                                             o.out_dir + "/sustained.csv");
-  std::ofstream(o.out_dir + "/sustained.txt") << table;
+  replace_file(o.out_dir + "/sustained.txt", table);
   std::cout << "\nArrival rate (requests/s) each algorithm sustains at a response-time target "
                "(JW footnote 7, interpolated):\n"
             << table;

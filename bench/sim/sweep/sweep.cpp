@@ -8,13 +8,16 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <iostream>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "common/csv.hpp"
+#include "common/install_dirs.hpp"
 #include "common/text.hpp"
+#include "common/regular_file.hpp"
 
 namespace disksched {
 
@@ -194,8 +197,7 @@ std::string csv_num(double v) { return std::isfinite(v) ? fmt::format("{:.6g}", 
 }  // namespace
 
 void write_csv(const SweepResult& r, const std::string& path) {
-  std::ofstream f(path);
-  if (!f) throw std::runtime_error(fmt::format("cannot write '{}'", path));
+  std::ostringstream f;
   f << "series,sched,x,rate,ran,saturated,reps,requests,throughput_per_s,mean_ms,ci95_mean_ms,"
        "p95_ms,ci95_p95_ms,p95_hist_ms,p99_ms,max_ms,std_ms,ci95_std_ms,sq_cv,mean_wait_ms,"
        "mean_delay_ms,mean_queue_len,mean_seek_ms,mean_rotation_ms,mean_transfer_ms,utilization\n";
@@ -218,6 +220,7 @@ void write_csv(const SweepResult& r, const std::string& path) {
       << csv_num(s.mean_rotation_ms.mean) << ',' << csv_num(s.mean_transfer_ms.mean) << ','
       << csv_num(s.utilization.mean) << '\n';
   }
+  replace_file(path, f.str());
 }
 
 std::string Sustained::text() const {
@@ -254,30 +257,27 @@ std::string sustained_table(const SweepResult& r, const std::vector<double>& mea
   for (double t : mean_targets) out += fmt::format(" {:>12}", fmt::format("mean<={:g}s", t / 1000));
   for (double t : p95_targets) out += fmt::format(" {:>12}", fmt::format("p95<={:g}s", t / 1000));
   out += "\n";
-  std::ofstream csv;
-  if (!csv_path.empty()) {
-    csv.open(csv_path);
-    if (!csv) throw std::runtime_error(fmt::format("cannot write '{}'", csv_path));
-    csv << "series,metric,target_ms,rate_per_s,bound\n";
-  }
+  std::ostringstream csv;
+  csv << "series,metric,target_ms,rate_per_s,bound\n";
   for (const auto& s : r.series) {
     out += fmt::format("{:<24}", s);
     auto cell = [&](Metric m, double t) {
       Sustained v = sustained_rate(r, s, m, t);
       out += fmt::format(" {:>12}", v.text());
-      if (csv.is_open())
-        csv << csv_field(s) << ',' << (m == Metric::Mean ? "mean" : "p95") << ',' << t << ','
+      csv << csv_field(s) << ',' << (m == Metric::Mean ? "mean" : "p95") << ',' << t << ','
             << fmt::format("{:.3f}", v.rate) << ',' << v.bound << '\n';
     };
     for (double t : mean_targets) cell(Metric::Mean, t);
     for (double t : p95_targets) cell(Metric::P95, t);
     out += "\n";
   }
+  if (!csv_path.empty()) replace_file(csv_path, csv.str());
   return out;
 }
 
 std::string script_dir() {
   if (const char* env = std::getenv("DISKSCHED_SCRIPTS"); env && *env) return env;
+  if (auto installed = installed_data_dir("plots")) return *installed;
   return std::string(DISKSCHED_SOURCE_DIR) + "/bench/sim/plots";
 }
 

@@ -16,6 +16,7 @@
 
 #include "bench/sim/sweep/experiment.hpp"
 #include "bench/sim/sweep/job_pool.hpp"
+#include "common/regular_file.hpp"
 
 namespace disksched {
 namespace fs = std::filesystem;
@@ -70,52 +71,38 @@ json run_to_json(RunSummary r) {
   return j;
 }
 
-RunSummary run_from_json(const json& j) {
-  RunSummary r;
-  r.requests = j.at("requests").get<std::size_t>();
-  r.saturated = j.at("saturated").get<bool>();
-  each_field(r, [&](const char* k, double& v) { v = num_of(j.at(k)); });
-  return r;
+// A point file is a few hundred bytes; a plan a few kilobytes per scheduler.
+constexpr std::size_t kPointMaxBytes = 64 * 1024;
+constexpr std::size_t kPlanMaxBytes = 16 * 1024 * 1024;
+
+// The 1-based line of byte `at` of `text`.
+std::size_t line_of_byte(std::string_view text, std::size_t at) {
+  at = std::min(at, text.size());
+  return 1 + static_cast<std::size_t>(
+                 std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
 }
 
-// Writes `text` to `path` so that readers see the old file or the whole new one.
-void write_atomically(const std::string& path, const std::string& text) {
-  const std::string tmp = fmt::format("{}.tmp-{}-{}", path, ::getpid(),
-                                      std::hash<std::thread::id>{}(std::this_thread::get_id()));
-  {
-    std::ofstream f(tmp, std::ios::binary);
-    f << text;
-    f.flush();
-    if (!f) throw std::runtime_error(fmt::format("cannot write '{}'", tmp));
-  }
-  fs::rename(tmp, path);
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw std::runtime_error(fmt::format("cannot read '{}'", path));
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
+// The line where `"key":` first appears: a point file has each key once, on a line of
+// its own; the first line when it is not there.
+std::size_t line_of_key(std::string_view text, std::string_view key) {
+  const auto at = text.find(fmt::format("\"{}\":", key));
+  return at == std::string_view::npos ? 1 : line_of_byte(text, at);
 }
 
 // A point's result file, if it is there and belongs to this plan's point.
-std::optional<RunSummary> read_point(const std::string& dir, const ManifestPoint& p) {
+std::optional<RunSummary> read_point(const SweepPlan& plan, const std::string& dir,
+                                     const ManifestPoint& p) {
   const std::string path = point_path(dir, p.id);
-  if (!fs::exists(path)) return std::nullopt;
-  json j;
+  std::optional<std::string> text;
   try {
-    j = json::parse(read_text(path));
-  } catch (const json::exception& e) {
-    throw std::runtime_error(fmt::format("{}: not a point result ({}); remove it to rerun the point",
-                                         path, e.what()));
-  }
-  if (j.value("sched", "") != p.sched || j.value("seed", std::uint64_t{0}) != p.seed)
+    text = read_regular_file(path, kPointMaxBytes);
+  } catch (const FileError& e) {
     throw std::runtime_error(fmt::format(
-        "{}: the result of another plan (sched '{}', seed {}; the manifest says '{}', {}); "
-        "remove it to rerun the point",
-        path, j.value("sched", ""), j.value("seed", std::uint64_t{0}), p.sched, p.seed));
-  return run_from_json(j.at("run"));
+        "{} (a point file is a regular file `disksched sweep run` writes; remove this one to "
+        "rerun the point)", e.what()));
+  }
+  if (!text) return std::nullopt;
+  return parse_point(*text, path, point_key(plan.spec, p), p);
 }
 
 bool chained(const SweepSpec& s) { return s.values.empty() && s.stop_at_saturation; }
@@ -128,13 +115,103 @@ bool unneeded(const SweepPlan& plan, const std::string& dir, const ManifestPoint
   const std::size_t first = p.series * plan.xs.size() * reps;
   for (std::size_t xi = 0; xi < p.xi; ++xi)
     for (std::size_t rep = 0; rep < reps; ++rep) {
-      auto r = read_point(dir, plan.points[first + xi * reps + rep]);
+      auto r = read_point(plan, dir, plan.points[first + xi * reps + rep]);
       if (r && r->saturated) return true;
     }
   return false;
 }
 
 }  // namespace
+
+std::string point_key(const SweepSpec& spec, const ManifestPoint& p) {
+  // Everything that decides the point's result, as canonical JSON (keys sorted, doubles
+  // in their shortest exact form), hashed with 64-bit FNV-1a: a key of the content,
+  // not a defence against forgery.
+  const json whole = spec_to_json(spec);
+  const json definition = {{"format", 1},          {"model", whole.at("model")},
+                           {"workload", whole.at("workload")}, {"sim", whole.at("sim")},
+                           {"sched", p.sched},     {"x", num(p.x)},
+                           {"rate", num(p.rate)},  {"rep", p.rep},
+                           {"seed", p.seed}};
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (const unsigned char c : definition.dump()) {
+    h ^= c;
+    h *= 0x100000001b3ull;
+  }
+  return fmt::format("{:016x}", h);
+}
+
+std::string point_text(const SweepSpec& spec, const ManifestPoint& p, const RunSummary& r) {
+  const json j = {{"key", point_key(spec, p)}, {"id", p.id},     {"sched", p.sched},
+                  {"x", num(p.x)},             {"rate", num(p.rate)}, {"rep", p.rep},
+                  {"seed", p.seed},            {"run", run_to_json(r)}};
+  return j.dump(2) + "\n";
+}
+
+RunSummary parse_point(std::string_view text, const std::string& path, const std::string& key,
+                       const ManifestPoint& p) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw PointFileError(fmt::format("{}:{}: not a point result (not JSON: {}); remove it to "
+                                     "rerun the point",
+                                     path, line_of_byte(text, e.byte ? e.byte - 1 : 0), e.what()));
+  } catch (const json::exception& e) {  // a number beyond a double (1e400)
+    throw PointFileError(fmt::format("{}: not a point result ({}); remove it to rerun the point",
+                                     path, e.what()));
+  }
+  const auto bad = [&](std::string_view k, const std::string& what) {
+    return PointFileError(fmt::format("{}:{}: {}: {}; the file was changed after `sweep run` "
+                                      "wrote it: remove it to rerun the point",
+                                      path, line_of_key(text, k), k, what));
+  };
+  if (!j.is_object()) throw bad("(top)", "expected a JSON object");
+  const auto stored = j.find("key");
+  if (stored == j.end() || !stored->is_string() || *stored != key)
+    throw PointFileError(fmt::format(
+        "{}:{}: the result of another plan, not this plan's point {} ({}, rate {}, seed {}): "
+        "its key is {}, this point's {}. The directory holds point files of an earlier plan: "
+        "remove the stale point files (or the whole points/ directory) to run this plan's "
+        "points, or plan into a new directory",
+        path, line_of_key(text, "key"), p.id, p.sched, p.rate, p.seed,
+        stored == j.end() ? std::string("missing") : stored->dump(), key));
+  // The key covers these; a file whose key matches and whose fields do not was edited.
+  const json want = {{"id", p.id},     {"sched", p.sched}, {"x", num(p.x)},
+                     {"rate", num(p.rate)}, {"rep", p.rep}, {"seed", p.seed}};
+  for (const auto& [k, v] : want.items())
+    if (!j.contains(k) || j.at(k) != v)
+      throw bad(k, fmt::format("{}, the plan's point says {}", j.contains(k) ? j.at(k).dump() : "missing",
+                               v.dump()));
+  const auto run = j.find("run");
+  if (run == j.end() || !run->is_object()) throw bad("run", "expected an object of results");
+  RunSummary r;
+  const auto requests = run->find("requests");
+  if (requests == run->end() || !requests->is_number_unsigned())
+    throw bad("requests", "expected a count (an integer >= 0)");
+  r.requests = requests->get<std::size_t>();
+  const auto saturated = run->find("saturated");
+  if (saturated == run->end() || !saturated->is_boolean())
+    throw bad("saturated", "expected true or false");
+  r.saturated = saturated->get<bool>();
+  each_field(r, [&](const char* k, double& v) {
+    const auto f = run->find(k);
+    if (f == run->end()) throw bad("run", fmt::format("{} is missing", k));
+    // Every result is a time, a rate, a count or a fraction: never negative. "nan" is
+    // what a run without requests writes; "inf" what an unbounded one would.
+    bool ok = false;
+    if (f->is_number()) {
+      v = f->get<double>();
+      ok = v >= 0.0;
+    } else if (f->is_string() && (*f == "nan" || *f == "inf")) {
+      v = num_of(*f);
+      ok = true;
+    }
+    if (!ok)
+      throw bad(k, fmt::format("{}: expected a number >= 0 (or \"nan\", \"inf\")", f->dump()));
+  });
+  return r;
+}
 
 SweepPlan plan_sweep(const SweepSpec& spec) {
   Sweep check(spec);  // the same validation as a single-process sweep
@@ -209,34 +286,35 @@ void write_plan(const SweepPlan& plan, const std::string& dir) {
   fs::create_directories(dir + "/points");
   const json spec = spec_to_json(plan.spec);
   const std::string spec_path = dir + "/sweep.json";
-  if (fs::exists(spec_path)) {
+  if (const auto text = read_regular_file(spec_path, kPlanMaxBytes)) {
     json old;
     try {
-      old = json::parse(read_text(spec_path));
+      old = json::parse(*text);
     } catch (const json::exception&) {
     }
     if (old != spec)
       throw std::runtime_error(fmt::format(
           "'{}' already holds another sweep plan (sweep.json differs); plan into a new "
-          "directory, or remove the old one first",
+          "directory, or remove the old plan first (sweep.json, manifest.tsv and points/)",
           dir));
   }
   std::string manifest = "id\tseries\tsched\tx\trate\trep\tseed\n";
   for (const auto& p : plan.points)
     manifest += fmt::format("{}\t{}\t{}\t{}\t{}\t{}\t{}\n", p.id, plan.spec.scheds[p.series],
                             p.sched, p.x, p.rate, p.rep, p.seed);
-  write_atomically(spec_path, spec.dump(2) + "\n");
-  write_atomically(dir + "/manifest.tsv", manifest);
+  replace_file(spec_path, spec.dump(2) + "\n");
+  replace_file(dir + "/manifest.tsv", manifest);
 }
 
 SweepPlan read_plan(const std::string& dir) {
   const std::string path = dir + "/sweep.json";
-  if (!fs::exists(path))
+  const auto text = read_regular_file(path, kPlanMaxBytes);
+  if (!text)
     throw std::runtime_error(fmt::format(
         "'{}' holds no sweep plan ({} is missing); write one with `disksched sweep ... -o {} --plan`",
         dir, path, dir));
   try {
-    return plan_sweep(spec_from_json(json::parse(read_text(path))));
+    return plan_sweep(spec_from_json(json::parse(*text)));
   } catch (const json::exception& e) {
     throw std::runtime_error(fmt::format("{}: not a sweep plan ({})", path, e.what()));
   }
@@ -287,12 +365,10 @@ std::size_t run_points(const SweepPlan& plan, const std::string& dir,
   for (std::size_t id : ids) {
     pool.submit([&, id](Worker& w) {
       const ManifestPoint& p = plan.points[id];
-      if (read_point(dir, p) || unneeded(plan, dir, p)) return;
+      if (read_point(plan, dir, p) || unneeded(plan, dir, p)) return;
       const RunSummary r = run_once(w.model(plan.spec.model), workload, p.sched, p.rate, p.seed,
                                     plan.spec.cfg);
-      const json j = {{"id", p.id}, {"sched", p.sched}, {"x", num(p.x)}, {"rate", num(p.rate)},
-                      {"rep", p.rep}, {"seed", p.seed}, {"run", run_to_json(r)}};
-      write_atomically(point_path(dir, id), j.dump(2) + "\n");
+      replace_file(point_path(dir, id), point_text(plan.spec, p, r));
       ++ran;
     });
   }
@@ -321,7 +397,7 @@ SweepResult merge_points(const SweepPlan& plan, const std::string& dir) {
       if (!stopped) {
         std::vector<RunSummary> runs;
         for (std::size_t rep = 0; rep < reps; ++rep) {
-          if (auto run = read_point(dir, plan.points[first.id + rep]))
+          if (auto run = read_point(plan, dir, plan.points[first.id + rep]))
             runs.push_back(*run);
           else
             missing.push_back(first.id + rep);

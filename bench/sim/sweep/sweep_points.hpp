@@ -4,14 +4,18 @@
 // run) and manifest.tsv (one line per scheduler, x value and replication, with its
 // seed). Any process can then run any subset of the points (a shard i/N or points by
 // id), each writing its result to points/ID.json atomically (a temporary file, then
-// rename), skipping points already done, so a run can be repeated or resumed.
+// rename), skipping points already done, so a run can be repeated or resumed. A point
+// file holds the key of its point's whole definition; one of another plan, or one that
+// is not a regular file, is refused, never merged.
 // `merge` reads the point files back into the SweepResult a single-process sweep
 // would have built, saturation skips included, so the CSV is byte-identical.
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -55,6 +59,20 @@ Shard parse_shard(const std::string& text);
 std::vector<std::size_t> shard_ids(const SweepPlan& plan, Shard shard);
 
 std::string point_path(const std::string& dir, std::size_t id);
+
+// A point file: the point's result, keyed by a hash of everything that decides it
+// (model, workload, simulator settings, scheduler, rate, x, replication, seed), so a
+// result of another plan left in the directory is never taken for this one's.
+struct PointFileError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+std::string point_key(const SweepSpec& spec, const ManifestPoint& p);
+std::string point_text(const SweepSpec& spec, const ManifestPoint& p, const RunSummary& r);
+// The result in `text` (read from `path`) if it is point `p`'s with key `key`; throws
+// PointFileError naming path:line and what to do (another plan's point, an edited or
+// corrupt value).
+RunSummary parse_point(std::string_view text, const std::string& path, const std::string& key,
+                       const ManifestPoint& p);
 
 // Runs the given points that are neither done nor made unnecessary by a saturated
 // lower rate of their scheduler (found among the points already done). Returns how

@@ -4,11 +4,13 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <deque>
 #include <fstream>
 #include <iterator>
 #include <map>
 #include <optional>
 #include <sstream>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -33,6 +35,11 @@ double TraceData::mean_bytes() const {
 bool TraceData::has_origins() const {
   return std::any_of(records.begin(), records.end(),
                      [](const TraceRecord& r) { return r.origin != Origin::None; });
+}
+
+std::size_t TraceData::measured_records() const {
+  return static_cast<std::size_t>(std::count_if(
+      records.begin(), records.end(), [](const TraceRecord& r) { return r.has_measured_times(); }));
 }
 
 std::string_view origin_name(Origin o) {
@@ -273,7 +280,11 @@ void read_msr(std::istream& in, const std::string& name, TraceData& t) {
     r.offset = to_uint<std::uint64_t>(w, "Offset", f[4]);
     r.length = byte_length(w, "Size", f[5], to_uint<std::uint64_t>(w, "Size", f[5]), 1);
     check_end(w, "Offset", f[4], r.offset, r.length);
-    to_uint<std::uint64_t>(w, "ResponseTime", f[6]);
+    // 100-ns ticks from the request's issue to its completion, as the host saw them.
+    const auto response = to_uint<std::uint64_t>(w, "ResponseTime", f[6]);
+    check_duration_us(w, "ResponseTime", f[6], static_cast<double>(response) / 10.0);
+    r.issued_ms = 0.0;
+    r.done_ms = static_cast<double>(response) / 1e4;
     t.records.push_back(r);
   });
 }
@@ -346,8 +357,47 @@ Rwbs parse_rwbs(const Where& w, std::string_view text) {
   return r;
 }
 
+// Pairs each D (issued) event with the next C (completed) event of the same device and
+// extent, as blkparse's own per-request times do: C - D is the request's measured time
+// from the driver's dispatch to its completion.
+class Completions {
+ public:
+  void issued(const TraceRecord& d, std::size_t index) { pending_[key(d)].push_back(index); }
+  // A C event with `c`'s device, extent and time; `ok`: its error code is 0.
+  void completed(const TraceRecord& c, bool ok, std::vector<TraceRecord>& issued) {
+    const auto it = pending_.find(key(c));
+    if (it == pending_.end()) {
+      ++unpaired_c_;
+      return;
+    }
+    TraceRecord& d = issued[it->second.front()];
+    it->second.pop_front();
+    if (it->second.empty()) pending_.erase(it);
+    if (!ok || c.time_ms < d.time_ms) {
+      ++failed_;
+      return;
+    }
+    d.issued_ms = 0.0;
+    d.done_ms = c.time_ms - d.time_ms;
+    ++paired_;
+  }
+  bool any() const { return paired_ + failed_ + unpaired_c_ > 0; }
+  std::string note(std::size_t d_events) const {
+    return fmt::format(
+        "blkparse: {} of the {} D events paired with their C (completion) events (measured "
+        "times C - D); {} failed or completed before they were issued, {} C events had no D",
+        paired_, d_events, failed_, unpaired_c_);
+  }
+
+ private:
+  using Key = std::tuple<std::uint32_t, std::uint64_t, std::uint32_t>;
+  static Key key(const TraceRecord& r) { return {r.device, r.offset, r.length}; }
+  std::map<Key, std::deque<std::size_t>> pending_;
+  std::uint64_t paired_ = 0, failed_ = 0, unpaired_c_ = 0;
+};
+
 // Requests are the D (issued) events by default, with the sizes the kernel's merges
-// gave them; events=Q takes the Q (queued) events and applies the M (back) and F
+// gave them, each with its measured C - D when its C event is in the trace; events=Q takes the Q (queued) events and applies the M (back) and F
 // (front) merges that follow them, so both count what reached the device.
 void read_blkparse(std::istream& in, const std::string& name, const TraceOptions& o,
                    TraceData& t) {
@@ -358,6 +408,7 @@ void read_blkparse(std::istream& in, const std::string& name, const TraceOptions
   using Key = std::pair<std::uint32_t, std::uint64_t>;
   std::map<Key, std::size_t> by_start, by_end;
   std::uint64_t skipped_q = 0, skipped_d = 0, merges = 0, merges_applied = 0;
+  Completions completions;  // events=D: the C events paired with the D events
   // Applies the merge of bio [start, start + len) of `dev`, queued just before, into
   // the request it extends (back: it ends at `start`; front: it begins at the bio's end).
   auto merge = [&](std::uint32_t dev, std::uint64_t start, std::uint32_t len, bool back) {
@@ -391,7 +442,8 @@ void read_blkparse(std::istream& in, const std::string& name, const TraceOptions
     if (f.size() < 6) fail(w, "line", line, "'dev cpu seq time pid action ...'");
     const std::string_view action = f[5];
     const bool is_merge = action == "M" || action == "F";
-    if (action != "Q" && action != "D" && !is_merge) return;
+    const bool is_done = action == "C" && o.events == BlkEvents::Issued;
+    if (action != "Q" && action != "D" && !is_merge && !is_done) return;
     if (f.size() < 7) fail(w, "rwbs", "", "an RWBS field after the action");
     const auto comma = f[0].find(',');
     const auto major = to_uint<std::uint32_t>(w, "dev", f[0].substr(0, comma));
@@ -407,7 +459,7 @@ void read_blkparse(std::istream& in, const std::string& name, const TraceOptions
     auto& skipped = action == "D" ? skipped_d : skipped_q;
     // No extent (a flush, or a line whose tail is only "[comm]"): not replayed.
     if (f.size() < 8 || f[7].front() == '[' || !op) {
-      if (!is_merge) ++skipped;
+      if (!is_merge && !is_done) ++skipped;
       return;
     }
     if (f.size() < 10 || f[8] != "+") fail(w, "sector", f[7], "'sector + nsectors'");
@@ -422,11 +474,16 @@ void read_blkparse(std::istream& in, const std::string& name, const TraceOptions
     r.offset = byte_offset(w, "sector", f[7], to_uint<std::uint64_t>(w, "sector", f[7]), sector);
     const auto n = to_uint<std::uint64_t>(w, "nsectors", f[9]);
     if (n == 0) {
-      if (!is_merge) ++skipped;
+      if (!is_merge && !is_done) ++skipped;
       return;
     }
     r.length = byte_length(w, "nsectors", f[9], n, sector);
     check_end(w, "sector", f[7], r.offset, r.length);
+    if (is_done) {  // its tail is the error code: [0] when it succeeded
+      completions.completed(r, f.size() < 11 || f[10] == "[0]", issued);
+      return;
+    }
+    if (action == "D") completions.issued(r, issued.size());
     if (is_merge) {
       ++merges;
       if (o.events == BlkEvents::Queued) merge(r.device, r.offset, r.length, action == "M");
@@ -451,6 +508,7 @@ void read_blkparse(std::istream& in, const std::string& name, const TraceOptions
         "blkparse: replaying the {} D (issued) events, requests as they reached the device; "
         "the trace also has {} Q (queued) events and {} merges (events=Q replays the queued "
         "stream with the merges applied)", t.records.size(), q_events, merges));
+    if (completions.any()) t.notes.push_back(completions.note(t.records.size()));
     return;
   }
   if (queued.empty() && !issued.empty())
@@ -554,6 +612,7 @@ void read_srt(std::istream& in, const std::string& name, std::uint32_t sector_ov
   const auto* data = reinterpret_cast<const unsigned char*>(bytes.data());
   std::size_t pos = ff + 1;
   std::size_t index = 0;
+  std::uint64_t inverted = 0;  // records whose stop precedes their start
   auto bad = [&](std::string_view field, std::uint64_t value, std::string_view expected) {
     throw TraceError(fmt::format("{}: record {} at byte {}: field '{}' = {}: expected {}", name,
                                  index, pos, field, value, expected));
@@ -574,6 +633,8 @@ void read_srt(std::istream& in, const std::string& name, std::uint32_t sector_ov
     if (type == 1 || type == 4) {  // SHORTIO, SUSPECTIO
       if (size < 52) bad("size", size, "at least 52 bytes for an I/O record");
       const unsigned char* b = data + pos + 16;
+      const std::uint32_t start_us = be32(b);
+      const std::uint32_t stop_us = be32(b + 4);
       const std::uint32_t nbytes = be32(b + 8);
       const std::uint32_t sectno = be32(b + 12);
       const std::uint32_t devno = be32(b + 16);
@@ -592,6 +653,14 @@ void read_srt(std::istream& in, const std::string& name, std::uint32_t sector_ov
       r.offset = std::uint64_t{sectno} * sector;
       r.length = nbytes;
       r.device = (devno >> 8) & 0xffff;
+      // Sent to the disk `start` us after the enqueue, completed `stop` us after it; a
+      // record that has it complete before it was sent carries no measured times.
+      if (start_us <= stop_us) {
+        r.issued_ms = start_us / 1000.0;
+        r.done_ms = stop_us / 1000.0;
+      } else {
+        ++inverted;
+      }
       if (nbytes == 0)
         ++t.skipped;
       else
@@ -601,6 +670,10 @@ void read_srt(std::istream& in, const std::string& name, std::uint32_t sector_ov
     }
     pos += size;
   }
+  if (inverted > 0)
+    t.notes.push_back(fmt::format(
+        "srt: {} I/O records say they completed before they were sent to the disk (stop < "
+        "start); they carry no measured times", inverted));
 }
 
 // Block traces run at about 1 to 100,000 requests per second. A mean rate far outside

@@ -3,7 +3,8 @@
 // Every reader turns a file into the same records: arrival time in ms from the
 // trace's first request, op, byte offset and length, the device/volume number, and
 // (DiskSim validate only) the think time that follows the request, the access time the
-// real drive took and the buffer flag. A malformed line
+// real drive took and the buffer flag; where the trace measured them (srt, msr, blkparse
+// D events), when the device got the request and when it completed. A malformed line
 // is a TraceError naming the file, the line number and the field.
 //
 // Our own CSV ("csv"), one request per line, '#' starts a comment, an optional
@@ -15,8 +16,10 @@
 //   device   optional integer, default 0
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <iosfwd>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -62,6 +65,16 @@ struct TraceRecord {
   Millis measured_ms = 0.0; // validate: the access time measured on the real drive
   Origin origin = Origin::None;
   BufferFlag buffer = BufferFlag::None;  // validate: the buffer flag
+  // Measured on the traced system, in ms after time_ms (so unchanged when the arrivals
+  // are shifted to start at 0); both set or neither:
+  //   srt       issued = start (enqueue -> sent to the disk), done = stop (-> completed)
+  //   msr       issued = 0, done = ResponseTime (issue -> completion at the host)
+  //   blkparse  D events only: issued = 0, done = C - D (driver dispatch -> completion)
+  // DiskSim validate traces keep theirs in measured_ms (their times are a closed replay's).
+  std::optional<Millis> issued_ms;
+  std::optional<Millis> done_ms;
+
+  bool has_measured_times() const { return issued_ms.has_value() && done_ms.has_value(); }
 };
 
 struct TraceData {
@@ -77,6 +90,8 @@ struct TraceData {
   double mean_bytes() const;
   // Whether any record says who waits for it (an origin other than None).
   bool has_origins() const;
+  // How many records carry measured device times (issued_ms and done_ms).
+  std::size_t measured_records() const;
 };
 
 // The formats read_trace knows, for messages and `--help`.

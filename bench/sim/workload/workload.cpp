@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "bench/sim/trace/trace_reader.hpp"
+#include "bench/sim/workload/mixed_classes.hpp"
 #include "common/spec.hpp"
 #include "common/text.hpp"
 
@@ -103,6 +104,7 @@ const std::vector<SpecParam>& params_of(const std::string& kind) {
   if (kind == "burst") return burst;
   if (kind == "closed") return closed;
   if (kind == "trace") return trace;
+  if (kind == "mixed") return mixed_params();
   return none;
 }
 
@@ -155,7 +157,8 @@ Workload Workload::parse(std::string_view spec_text) {
   if (defs.empty())
     throw WorkloadError(fmt::format(
         "unknown workload '{}'; valid: uniform[:size=8k,reads=1.0], seq[:p=0.829], "
-        "burst[:len=32,span=4m], closed:n=16[,think=5ms], trace:FORMAT:PATH[,scale=F]",
+        "burst[:len=32,span=4m], closed:n=16[,think=5ms], mixed[:fg=1,bg=8,writers=0], "
+        "trace:FORMAT:PATH[,scale=F]",
         w.kind_));
   w.values_ = spec_defaults(defs);
 
@@ -296,15 +299,17 @@ std::string Workload::spec() const {
 }
 
 bool Workload::has_classes() const {
+  if (kind_ == "mixed") return true;
   return kind_ == "trace" && classes_.enabled() && trace_->has_origins();
 }
 
 bool Workload::is_closed() const {
-  return kind_ == "closed" || (kind_ == "trace" && trace_format_ == "validate");
+  return kind_ == "closed" || kind_ == "mixed" || (kind_ == "trace" && trace_format_ == "validate");
 }
 
 double Workload::mean_request_bytes() const {
   if (kind_ == "trace") return trace_->mean_bytes();
+  if (kind_ == "mixed") return number("fg-size");  // the foreground's: the one measured first
   return number("size");
 }
 
@@ -640,6 +645,7 @@ std::unique_ptr<ClosedStream> Workload::closed_stream(const DeviceExtent& dev,
     Folder f{usable(dev), dev.sector_bytes, number("fold") != 0, trace_path_};
     return std::make_unique<TraceClosed>(trace_, f, number("scale"));
   }
+  if (kind_ == "mixed") return make_mixed_stream(dev, *this, seed);
   return std::make_unique<ClosedSynthetic>(dev, *this, seed);
 }
 

@@ -23,6 +23,9 @@
 //       N clients, each with one request outstanding; after a completion the client
 //       thinks, then issues its next request (addresses as `seq` with probability p,
 //       so p=0 is uniform).
+//   mixed[:fg=1,fg-size=4k,fg-think=0ms,bg=8,bg-size=1m,writers=0,writer-size=4k,writer-think=0ms]
+//       closed loop with classes: time-critical random readers beside a time-noncritical
+//       scrub and random writers (mixed_classes.hpp).
 //   trace:FORMAT:PATH[,scale=F,dev=N|all,fold=0|1,sector=B,events=D|Q,time=ms|us|ns|s,
 //                     classes=none|ORIGIN:CLASS/...]
 //       replay a trace file. FORMAT: ascii (DiskSim), validate (DiskSim, closed loop

@@ -38,4 +38,14 @@ run sched-classes='export:db=limited:250ms,op:read=limited:40ms'
 CLIENT="/usr/bin/python3 $TMPDIR_TEST/io.py \"\$uri\""
 run sched-classes='op:read=limited:40ms,fua=noncritical,op:write=critical'
 [ "$(classes)" = "read,limited:40ms write,critical write,noncritical " ] || fail "op rules: $(classes)"
+# sched-background=: that export's requests are noncritical, the others keep the rules,
+# and without sched= the scheduler is qos.
+rm -f "$lat"
+timeout 30 nbdkit -U "$(nbdkit_sock)" --filter="$DISKSCHED_FILTER" memory 16M \
+  sched-background=scrub sched-log="$lat" \
+  --run "/usr/bin/python3 $TMPDIR_TEST/io.py \"nbd+unix:///scrub?socket=\$unixsocket\" &&
+         /usr/bin/python3 $TMPDIR_TEST/io.py \"\$uri\"" || fail "sched-background run failed"
+[ "$(classes)" = "read,noncritical write,noncritical write,noncritical read,critical write,noncritical write,critical " ] ||
+  fail "sched-background: $(classes)"
+tail -n +2 "$lat" | grep -v -q ',"qos:target=50ms,' && fail "sched-background: not qos: $(tail -1 "$lat")"
 echo ok

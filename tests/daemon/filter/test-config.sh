@@ -35,6 +35,20 @@ expect_refused 'sched-save-dir=.*an existing directory' sched-save-dir="$TMPDIR_
 expect_refused 'sched-log=.*is a directory' sched-log="$TMPDIR_TEST"
 expect_refused 'sched=satf.*needs a device geometry' sched=satf sched-geometry=fixed:ms=5
 expect_refused 'sched=zsptf.*MEMS' sched=zsptf sched-geometry=hp97560
+expect_refused 'sched-max-exports=0: expected an integer from 1 to 4096' sched-max-exports=0
+# An interval this long overflowed the wait and the metrics thread spun.
+expect_refused 'sched-metrics-interval=1e10s: expected a duration of at least 100ms and at most 86400s' \
+  sched-metrics-interval=1e10s
+# The latency log on the plugin's own file would put its CSV into sector 0.
+truncate -s 1M "$TMPDIR_TEST/disk.img"
+ln "$TMPDIR_TEST/disk.img" "$TMPDIR_TEST/same.img"
+for log in disk.img same.img; do
+  out=$(timeout 20 nbdkit -U "$(nbdkit_sock)" --filter="$DISKSCHED_FILTER" file "$TMPDIR_TEST/disk.img" \
+          sched-log="$TMPDIR_TEST/$log" --run true 2>&1) && fail "sched-log= on file= was accepted"
+  echo "$out" | grep -q "sched-log=.*$log: is the plugin's file=.*disk.img" || fail "unexpected message: $out"
+done
+cmp -s "$TMPDIR_TEST/disk.img" <(head -c 1M /dev/zero) || fail "the refused log still wrote into the image"
+echo "refused sched-log= on the plugin's file= (by name and by a hard link)"
 
 # The HP 97560 holds about 1.3 GB: a 2 GiB export is refused at connection.
 out=$(timeout 20 nbdkit -U "$(nbdkit_sock)" --filter="$DISKSCHED_FILTER" memory 2G sched-geometry=hp97560 \
@@ -56,8 +70,9 @@ if [ -n "${DISKSCHED:-}" ]; then
     ctl="$TMPDIR_TEST/refine-$1.sock"
     out=$(timeout 20 nbdkit -U "$(nbdkit_sock)" --filter="$DISKSCHED_FILTER" memory 64M sched-geometry=hp97560 \
             sched-refine="$1" sched-control="$ctl" \
-            --run "nbdinfo \"\$uri\" >/dev/null && '$DISKSCHED' ctl '$ctl' show --json" 2>&1) \
-      || fail "sched-refine=$1 run failed: $out"
+            --run "nbdinfo \"\$uri\" >/dev/null && '$DISKSCHED' ctl '$ctl' show --json" \
+            2>"$TMPDIR_TEST/refine.err") \
+      || fail "sched-refine=$1 run failed: $out $(cat "$TMPDIR_TEST/refine.err")"
     got=$(echo "$out" | /usr/bin/python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["rotation_refine"], j["track_refine"])')
     [ "$got" = "$2 $2" ] || fail "sched-refine=$1: rotation_refine, track_refine are $got"
     echo "sched-refine=$1: rotation_refine $got"
@@ -101,7 +116,8 @@ echo "$out" | grep -q 'note: sched-depth' && fail "depth note at depth 1: $out"
 # --help documents every key.
 help=$(nbdkit --filter="$DISKSCHED_FILTER" null --help)
 for key in sched= sched-geometry= sched-depth= sched-log= sched-timescale= sched-classes= \
-           sched-control= sched-save-dir= sched-delta= sched-refine=; do
+           sched-control= sched-save-dir= sched-delta= sched-refine= sched-metrics-interval= \
+           sched-max-exports=; do
   echo "$help" | grep -q "^$key" || fail "--help does not document $key"
 done
 # ... and names every built-in model (GP's disk and the datasheet drives were missing).

@@ -32,6 +32,8 @@ for k in ("requests", "mean_ms", "p95_ms", "p99_ms", "max_ms", "mean_queue_len",
           "prediction_within_sector", "throughput_per_s", "saturated"):
     assert k in j, f"replay JSON has no {k}"
 assert j["requests"] == 60 and j["errors"] == 0 and not j["saturated"], j
+# The client measures issue -> completion (server queueing included): named as such.
+assert "mean_response_client_ms" in j and "mean_service_ms" not in j, sorted(j)
 sim = list(csv.DictReader(open(f"{d}/sim.csv")))
 rep = sorted(csv.DictReader(open(f"{d}/replay0.csv")), key=lambda r: int(r["id"]))
 rep2 = sorted(csv.DictReader(open(f"{d}/replay.csv")), key=lambda r: int(r["id"]))
@@ -53,6 +55,13 @@ nbdkit -U "$(nbdkit_sock)" -t 64 --filter="$DISKSCHED_FILTER" "$DISKEMU_PLUGIN" 
   --run "'$DISKSCHED' replay --nbd \"\$uri\" --workload closed:n=4,think=2ms --requests 50 \
          --timescale $ts --quiet --json > '$TMPDIR_TEST/closed.json'" || fail "closed replay"
 grep -q '"requests": 50' "$TMPDIR_TEST/closed.json" || fail "closed: $(cat "$TMPDIR_TEST/closed.json")"
+# The text says what the client measured, not "service".
+nbdkit -U "$(nbdkit_sock)" -t 8 --filter="$DISKSCHED_FILTER" "$DISKEMU_PLUGIN" model=hp97560 timescale=$ts \
+  sched=fcfs --run "'$DISKSCHED' replay --nbd \"\$uri\" --workload closed:n=2,think=1ms \
+         --requests 20 --timescale $ts --quiet > '$TMPDIR_TEST/closed.txt'" || fail "replay text"
+grep -q "mean response (client: issue to completion)" "$TMPDIR_TEST/closed.txt" \
+  || fail "replay text: $(cat "$TMPDIR_TEST/closed.txt")"
+! grep -q "mean service" "$TMPDIR_TEST/closed.txt" || fail "replay still says 'mean service'"
 
 out=$("$DISKSCHED" replay --nbd "nbd+unix:///?socket=$TMPDIR_TEST/none" --workload uniform 2>&1) \
   && fail "replay without --rate succeeded"

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <mutex>
 #include <cstring>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -17,7 +18,7 @@
 #include "daemon/filter/control_commands.hpp"
 #include "daemon/filter/control_save.hpp"
 #include "daemon/filter/dispatcher.hpp"
-#include "daemon/filter/lbn_model.hpp"
+#include "predictor/lbn_model.hpp"
 #include "schedulers/registry.hpp"
 
 using namespace disksched;
@@ -131,6 +132,34 @@ TEST_CASE("control socket: clients that say nothing do not hold up the others",
   auto r = nlohmann::json::parse(control_request(path, "show"));
   REQUIRE(r["line"] == "show");
   for (int fd : idle) close(fd);
+  server.stop();
+}
+
+TEST_CASE("control socket: clients that trickle bytes lose their slot at the line deadline",
+          "[filter][control]") {
+  const std::string path = test_socket_path("trickle");
+  ControlServer server(path, echo_handler);
+  server.start();
+  // Every slot taken by a client sending a byte (never a newline) every 400 ms, well within
+  // any per-byte timeout: each must be dropped once the whole line is late.
+  std::vector<int> slow;
+  for (std::size_t i = 0; i < ControlServer::kMaxClients; ++i) slow.push_back(connect_to(path));
+  std::size_t dropped = 0;
+  // Bounded: far beyond kIdleMs; a server that keeps them fails here.
+  for (int round = 0; round < 30 && dropped < slow.size(); ++round) {
+    dropped = 0;
+    for (int fd : slow) {
+      pollfd p{fd, POLLIN, 0};
+      // The server closed it (EOF) or a byte can no longer be sent.
+      const bool closed = poll(&p, 1, 0) == 1 && (p.revents & (POLLIN | POLLHUP)) != 0;
+      if (closed || send(fd, "x", 1, MSG_NOSIGNAL) != 1) ++dropped;
+    }
+    if (dropped < slow.size()) usleep(400'000);
+  }
+  REQUIRE(dropped == slow.size());
+  auto r = nlohmann::json::parse(control_request(path, "show"));
+  REQUIRE(r["line"] == "show");
+  for (int fd : slow) close(fd);
   server.stop();
 }
 

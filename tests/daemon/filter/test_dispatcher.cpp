@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "daemon/filter/dispatcher.hpp"
-#include "daemon/filter/lbn_model.hpp"
+#include "predictor/lbn_model.hpp"
 #include "schedulers/registry.hpp"
 
 using namespace disksched;

@@ -2,6 +2,10 @@
 // message that names the key and what was expected.
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "daemon/filter/class_map.hpp"
@@ -48,6 +52,11 @@ TEST_CASE("config keys", "[filter][config]") {
   REQUIRE(c.refine);
   REQUIRE(c.set("sched-refine", "off", keys));
   REQUIRE_FALSE(c.refine);
+  REQUIRE(c.max_exports == 64);
+  REQUIRE(c.set("sched-max-exports", "3", keys));
+  REQUIRE(c.max_exports == 3);
+  REQUIRE(c.set("sched-metrics-interval", "86400s", keys));
+  REQUIRE(c.metrics_interval_ms == 86'400'000);
   auto geom = c.validate();
   REQUIRE(geom);
   REQUIRE(geom->rotational());
@@ -64,6 +73,12 @@ TEST_CASE("bad config names the key", "[filter][config]") {
   REQUIRE_THROWS_WITH(c.set("sched-classes", "export:rt=urgent", keys),
                       Contains("sched-classes") && Contains("unknown class 'urgent'"));
   REQUIRE_THROWS_WITH(c.set("sched-frobnicate", "1", keys), Contains("unknown key 'sched-frobnicate'"));
+  REQUIRE_THROWS_WITH(c.set("sched-max-exports", "0", keys),
+                      Contains("sched-max-exports=0") && Contains("1 to 4096"));
+  // A wait this long overflowed the clock and the metrics thread spun.
+  REQUIRE_THROWS_WITH(c.set("sched-metrics-interval", "1e10s", keys),
+                      Contains("sched-metrics-interval=1e10s") && Contains("86400s"));
+  REQUIRE_THROWS_WITH(c.set("sched-metrics-interval", "50ms", keys), Contains("at least 100ms"));
   {
     FilterConfig g;
     g.set("sched-geometry", "hp12345", keys);
@@ -144,4 +159,57 @@ TEST_CASE("sched-save-dir must be an existing directory", "[filter][config]") {
   REQUIRE_THROWS_WITH(c.set("sched-save-dir", "/dev/null", keys), Contains("an existing directory"));
   REQUIRE(c.set("sched-save-dir", "/tmp", keys));
   REQUIRE(c.save_dir == "/tmp");
+}
+
+TEST_CASE("sched-log may not be the plugin's file=", "[filter][config]") {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("disksched-samefile-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir / "sub");
+  const std::string disk = (dir / "disk.img").string();
+  FilterConfig c;
+  c.log_path = disk;
+  c.plugin_files = {(dir / "sub" / ".." / "disk.img").string()};  // not there yet: by path
+  REQUIRE_THROWS_WITH(c.validate(), Contains("sched-log=" + disk) && Contains("file="));
+  std::ofstream(disk).put('x');
+  std::filesystem::create_hard_link(disk, dir / "link.img");
+  c.plugin_files = {(dir / "link.img").string()};  // there: by inode
+  REQUIRE_THROWS_WITH(c.validate(), Contains("the latency log would write"));
+  c.plugin_files = {(dir / "other.img").string()};
+  REQUIRE_NOTHROW(c.validate());
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("sched-background: the named exports are background, under qos at depth 32 by default",
+          "[filter][config]") {
+  {
+    FilterConfig c;
+    REQUIRE(c.set("sched-background", "scrub:backup", keys));
+    REQUIRE(c.sched == "qos");
+    REQUIRE(c.depth == FilterConfig::kBackgroundDepth);
+    const auto scrub = c.classes.for_connection("scrub", IoprioClass::None);
+    REQUIRE(scrub);
+    REQUIRE(scrub->cls == IoClass::TimeNoncritical);
+    REQUIRE(c.classes.for_connection("backup", IoprioClass::None)->cls == IoClass::TimeNoncritical);
+    REQUIRE(c.classes.is_class_export("scrub"));
+    // Everyone else keeps GP's rules: reads are waited for.
+    REQUIRE_FALSE(c.classes.for_connection("", IoprioClass::None));
+    REQUIRE(c.classes.for_request(Op::Read, 0).cls == IoClass::TimeCritical);
+    REQUIRE(c.validate() == nullptr);  // qos builds without a geometry
+  }
+  {
+    // Given keys win, in either order; sched-classes= given after keeps the background rule.
+    FilterConfig c;
+    REQUIRE(c.set("sched", "priority", keys));
+    REQUIRE(c.set("sched-background", "scrub", keys));
+    REQUIRE(c.set("sched-depth", "4", keys));
+    REQUIRE(c.set("sched-classes", "op:read=limited:80ms", keys));
+    REQUIRE(c.sched == "priority");
+    REQUIRE(c.depth == 4);
+    REQUIRE(c.classes.for_connection("scrub", IoprioClass::None)->cls == IoClass::TimeNoncritical);
+    REQUIRE(c.classes.for_request(Op::Read, 0).cls == IoClass::TimeLimited);
+  }
+  FilterConfig c;
+  REQUIRE_THROWS_WITH(c.set("sched-background", "", keys), Contains("sched-background="));
+  REQUIRE_THROWS_WITH(c.set("sched-background", "a,b", keys),
+                      Contains("sched-background=a,b") && Contains("separated by ':'"));
 }

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "daemon/filter/latency_log.hpp"
-#include "daemon/filter/log_summary.hpp"
+#include "tools/log_summary.hpp"
 #include "schedulers/request.hpp"
 
 using namespace disksched;

@@ -2,6 +2,7 @@
 // the MetricsFile writes whole files by rename; the control command's reply.
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -146,4 +147,42 @@ TEST_CASE("metrics: configuration keys and the disk label", "[filter][metrics]")
                     Contains("sched-metrics-interval=10ms: expected a duration of at least 100ms"));
   CHECK_THROWS_WITH(c.set("sched-disk", "a\"b", portable_key_parsers()), Contains("sched-disk=a\"b: needs a name without quotes"));
   CHECK_THROWS_WITH(c.set("sched-metrics", "", portable_key_parsers()), Contains("sched-metrics=: needs a file path"));
+}
+
+TEST_CASE("metrics: a link planted in the textfile directory is refused, its target untouched",
+          "[filter][metrics]") {
+  // As root, sched-metrics= in a directory others may write: a link at the file's name
+  // or at the old temporary name (.NAME.tmp) must not make the filter overwrite what it
+  // points to; nor may a mistyped path overwrite a device or a FIFO.
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("disksched-metrics-link-" + std::to_string(getpid()));
+  const fs::path elsewhere = dir / "elsewhere";
+  fs::create_directories(elsewhere);
+  const fs::path victim = elsewhere / "victim";
+  std::ofstream(victim) << "precious\n";
+  auto victim_text = [&] {
+    std::ifstream in(victim);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  fs::create_symlink(victim, dir / "link.prom");
+  CHECK_THROWS_WITH(MetricsFile((dir / "link.prom").string(), 1000, [] { return "x 1\n"; }),
+                    Contains((dir / "link.prom").string()) && Contains("is a symbolic link"));
+  CHECK(victim_text() == "precious\n");
+  fs::create_symlink(victim, dir / ".sdc.prom.tmp");
+  {
+    MetricsFile f((dir / "sdc.prom").string(), 1000, [] { return "x 1\n"; });
+  }
+  CHECK(victim_text() == "precious\n");
+  std::ifstream in(dir / "sdc.prom");
+  std::string line;
+  std::getline(in, line);
+  CHECK(line == "x 1");
+  fs::create_symlink("/dev/null", dir / "null.prom");
+  CHECK_THROWS_WITH(MetricsFile((dir / "null.prom").string(), 1000, [] { return "x 1\n"; }),
+                    Contains("is a symbolic link"));
+  CHECK(fs::is_character_file("/dev/null"));
+  REQUIRE(mkfifo((dir / "fifo.prom").c_str(), 0600) == 0);
+  CHECK_THROWS_WITH(MetricsFile((dir / "fifo.prom").string(), 1000, [] { return "x 1\n"; }),
+                    Contains("is a FIFO"));
+  fs::remove_all(dir);
 }

@@ -2,7 +2,8 @@
 # The launcher of disksched@NAME.service, run by hand: it reads NAME.conf, serves NBD on
 # RUNDIR/nbd.sock, and `disksched ctl NAME` finds the control socket by the name alone
 # (show, metrics with the disk label NAME). Bad configs stop it with a message naming
-# the file, the line and what to write instead.
+# the file, the line and what to write instead; an nbdkit option in a config (--run=CMD)
+# is refused, never passed to nbdkit.
 . "$TESTS_SRCDIR/lib.sh"
 requires_filter_client
 make_tmpdir
@@ -58,6 +59,12 @@ bad noplug 'size=1M' "$d/etc/noplug.conf: no plugin= line"
 bad ctl $'plugin=memory\nsched-control=/tmp/x.sock' "$d/etc/ctl.conf:2: sched-control is set by the instance"
 bad word $'plugin=memory\nsstf' "$d/etc/word.conf:2: 'sstf' is not KEY=VALUE"
 bad key $'plugin=memory\nsize=1M\nsched-depht=2' "unknown key 'sched-depht'"
+# nbdkit options are not keys: never passed on, whatever follows them.
+bad run $'plugin=memory\nsize=1M\n--run=touch '"$d/ran" "$d/etc/run.conf:3: '--run' is an option, not a key"
+[ ! -e "$d/ran" ] || fail "--run= in a config ran its command"
+bad short $'plugin=memory\n-v=1' "$d/etc/short.conf:2: '-v' is an option, not a key"
+bad spaced $'plugin=memory\nsize 1M=2' "$d/etc/spaced.conf:2: 'size 1M' is not a key"
+bad plugopt $'plugin=--dump-config' "$d/etc/plugopt.conf:1: plugin=--dump-config: expected a plugin name or path"
 if bash "$launcher" absent 2> "$d/err"; then fail "an instance without config started"; fi
 grep -qF "$d/etc/absent.conf is missing" "$d/err" || fail "no config: $(cat "$d/err")"
 echo OK

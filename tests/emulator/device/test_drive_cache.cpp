@@ -419,3 +419,42 @@ TEST_CASE("continuous read 4 reads ahead to the end of the track after the reque
     CHECK_FALSE(dev.drive()->holds(60.0, 300, 1));
   }
 }
+
+TEST_CASE("continuous read 4 with segments shorter than a track reads on to the track's end and "
+          "keeps the newest segment's worth (DiskSim's ring)",
+          "[drive]") {
+  DriveParams d = read_ahead_drive();
+  d.cache.continuous_read = 4;
+  d.cache.segment_sectors = 40;
+  VirtualDevice dev(disk_with(d));
+  // [10, 20) from 1.0 to 2.0 ms; read-ahead runs to the end of track 0 (sector 100) at
+  // 10.0 ms whatever the segment's size; the 40-sector ring then holds [60, 100).
+  dev.serve(0.0, Op::Read, 10 * kSector, 10 * kSector);
+  CHECK(dev.drive()->holds(6.0, 20, 40));
+  CHECK_FALSE(dev.drive()->holds(6.1, 20, 1));  // sector 60 in: the ring has moved past 20
+  CHECK(dev.drive()->holds(10.0, 60, 40));
+  CHECK_FALSE(dev.drive()->holds(10.0, 59, 1));
+  const Service hit = dev.serve(50.0, Op::Read, 90 * kSector, 10 * kSector);
+  CHECK(hit.hit);
+  CHECK_THAT(hit.completion_ms, WithinAbs(50.5, kEps));  // the hit overhead alone
+  CHECK_FALSE(dev.serve(60.0, Op::Read, 20 * kSector, 10 * kSector).hit);
+}
+
+TEST_CASE("read-ahead over requested -1: the sectors a read sent the host leave its segment",
+          "[drive]") {
+  for (const bool forget : {false, true}) {
+    INFO("forget_sent " << forget);
+    DriveParams d = read_ahead_drive();
+    d.cache.forget_sent = forget;
+    VirtualDevice dev(disk_with(d));
+    // [0, 10) from 0 to 1.0 ms, then read ahead its 50 sectors to 60 (6.0 ms).
+    dev.serve(0.0, Op::Read, 0, 10 * kSector);
+    CHECK(dev.drive()->holds(20.0, 0, 10) == !forget);
+    CHECK(dev.drive()->holds(20.0, 10, 50));
+    const Service again = dev.serve(20.0, Op::Read, 0, 10 * kSector);
+    CHECK(again.hit == !forget);
+    const Service ahead = dev.serve(40.0, Op::Read, 10 * kSector, 10 * kSector);
+    CHECK(ahead.hit);
+    CHECK_THAT(ahead.completion_ms, WithinAbs(40.5, kEps));
+  }
+}

@@ -115,6 +115,19 @@ TEST_CASE("above the high-water mark the cache drains below it before the next c
   CHECK_THAT(r.start_ms, WithinAbs(1.6, kEps));
 }
 
+TEST_CASE("above the high-water mark a write the buffer could take waits for the drain too",
+          "[write-cache]") {
+  VirtualDevice d = cached(8, 0.25);  // the mark: 2 sectors, room for 8
+  write(d, 0.0, kA);
+  write(d, 0.0, kB);
+  write(d, 0.0, kC);  // at 3 > 2: C drains first (on the media at 1.6), then it is taken
+  const Service w = d.serve(0.0, Op::Write, 7 * kSector, kSector);
+  REQUIRE(w.destaged.size() == 1);
+  CHECK(w.hit);
+  CHECK(w.destaged[0].extent.lba == kC);
+  CHECK_THAT(w.start_ms, WithinAbs(1.6, kEps));
+}
+
 TEST_CASE("a FUA write reaches the media before it completes and supersedes dirty sectors",
           "[write-cache]") {
   VirtualDevice d = cached(64);
@@ -381,4 +394,61 @@ TEST_CASE("an idle destage never starts before its write came in", "[write-cache
   REQUIRE(r.destaged.size() == 1);
   CHECK_THAT(r.destaged[0].start_ms, WithinAbs(100.0, kEps));
   CHECK_THAT(r.destaged[0].media_ms, WithinAbs(105.1, kEps));
+}
+
+namespace {
+
+// The small disk with a drive of today's write buffer in its profile: two read segments
+// (DiskSim's write-behind would hold two scattered writes), a buffer of 64 sectors.
+VirtualDevice with_write_buffer(unsigned window) {
+  DiskProfile p = small_disk();
+  p.drive.has_cache = true;
+  p.drive.cache.segments = 2;
+  p.drive.cache.segment_sectors = 32;
+  p.drive.cache.write_buffer_bytes = 64 * kSector;
+  p.drive.cache.write_buffer_high_water = 1.0;
+  p.drive.cache.write_buffer_window = window;
+  return VirtualDevice(std::make_unique<DiskModel>(p));
+}
+
+}  // namespace
+
+TEST_CASE("a profile's write buffer holds what its size holds and destages by positioning",
+          "[write-cache]") {
+  VirtualDevice d = with_write_buffer(0);
+  REQUIRE(d.write_cache() != nullptr);
+  CHECK(d.write_cache()->policy() == DestagePolicy::WhenIdle);
+  // Three scattered writes, more than the two segments: all taken at once.
+  for (const std::uint64_t lba : {kA, kB, kC}) {
+    const Service w = d.serve(0.0, Op::Write, lba * kSector, kSector);
+    CHECK(w.buffered);
+    CHECK(w.completion_ms == 0.0);
+  }
+  CHECK(d.write_cache()->dirty_sectors() == 3);
+  // The flush destages them shortest positioning first (C, A, B), not in arrival order.
+  const Service f = d.serve(0.0, Op::Flush, 0, 0);
+  REQUIRE(f.destaged.size() == 3);
+  CHECK(f.destaged[0].extent.lba == kC);
+  CHECK(f.destaged[1].extent.lba == kA);
+  CHECK(f.destaged[2].extent.lba == kB);
+  CHECK_THAT(f.destaged[2].media_ms, WithinAbs(12.1, kEps));
+}
+
+TEST_CASE("a write buffer's window: the destage chooses among the oldest few", "[write-cache]") {
+  // A window of one is arrival order: A (on the media at 5.1), B, then C.
+  VirtualDevice d = with_write_buffer(1);
+  for (const std::uint64_t lba : {kA, kB, kC}) d.serve(0.0, Op::Write, lba * kSector, kSector);
+  const Service f = d.serve(0.0, Op::Flush, 0, 0);
+  REQUIRE(f.destaged.size() == 3);
+  CHECK(f.destaged[0].extent.lba == kA);
+  CHECK(f.destaged[1].extent.lba == kB);
+  CHECK(f.destaged[2].extent.lba == kC);
+  CHECK_THAT(f.destaged[0].media_ms, WithinAbs(5.1, kEps));
+  // A window of two: B or A first (B is nearer from cylinder 0: 2.1), then the nearer of
+  // A and C.
+  VirtualDevice two = with_write_buffer(2);
+  for (const std::uint64_t lba : {kA, kB, kC}) two.serve(0.0, Op::Write, lba * kSector, kSector);
+  const Service g = two.serve(0.0, Op::Flush, 0, 0);
+  REQUIRE(g.destaged.size() == 3);
+  CHECK(g.destaged[0].extent.lba == kB);
 }

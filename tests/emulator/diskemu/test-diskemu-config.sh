@@ -21,6 +21,23 @@ expect_start_failure "file=$TMPDIR_TEST/no/such/dir/disk.img" "$P" model=hp97560
   file="$TMPDIR_TEST/no/such/dir/disk.img"
 expect_start_failure "stats=$TMPDIR_TEST/no/such/dir/s.json" "$P" model=hp97560 \
   stats="$TMPDIR_TEST/no/such/dir/s.json"
+# stats= replaces only a regular file: a link planted at the path (to a disk image, say)
+# or a device there stops start-up, and what it points to is untouched.
+mkdir -p "$TMPDIR_TEST/elsewhere"
+echo precious > "$TMPDIR_TEST/elsewhere/disk.img"
+ln -s "$TMPDIR_TEST/elsewhere/disk.img" "$TMPDIR_TEST/stats-link.json"
+expect_start_failure "stats-link.json' exists and is a symbolic link" "$P" model=hp97560 \
+  stats="$TMPDIR_TEST/stats-link.json"
+[ "$(cat "$TMPDIR_TEST/elsewhere/disk.img")" = precious ] || fail "stats= wrote through a link"
+ln -s "$TMPDIR_TEST/elsewhere/disk.img" "$TMPDIR_TEST/.s.json.tmp"
+ln -s "$TMPDIR_TEST/elsewhere/disk.img" "$TMPDIR_TEST/s.json.tmp"
+nbdkit -U "$(nbdkit_sock)" "$P" model=hp97560 stats="$TMPDIR_TEST/s.json" --run 'exit 0' ||
+  fail "stats= beside planted temporary names did not start"
+[ "$(cat "$TMPDIR_TEST/elsewhere/disk.img")" = precious ] || fail "stats= wrote through a planted temporary name"
+grep -q '"requests"' "$TMPDIR_TEST/s.json" || fail "stats: $(cat "$TMPDIR_TEST/s.json")"
+mkfifo "$TMPDIR_TEST/stats-fifo.json"
+expect_start_failure "stats-fifo.json' exists and is a FIFO" "$P" model=hp97560 \
+  stats="$TMPDIR_TEST/stats-fifo.json"
 expect_start_failure "capacity=" "$P" model=fixed:ms=1,capacity=zero
 expect_start_failure "drive-queue=0" "$P" model=hp97560 drive-queue=0
 expect_start_failure "drive-policy=nosuch" "$P" model=hp97560 drive-policy=nosuch

@@ -84,7 +84,7 @@ TEST_CASE("the drive's own queue: keys, defaults and refusals", "[diskemu][confi
   DiskemuConfig c;
   CHECK(c.drive_queue.depth == 1);  // no queueing unless asked for
   CHECK(c.drive_queue.policy == "satf");
-  CHECK(c.drive_queue.age_limit_ms == 500.0);
+  CHECK(c.drive_queue.age_limit_ms == 1000.0);
   c.set("drive-queue", "32", keys);
   c.set("drive-policy", "asatf:w=30", keys);
   c.set("drive-age-limit", "250ms", keys);

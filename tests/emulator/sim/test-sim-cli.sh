@@ -102,7 +102,7 @@ j0, j1, jf, js = (json.load(open(f"{d}/{n}.json")) for n in ["dq0", "dq1", "dqf"
 assert "drive_queue" not in j0 and j1["drive_queue"]["depth"] == 1, j1
 for k in ["mean_ms", "p99_ms", "throughput_per_s"]:
     assert j0[k] == j1[k], (k, j0[k], j1[k])
-assert js["drive_queue"] == {"depth": 32, "policy": js["drive_queue"]["policy"], "age_limit": "500ms"}
+assert js["drive_queue"] == {"depth": 32, "policy": js["drive_queue"]["policy"], "window": 0, "age_limit": "1000ms"}
 assert js["drive_queue"]["policy"].startswith("satf"), js
 assert js["mean_ms"] < jf["mean_ms"], (js["mean_ms"], jf["mean_ms"])
 PY

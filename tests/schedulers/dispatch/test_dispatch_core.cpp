@@ -13,7 +13,7 @@
 #include "bench/sim/workload/workload.hpp"
 #include "daemon/filter/live_core.hpp"
 #include <map>
-#include "daemon/filter/lbn_model.hpp"
+#include "predictor/lbn_model.hpp"
 #include "predictor/disk_model.hpp"
 #include "schedulers/registry.hpp"
 

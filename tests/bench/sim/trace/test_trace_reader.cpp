@@ -106,6 +106,13 @@ TEST_CASE("MSR Cambridge CSV", "[sim][trace]") {
   CHECK(t.records[0].length == 32768);
   CHECK(t.records[1].op == Op::Write);
   CHECK(t.records[1].time_ms == Approx(10.0));  // 100000 ticks of 100 ns
+  // ResponseTime, issue -> completion in the same ticks, kept as the measured time.
+  REQUIRE(t.records[0].has_measured_times());
+  CHECK(*t.records[0].issued_ms == 0.0);
+  CHECK(*t.records[0].done_ms == Approx(0.7123));
+  CHECK(*t.records[1].done_ms == Approx(0.01));
+  CHECK(t.measured_records() == 2);
+  check_error("msr", d.write("r", "1,hm,0,Read,0,4096,99999999999999\n"), 1, "ResponseTime");
   check_error("msr", d.write("b", "1,hm,0,Read,0,4096,1\n2,hm,0,Erase,0,4096,1\n"), 2, "Type");
   check_error("msr", d.write("c", "1,hm,0,Read,-5,4096,1\n"), 1, "Offset");
   check_error("msr", d.write("e", "1,hm,0,Read,0,4096\n"), 1, "line");
@@ -208,6 +215,22 @@ TEST_CASE("HP SRT 1.3 binary", "[sim][trace]") {
   CHECK(t.records[0].device == 2);
   CHECK(t.records[1].op == Op::Write);
   CHECK(t.records[1].time_ms == Approx(500.0));
+  // start and stop, us after the enqueue: sent to the disk at 0.1 ms, completed at 9 ms.
+  REQUIRE(t.records[0].has_measured_times());
+  CHECK(*t.records[0].issued_ms == Approx(0.1));
+  CHECK(*t.records[0].done_ms == Approx(9.0));
+  CHECK(t.measured_records() == 2);
+  // A record that completes before it was sent carries no measured times, and is said.
+  {
+    std::string inv = f + shortio(4, 12, 0, 1024, 3000, 0x1);
+    const auto stop_at = inv.size() - 56 + 20;  // the last record's stop field
+    inv.replace(stop_at, 4, std::string("\0\0\0\x01", 4));
+    const auto ti = read_trace("srt", d.write("inv.srt", inv));
+    REQUIRE(ti.records.size() == 3);
+    CHECK_FALSE(ti.records[2].has_measured_times());
+    REQUIRE(ti.notes.size() == 1);
+    CHECK_THAT(ti.notes[0], Contains("1 I/O records say they completed before"));
+  }
   // Truncated: the last record claims more bytes than the file holds.
   auto bad = d.write("bad.srt", f.substr(0, f.size() - 10));
   CHECK_THROWS_WITH(read_trace("srt", bad),

@@ -1,4 +1,4 @@
-#include "daemon/filter/lbn_model.hpp"
+#include "predictor/lbn_model.hpp"
 
 #include <algorithm>
 #include <cstdlib>

@@ -1,4 +1,4 @@
-#include "daemon/filter/log_summary.hpp"
+#include "tools/log_summary.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -144,7 +144,7 @@ nlohmann::json summary_to_json(const LogSummary& s) {
   return j;
 }
 
-std::string summary_to_text(const LogSummary& s) {
+std::string summary_to_text(const LogSummary& s, const SummaryLabels& labels) {
   std::string out;
   out += fmt::format("requests {}  errors {}  over {:.2f} s  ({:.1f} req/s)\n", s.requests,
                      s.errors, s.duration_s, s.throughput_per_s);
@@ -153,9 +153,9 @@ std::string summary_to_text(const LogSummary& s) {
     for (const auto& n : s.schedulers) names += (names.empty() ? "" : ", ") + n;
     out += fmt::format("scheduler {}\n", names);
   }
-  out += fmt::format("mean queue length at dispatch {}   mean service {:.3f} ms\n",
+  out += fmt::format("{} {}   {} {:.3f} ms\n", labels.queue,
                      s.mean_queue_len ? fmt::format("{:.2f}", *s.mean_queue_len) : "-",
-                     s.mean_service_ms);
+                     labels.service, s.mean_service_ms);
   out += fmt::format("\n{:<22} {:>8} {:>10} {:>10} {:>10} {:>10} {:>10}\n", "latency (ms)",
                      "count", "mean", "p50", "p95", "p99", "max");
   auto row = [&](const std::string& name, const LatencyStats& l) {

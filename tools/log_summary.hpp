@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -48,6 +49,13 @@ LogSummary summarize_log(const std::vector<LogRow>& rows);
 // max_ms, mean_service_ms, mean_queue_len, prediction_within_sector, prediction (object),
 // by_op, by_class, schedulers. Absent values are null.
 nlohmann::json summary_to_json(const LogSummary& s);
-std::string summary_to_text(const LogSummary& s);
+// The filter's log measures the device (dispatch -> completion); a client such as
+// `replay` measures from its own issue, queueing in the server included, and says so
+// with its own labels.
+struct SummaryLabels {
+  std::string_view queue = "mean queue length at dispatch";
+  std::string_view service = "mean service";
+};
+std::string summary_to_text(const LogSummary& s, const SummaryLabels& labels = {});
 
 }  // namespace disksched

@@ -1,0 +1,140 @@
+// The qos admission controller's rules (schedulers/dispatch/qos_admission.hpp), exactly:
+// when the depth shrinks and grows, how a failed probe backs off, who takes a free
+// place (overdue background in turns, bg-share's credit). Times are given, no clock.
+#include <catch2/catch.hpp>
+
+#include "schedulers/dispatch/qos_admission.hpp"
+
+using namespace disksched;
+using Grant = QosAdmission::Grant;
+
+namespace {
+
+constexpr IoClass kFg = IoClass::TimeCritical;
+constexpr IoClass kBg = IoClass::TimeNoncritical;
+
+// A controller and a drive serving one foreground request at a time.
+struct Drive {
+  QosAdmission q;
+  Millis t = 0;
+  // One foreground request, sent now and done `response` later.
+  void fg(Millis response) {
+    q.admitted(kFg, t, t);
+    q.completed(kFg, t, t, t + response);
+    t += response;
+  }
+  void window(int n, Millis response) {
+    for (int i = 0; i < n; ++i) fg(response);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("qos: the depth is cut at the second miss of a p99 window and grows after a good one",
+          "[qos]") {
+  Drive d{QosAdmission({.target_ms = 50, .window = 100, .max_depth = 32})};
+  REQUIRE(d.q.depth() == 32);
+  d.fg(60);
+  REQUIRE(d.q.depth() == 32);  // one miss in 100 is the 1 % a p99 allows
+  d.fg(60);
+  REQUIRE(d.q.depth() == 24);  // 3/4
+  REQUIRE(d.q.stats().shrinks == 1);
+  // A request sent before the cut says nothing of the new depth.
+  d.q.admitted(kFg, 50, 50);
+  d.q.completed(kFg, 50, 50, 400);
+  d.fg(60);
+  REQUIRE(d.q.depth() == 24);
+  // A full window under 80 % of the target: one eighth more.
+  d.window(99, 30);
+  REQUIRE(d.q.depth() == 27);
+  REQUIRE(d.q.stats().grows == 1);
+  // A full window between 80 % and 100 % keeps it.
+  d.window(100, 45);
+  REQUIRE(d.q.depth() == 27);
+  // At least one less each cut, never under min-depth.
+  Drive low{QosAdmission({.target_ms = 50, .window = 10, .min_depth = 2, .max_depth = 3})};
+  low.fg(99);  // a window of 10 allows no miss at p99
+  REQUIRE(low.q.depth() == 2);
+  low.fg(99);
+  REQUIRE(low.q.depth() == 2);
+}
+
+TEST_CASE("qos: a depth whose probe was cut is probed after twice as many good windows",
+          "[qos]") {
+  Drive d{QosAdmission({.target_ms = 50, .window = 10, .max_depth = 2})};
+  d.fg(99);
+  REQUIRE(d.q.depth() == 1);
+  d.window(10, 10);
+  REQUIRE(d.q.depth() == 2);  // the probe
+  d.fg(99);
+  REQUIRE(d.q.depth() == 1);  // cut: the next probe after 2 good windows
+  d.window(10, 10);
+  REQUIRE(d.q.depth() == 1);
+  d.window(10, 10);
+  REQUIRE(d.q.depth() == 2);
+  d.fg(99);
+  d.window(30, 10);
+  REQUIRE(d.q.depth() == 1);  // now after 4
+  d.window(10, 10);
+  REQUIRE(d.q.depth() == 2);
+  d.window(10, 10);  // the probe held a whole window
+  REQUIRE(d.q.depth() == 2);
+  REQUIRE(d.q.stats().grows == 3);
+  REQUIRE(d.q.stats().shrinks == 3);
+}
+
+TEST_CASE("qos: who takes a free place", "[qos]") {
+  QosAdmission q({.target_ms = 50, .max_depth = 2, .bg_wait_ms = 100});
+  // Foreground first; background in the room it leaves; nothing beyond the depth.
+  REQUIRE(q.next(0, true, true, 0) == Grant::Foreground);
+  REQUIRE(q.next(0, false, true, 0) == Grant::Background);
+  REQUIRE(q.next(0, false, false, 0) == Grant::None);
+  q.admitted(kFg, 0, 0);
+  q.admitted(kBg, 0, 0);
+  REQUIRE(q.next(500, true, true, 0) == Grant::None);
+  q.completed(kBg, 0, 0, 10);
+  // Overdue background goes first, then takes turns with the foreground.
+  REQUIRE(q.next(150, true, true, 20) == Grant::Background);
+  q.admitted(kBg, 20, 150);
+  REQUIRE(q.stats().cls[2].overdue == 1);
+  REQUIRE(q.stats().cls[2].max_wait_ms == 130);
+  q.completed(kBg, 20, 150, 160);
+  q.completed(kFg, 0, 0, 160);
+  REQUIRE(q.next(160, true, true, 30) == Grant::Foreground);
+  q.admitted(kFg, 160, 160);
+  REQUIRE(q.next(160, true, true, 30) == Grant::Background);
+  // bg-wait=0: no bound, strict priority.
+  QosAdmission strict({.target_ms = 50, .max_depth = 2, .bg_wait_ms = 0});
+  REQUIRE(strict.next(1e9, true, true, 0) == Grant::Foreground);
+}
+
+TEST_CASE("qos: bg-share gives the background its share of the dispatches", "[qos]") {
+  auto background_of_400 = [](double share) {
+    QosAdmission q({.target_ms = 50, .max_depth = 1, .bg_share = share, .bg_wait_ms = 0});
+    int bg = 0;
+    for (int i = 0; i < 400; ++i) {
+      const IoClass c = q.next(i, true, true, 0) == Grant::Background ? kBg : kFg;
+      bg += c == kBg;
+      q.admitted(c, i, i);
+      q.completed(c, i, i, i + 1.0);
+    }
+    return bg;
+  };
+  REQUIRE(background_of_400(0.0) == 0);
+  REQUIRE(background_of_400(0.5) == 200);  // turns, one each
+  CHECK(background_of_400(0.2) == Approx(80).margin(1));
+}
+
+TEST_CASE("qos: control=off is foreground first at max-depth, without a bound", "[qos]") {
+  Drive d{QosAdmission({.target_ms = 50, .max_depth = 2, .bg_wait_ms = 100, .control = false})};
+  REQUIRE(d.q.next(1e6, true, true, 0) == Grant::Foreground);
+  d.window(10, 500);
+  REQUIRE(d.q.depth() == 2);
+  REQUIRE(d.q.stats().shrinks == 0);
+}
+
+TEST_CASE("qos: an inconsistent configuration is refused", "[qos]") {
+  REQUIRE_THROWS_AS(QosAdmission({.min_depth = 4, .max_depth = 2}), std::invalid_argument);
+  REQUIRE_THROWS_AS(QosAdmission({.window = 0}), std::invalid_argument);
+  REQUIRE_THROWS_AS(QosAdmission({.quantile = 1.0}), std::invalid_argument);
+}

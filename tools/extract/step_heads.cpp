@@ -1,0 +1,213 @@
+// The heads step (steps.hpp).
+#include "tools/extract/steps.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <stdexcept>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "tools/extract/geometry_probe.hpp"
+#include "tools/extract/slips.hpp"
+#include "tools/extract/stats.hpp"
+
+namespace disksched::extract {
+
+namespace {
+
+// Walked boundaries (each a track switch until heads are known) of tracks shorter than
+// the rest hold slipped sectors: find them, so that the boundary skews can be corrected
+// for the holes next to them. `checked`: the boundaries done so far.
+void correct_for_slips(Findings& f, SlipSearch& slips, std::vector<Boundary>& walk,
+                       std::size_t& checked) {
+  Layout& L = f.result.layout;
+  for (; checked < walk.size(); ++checked) {
+    const std::uint64_t next = (checked + 1) * f.spt0;
+    const std::uint64_t want_lba = walk[checked].lba;
+    if (L.lba_of_pba(next) != want_lba) {
+      if (L.lba_of_pba(next) < want_lba)
+        throw std::runtime_error(fmt::format(
+            "track {} is longer than {} sectors (it ends at LBA {}): spare sectors or an "
+            "irregular layout",
+            checked, f.spt0, want_lba));
+      slips.localize_track(checked * f.spt0, [&] { return L.lba_of_pba(next) == want_lba; });
+    }
+    walk[checked].skew -= gap_before(f.result.layout, walk[checked].lba);
+  }
+}
+
+// Two kinds of skew but no period: a noisy read spoiled one. Measure them all again
+// with more reads each.
+BoundaryClasses remeasure_skews(Instrument& in, Findings& f, std::vector<Boundary>& walk, double noise_sectors) {
+  std::vector<double> skews;
+  const int reps = std::max(5, in.prober.repeats() + 2);
+  for (auto& b : walk) {
+    const int gap = gap_before(f.result.layout, b.lba);
+    const double ph1 = in.prober.phase(b.lba - 1, reps), ph2 = in.prober.phase(b.lba, reps);
+    double sk = wrap_unit(ph2 - ph1 - (1 + gap) * f.step0) / f.step0;
+    if (sk > f.spt0 - 0.5) sk -= f.spt0;
+    b.skew = sk;
+    skews.push_back(sk);
+  }
+  return classify_boundaries(skews, std::max(1.0, 6.0 * noise_sectors));
+}
+
+// Consecutive track boundaries from LBA 0 (24, then twice as many up to 256, until
+// their skews show a period: the heads), into `walk`; their classes.
+BoundaryClasses walk_skews(Instrument& in, Findings& f, SlipSearch& slips, std::vector<Boundary>& walk) {
+  BoundaryClasses c;
+  const double noise_sectors = in.prober.phase_noise() / f.step0 / std::sqrt(static_cast<double>(in.prober.repeats()));
+  int want = 24;
+  std::size_t checked = 0;
+  while (want <= 256) {
+    const std::uint64_t from = walk.empty() ? 0 : walk.back().lba;
+    auto more = walk_boundaries(in.prober, from, f.spt0, f.step0, want - static_cast<int>(walk.size()));
+    walk.insert(walk.end(), more.begin(), more.end());
+    correct_for_slips(f, slips, walk, checked);
+    std::vector<double> skews;
+    for (const auto& b : walk) skews.push_back(b.skew);
+    c = classify_boundaries(skews, std::max(1.0, 6.0 * noise_sectors));
+    if (c.heads == 0 && c.why.find("two classes") != std::string::npos) c = remeasure_skews(in, f, walk, noise_sectors);
+    in.tick(static_cast<double>(walk.size()) / 256.0);
+    if (c.heads > 0 || static_cast<int>(walk.size()) < want) break;
+    want *= 2;
+  }
+  for (std::size_t i = 0; i < walk.size(); ++i) f.verified.insert((i + 1) * f.spt0);
+  return c;
+}
+
+// Equal (or invisible) skews: a cylinder switch is a seek, a head switch is not. The
+// switch times of the first tracks, classed (into c); the number of heads, 0 when
+// they give none.
+int heads_by_switch_times(Instrument& in, Findings& f, BoundaryClasses& c, std::vector<double>& moves) {
+  std::set<std::size_t> remeasured;
+  double first = -1;
+  const double min_gap = std::max(0.2, 6.0 * f.result.period.jitter_ms);
+  for (int k = 1; k <= 128; ++k) {
+    const std::uint64_t b = static_cast<std::uint64_t>(k) * f.spt0;
+    if (b + f.spt0 >= in.target.sectors()) break;
+    const std::uint64_t src = b - 2, dst = b + f.spt0 / 2;
+    if (first < 0) {
+      first = in.move_time(src, dst, f.spt0, 0.0, f.result.dead_time_ms);
+      moves.push_back(first);
+      continue;
+    }
+    // Same class as the first switch?
+    const Millis base = in.tau(f.spt0) + f.result.dead_time_ms;
+    const double ph = in.prober.phase(dst);
+    bool same = in.prober.reach(src, dst, ph, base + first + min_gap / 2).hit;
+    if (in.votes > 1) same = same && in.prober.reach(src, dst, ph, base + first + min_gap / 2).hit;
+    moves.push_back(same ? first : in.move_time(src, dst, f.spt0, first + min_gap, f.result.dead_time_ms));
+    in.tick(static_cast<double>(k) / 128.0);
+    c = classify_boundaries(moves, min_gap);
+    if (c.heads == 0 && c.why.find("two classes") != std::string::npos) {
+      // Two kinds of switch but no period: a threshold that a late host pushed up
+      // looks like a seek. Delays only lengthen a threshold, so measure each long
+      // switch once more and keep the shorter.
+      for (std::size_t i = 1; i < moves.size(); ++i) {
+        if (moves[i] <= first + min_gap || !remeasured.insert(i).second) continue;
+        const std::uint64_t bi = (i + 1) * f.spt0;
+        moves[i] = std::min(moves[i], in.move_time(bi - 2, bi + f.spt0 / 2, f.spt0, first + min_gap, f.result.dead_time_ms));
+      }
+      c = classify_boundaries(moves, min_gap);
+    }
+    if (c.heads > 0 && static_cast<int>(moves.size()) >= 2 * c.heads + 1) return c.heads;
+  }
+  return 0;
+}
+
+// Zone 0's heads and first skews when the skews did not tell the heads (c: what they
+// said); LBA 0's head.
+std::int32_t zone0_by_switch_times(Instrument& in, Findings& f, BoundaryClasses& c, const std::vector<Boundary>& walk) {
+  Layout& L = f.result.layout;
+  std::int32_t first_head = 0;
+  if (f.boundaries_visible)
+    in.note(fmt::format("track and cylinder skews look alike ({}); telling cylinder switches "
+                        "by their switch time",
+                        c.why));
+  std::vector<double> moves;
+  int heads = heads_by_switch_times(in, f, c, moves);
+  if (heads == 0) {
+    heads = in.options.seeds.heads.value_or(1);
+    in.note(fmt::format("the track switches in the first {} tracks give no number of heads ({}); "
+                        "taking {} head(s){}",
+                        moves.size(), c.why, heads, in.options.seeds.heads ? " from MODE SENSE page 04h" : ""));
+  }
+  L.heads = heads;
+  if (c.heads == heads) first_head = c.first_head;
+  ZoneLayout z;
+  z.spt = f.spt0;
+  if (f.boundaries_visible && !walk.empty()) {
+    // The walked boundaries, split by the heads the switch times found.
+    std::vector<double> trk, cyl;
+    for (std::size_t i = 0; i < walk.size(); ++i)
+      ((i + 1 + static_cast<std::size_t>(first_head)) % static_cast<std::size_t>(heads) == 0 ? cyl : trk)
+          .push_back(walk[i].skew);
+    const double all = median(trk.empty() ? cyl : trk);
+    z.track_skew = in.first_skew(trk.empty() ? all : median(trk));
+    z.cylinder_skew = in.first_skew(cyl.empty() ? all : median(cyl));
+  } else {
+    z.track_skew = z.cylinder_skew = 0.0;
+  }
+  L.zones.push_back(z);
+  return first_head;
+}
+
+// An empty front: the tracks before LBA 0 on its cylinder hold no LBA. Whole cylinders
+// before that one would show in no timing: cylinders count from it.
+void shift_for_empty_front(Instrument& in, Findings& f, std::int32_t first_head) {
+  Layout& L = f.result.layout;
+  const std::uint64_t front = static_cast<std::uint64_t>(first_head) * f.spt0;
+  Layout shifted;
+  shifted.heads = L.heads;
+  shifted.zones = L.zones;
+  shifted.sectors = L.sectors;
+  shifted.add_hole(0, front, HoleKind::Front);
+  for (const Hole& h : L.holes()) shifted.add_hole(h.pba + front, h.count, h.kind);
+  L = shifted;
+  std::set<std::uint64_t> verified;
+  for (std::uint64_t p : f.verified) verified.insert(p + front);
+  f.verified = verified;
+  in.note(fmt::format("LBA 0 is on head {} of its cylinder: the {} tracks before it hold no LBA (an empty "
+                      "front; whole cylinders before it would not show, and cylinders are counted from "
+                      "LBA 0's)",
+                      first_head, first_head));
+}
+
+}  // namespace
+
+void find_heads(Instrument& in, Findings& f, double /*share*/) {
+  in.step("heads");
+  SlipSearch slips(in, f);
+  Layout& L = f.result.layout;
+  L.sectors = in.target.sectors();
+  std::vector<Boundary> walk;
+  BoundaryClasses c;
+  // Zone 0 as far as it is known; every boundary a track switch until heads are known.
+  L.heads = 1 << 20;
+  ZoneLayout z0;
+  z0.spt = f.spt0;
+  L.zones = {z0};
+  if (f.boundaries_visible) c = walk_skews(in, f, slips, walk);
+  L.zones.clear();
+  std::int32_t first_head = 0;
+  if (c.heads > 0) {
+    L.heads = c.heads;
+    first_head = c.first_head;
+    ZoneLayout z;
+    z.spt = f.spt0;
+    z.track_skew = in.first_skew(c.track_value);
+    z.cylinder_skew = in.first_skew(c.cylinder_value);
+    L.zones.push_back(z);
+  } else {
+    first_head = zone0_by_switch_times(in, f, c, walk);
+  }
+  if (first_head > 0) shift_for_empty_front(in, f, first_head);
+  if (in.options.seeds.heads && *in.options.seeds.heads != L.heads)
+    in.note(fmt::format("MODE SENSE page 04h says {} heads, timing finds {}", *in.options.seeds.heads, L.heads));
+  in.tick(1.0);
+}
+
+}  // namespace disksched::extract
