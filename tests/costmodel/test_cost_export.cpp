@@ -65,8 +65,8 @@ TEST_CASE("iocost's export of a fixed-time device, and its linear model's error"
   opt.device = "8:16";
   opt.probe = ProbeOptions{1, 500, 1};
   const ExportResult r = export_cost_model(*model, ExportFormat::Iocost, opt);
-  CHECK(r.text.find("8:16 ctrl=user model=linear rbps=838860800 rseqiops=100 rrandiops=100 "
-                    "wbps=838860800 wseqiops=100 wrandiops=100\n") != std::string::npos);
+  CHECK(r.text.find("8:16 ctrl=user model=linear rbps=104857600 rseqiops=100 rrandiops=100 "
+                    "wbps=104857600 wseqiops=100 wrandiops=100\n") != std::string::npos);
   REQUIRE(r.fit.size() == fit_loads().size());
   REQUIRE(r.fit.size() == 36);
   for (const FitRow& f : r.fit) {
@@ -74,8 +74,9 @@ TEST_CASE("iocost's export of a fixed-time device, and its linear model's error"
     if (f.load.bytes == 4 * KiB) CHECK(f.error() == Approx(0).margin(1e-9));
   }
   // A 1 MiB request costs the device the same 10 ms, but the linear model charges its
-  // 256 pages: 1 / (0.01 - p + 256 p) with p = 4096 / 838860800 s.
-  const double p = 4096.0 / 838860800.0;
+  // 256 pages at the bandwidth 1 MiB requests made: 1 / (0.01 - p + 256 p) with
+  // p = 4096 / 104857600 s, about half the rate the device keeps.
+  const double p = 4096.0 / 104857600.0;
   for (const FitRow& f : r.fit)
     if (f.load.bytes == 1 * MiB) CHECK(f.model_iops == Approx(1.0 / (0.01 + 255 * p)));
 }
