@@ -125,6 +125,14 @@ class DeviceModel {
     return service(from, op, offset, length);
   }
 
+  // When each sector of a media run ends: out[k - 1] is when the transfer of the first k
+  // sectors of [lba, lba + count), started from `from` with the command's overhead already
+  // paid, ends (from.time_ms + seek + rotation + transfer of a k-sector request). What a
+  // drive's buffer needs to know of a run as it goes. This one costs a service() a sector;
+  // a disk walks the run once.
+  virtual void media_ends(const HeadState& from, Op op, std::uint64_t lba, std::uint64_t count,
+                          std::vector<Millis>& out) const;
+
   // The state at power-on: cylinder 0, head 0 (MEMS: sled centred), at time 0.
   virtual HeadState initial_state() const { return HeadState{}; }
 

@@ -254,3 +254,78 @@ Cost DiskModel::service(const HeadState& from, Op op, std::uint64_t offset, std:
 }
 
 }  // namespace disksched
+
+namespace disksched {
+
+// service()'s positioning and run-by-run transfer, once for the whole extent, with each
+// LBA's end found as service() finds the end of a request that stops there: the same
+// expressions in the same order, so the same doubles.
+void DiskModel::walk_ends(const HeadState& from, Op op, std::uint64_t first, std::uint64_t end,
+                          std::vector<Millis>& ends, Millis& transfer_start, Millis& seek,
+                          Millis& rotation) const {
+  HeadState f = from;
+  const Millis overhead = profile_.overhead_ms.of(op);
+  f.time_ms -= overhead;
+  const Chs start = layout_.to_chs(first);
+  const Millis settle = settle_of(op);
+  const Spin& spin = spin_from(f);
+  const Zone* z = &zone_of_cylinder(start.cylinder);
+  seek = move_ms(f.cylinder, f.head, start.cylinder, start.head, settle);
+  Millis t = f.time_ms + overhead + seek;
+  rotation = wait_for(spin, t, sector_angle_in(*z, start, nullptr));
+  t += rotation;
+  transfer_start = t;
+  ends.resize(end - first);
+  std::uint64_t lba = first;
+  const std::uint64_t last = end - 1;
+  Chs pos = start;
+  for (;;) {
+    Chs run_last;
+    const std::uint64_t e = layout_.run_end(lba, last, pos, run_last);
+    const bool consecutive = run_last.sector - pos.sector == e - lba;
+    for (std::uint64_t x = lba; x <= e; ++x) {
+      const std::uint32_t sector =
+          consecutive ? pos.sector + static_cast<std::uint32_t>(x - lba) : layout_.to_chs(x).sector;
+      ends[x - first] = t + static_cast<double>(sector - pos.sector + 1) * spin.period_ms / z->spt;
+    }
+    t = ends[e - first];
+    if (e == last) break;
+    lba = e + 1;
+    const Chs next = layout_.to_chs(lba);
+    z = &zone_of_cylinder(next.cylinder);
+    t += move_ms(pos.cylinder, pos.head, next.cylinder, next.head, settle);
+    t += wait_for(spin, t, sector_angle_in(*z, next, nullptr));
+    pos = next;
+  }
+}
+
+void DiskModel::media_ends(const HeadState& from, Op op, std::uint64_t lba, std::uint64_t count,
+                           std::vector<Millis>& out) const {
+  out.clear();
+  if (count == 0) return;
+  check_extent(lba, count);
+  const Spin& spin = spin_from(from);
+  std::vector<Millis> plain, rmw;
+  Millis plain_start = 0, plain_seek = 0, plain_rot = 0, rmw_start = 0, rmw_seek = 0, rmw_rot = 0;
+  std::uint64_t down = lba;
+  out.resize(count);
+  for (std::uint64_t k = 1; k <= count; ++k) {
+    // A write that covers its first or last physical sector in part is a
+    // read-modify-write of the whole physical sectors, a revolution longer (service()).
+    if (!read_modify_write(op, lba, lba + k)) {
+      if (plain.empty()) walk_ends(from, op, lba, lba + count, plain, plain_start, plain_seek, plain_rot);
+      out[k - 1] = from.time_ms + plain_seek + plain_rot + (plain[k - 1] - plain_start);
+      continue;
+    }
+    if (rmw.empty()) {
+      down = lba - lba % per_physical();
+      const std::uint64_t up =
+          std::min(lbas_, (lba + count + per_physical() - 1) / per_physical() * per_physical());
+      walk_ends(from, op, down, up, rmw, rmw_start, rmw_seek, rmw_rot);
+    }
+    const std::uint64_t up = std::min(lbas_, (lba + k + per_physical() - 1) / per_physical() * per_physical());
+    out[k - 1] = from.time_ms + rmw_seek + rmw_rot + ((rmw[up - 1 - down] + spin.period_ms) - rmw_start);
+  }
+}
+
+}  // namespace disksched

@@ -43,6 +43,8 @@ class DiskModel final : public DeviceModel {
                std::uint32_t length) const override;
   Cost service(const HeadState& from, Op op, std::uint64_t offset, std::uint32_t length,
                const TrackAngles& learnt) const override;
+  void media_ends(const HeadState& from, Op op, std::uint64_t lba, std::uint64_t count,
+                  std::vector<Millis>& out) const override;
   Millis rotation_ms() const override { return spin_.period_ms; }
   Millis sector_time_ms() const override;
   Spin spin() const override { return spin_; }
@@ -143,6 +145,12 @@ class DiskModel final : public DeviceModel {
       throw_beyond(lba, sectors);
   }
   [[noreturn]] void throw_beyond(std::uint64_t lba, std::uint64_t sectors) const;
+  // media_ends' walk: for each LBA of [first, end), when its sector passes under the head
+  // on a transfer of [first, x] from `from` (overhead paid), into ends[x - first]; the
+  // positioning's seek and rotational wait into seek and rotation.
+  void walk_ends(const HeadState& from, Op op, std::uint64_t first, std::uint64_t end,
+                 std::vector<Millis>& ends, Millis& transfer_start, Millis& seek,
+                 Millis& rotation) const;
   Millis settle_of(Op op) const {
     return op == Op::Write || op == Op::Zero ? profile_.write_settle_ms : 0.0;
   }

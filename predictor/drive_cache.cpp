@@ -54,10 +54,9 @@ Millis DriveCache::media_run(Run& r, Op op, std::vector<Millis>* ends, HeadState
   r.media_end = media_end_of(r.from, c);
   if (end != nullptr) *end = c.end;
   if (ends != nullptr) {
-    ends->clear();
-    for (std::uint64_t k = 1; k < r.end - r.base; ++k)
-      ends->push_back(media_end_of(r.from, platter(model_, r.from, op, r.base, k, sector_bytes_)));
-    ends->push_back(r.media_end);
+    model_.media_ends(r.from, op, r.base, r.end - r.base, *ends);
+    if (ends->empty()) ends->push_back(r.media_end);
+    else ends->back() = r.media_end;
   }
   return r.from.time_ms + c.seek_ms + c.rotation_ms;  // the media transfer's start
 }

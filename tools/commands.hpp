@@ -13,5 +13,6 @@ void add_ctl_command(CLI::App& app);       // ctl
 void add_log_commands(CLI::App& app);      // log summary|compare
 void add_extract_commands(CLI::App& app);  // extract
 void add_validate_commands(CLI::App& app); // validate
+void add_export_command(CLI::App& app);    // export
 
 }  // namespace disksched::cli
