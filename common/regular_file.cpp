@@ -1,4 +1,5 @@
 #include "common/regular_file.hpp"
+#include "common/unique_fd.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -16,24 +17,6 @@ namespace {
 
 std::string errno_text(int e) { return std::strerror(e); }
 
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-  int release() {
-    const int f = fd_;
-    fd_ = -1;
-    return f;
-  }
-
- private:
-  int fd_;
-};
 
 FileError not_replaced(const std::string& shown, mode_t mode) {
   return FileError(fmt::format("'{}' exists and is {}: replaces only regular files and never "
@@ -101,7 +84,7 @@ void replace_file_at(int dir_fd, const std::string& name, std::string_view conte
     throw not_replaced(shown, st.st_mode);
   int raw = -1;
   const std::string tmp = create_temp(dir_fd, name, mode, shown, raw);
-  Fd out(raw);
+  UniqueFd out(raw);
   auto abandon = [&](const char* step, int e) {
     ::unlinkat(dir_fd, tmp.c_str(), 0);
     return FileError(fmt::format("cannot write '{}': {}: {}", shown, step, errno_text(e)));
@@ -121,7 +104,7 @@ void replace_file(const std::string& path, std::string_view contents, mode_t mod
   const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
   if (name.empty() || name == "." || name == "..")
     throw FileError(fmt::format("'{}': expected a file name, not a directory", path));
-  Fd dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  UniqueFd dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (dir_fd.get() < 0)
     throw FileError(fmt::format("cannot write '{}': its directory '{}': {}", path, dir,
                                 errno_text(errno)));
@@ -136,7 +119,7 @@ std::optional<std::string> read_regular_file(const std::string& path, std::size_
   }
   // Looked at before opening: opening a FIFO blocks, opening a device can act.
   if (!S_ISREG(st.st_mode)) throw not_read(path, st.st_mode);
-  Fd in(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  UniqueFd in(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
   if (in.get() < 0) {
     if (errno == ENOENT) return std::nullopt;
     throw FileError(fmt::format("cannot read '{}': {}", path, errno_text(errno)));

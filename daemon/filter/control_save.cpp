@@ -1,4 +1,5 @@
 #include "daemon/filter/control_save.hpp"
+#include "common/unique_fd.hpp"
 
 #include <atomic>
 #include <cerrno>
@@ -20,24 +21,6 @@ std::runtime_error failure(const std::string& what) { return std::runtime_error(
 
 std::string errno_text() { return std::strerror(errno); }
 
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-  int release() {
-    const int f = fd_;
-    fd_ = -1;
-    return f;
-  }
-
- private:
-  int fd_;
-};
 
 }  // namespace
 
@@ -58,7 +41,7 @@ std::string save_in_directory(const std::string& save_dir, const std::string& ta
   if (name.empty() || name == "." || name == "..")
     throw failure(fmt::format("save needs a file name, e.g. save refined.json, not '{}'", target));
 
-  Fd dir(open(save_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  UniqueFd dir(open(save_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (dir.get() < 0)
     throw failure(fmt::format("sched-save-dir={}: {}", save_dir, errno_text()));
   if (!dir_named.empty()) {
