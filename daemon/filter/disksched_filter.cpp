@@ -499,6 +499,10 @@ template <class Io>
 int scheduled(nbdkit_next* next, void* handle, Op op, std::uint32_t count, std::uint64_t offset,
               std::uint32_t flags, int* err, Io&& io) {
   const Inside inside;
+  if (graceful_stop && graceful_stop->hurrying()) {
+    *err = ESHUTDOWN;  // stopping at once: the client learns now, not when the socket ends
+    return -1;
+  }
   Dispatcher* d = static_cast<const Handle*>(handle)->device;
   if (d == nullptr) {
     // Unreachable: .prepare opens the device before any I/O.

@@ -103,8 +103,23 @@ void GracefulStop::run() {
     if (b == 0) return;   // cleanup: nbdkit is stopping anyway
     if (b > 0) break;     // a second signal
   }
+  // Whatever is still coming fails at once (hurrying()). nbdkit 1.32 aborts when a
+  // connection ends while two of its threads send replies (raw_send_socket: 'sock >= 0'),
+  // so the connections are ended only once the filter has gone quiet, or after `settle`.
+  hurrying_.store(true, std::memory_order_release);
   restore_handlers();
   raise(sig);             // nbdkit's own handler: stop serving
+  const auto settled = Clock::now() + options_.settle;
+  quiet_since = Clock::time_point::max();
+  while (Clock::now() < settled) {
+    if (!idle_())
+      quiet_since = Clock::time_point::max();
+    else if (quiet_since == Clock::time_point::max())
+      quiet_since = Clock::now();
+    else if (Clock::now() - quiet_since >= options_.quiet)
+      break;
+    if (next_byte(10) == 0) return;
+  }
   // nbdkit waits for every connection to end; an idle client would never end its own.
   do {
     if (end_connections_) end_connections_();

@@ -7,7 +7,8 @@
 // handler. A second signal stops at once. New connections are refused meanwhile.
 // nbdkit 1.32 then still waits for every connection to end, and an idle client that
 // stays connected (nbdfuse, the kernel's client) never ends its own: once the signal is
-// handed on, `end_connections` ends them (common/served_connections.hpp), and again
+// handed on (and, after a second signal, once the filter has gone quiet: new requests
+// fail at once meanwhile), `end_connections` ends them (common/served_connections.hpp), and again
 // every 100 ms for one accepted meanwhile, until .cleanup stops the thread.
 #pragma once
 
@@ -23,6 +24,9 @@ class GracefulStop {
   struct Options {
     std::chrono::milliseconds quiet{100};
     std::chrono::milliseconds limit{10000};
+    // After a second signal or `limit`: how long the filter may take to go quiet
+    // (requests failing at once) before the connections are ended anyway.
+    std::chrono::milliseconds settle{2000};
   };
   // `idle` says whether the filter holds no request now (called from the stop thread);
   // `end_connections` makes the served connections end (called from it too).
@@ -38,6 +42,8 @@ class GracefulStop {
   void stop();
   // A signal arrived: the server is draining.
   bool stopping() const { return stopping_.load(std::memory_order_acquire); }
+  // A second signal arrived or `limit` passed: requests are to fail at once (ESHUTDOWN).
+  bool hurrying() const { return hurrying_.load(std::memory_order_acquire); }
 
  private:
   void run();
@@ -47,6 +53,7 @@ class GracefulStop {
   std::function<void()> end_connections_;
   std::thread thread_;
   std::atomic<bool> stopping_{false};
+  std::atomic<bool> hurrying_{false};
 };
 
 }  // namespace disksched
