@@ -521,9 +521,13 @@ json profile_to_json(const DiskProfile& p) {
   j["completion_ms"] = per_op_json(p.completion_ms);
   j["seek"] = seek_json(p.seek);
   j["rotation_phase"] = p.rotation_phase;
-  // Written only when they say something, so older profiles save as they were.
+  // Written only when they say something, so older profiles save as they were; zones
+  // with gaps between them need it too (the reader takes a gap without it for a typo).
+  bool gaps = false;
+  for (std::size_t i = 1; i < p.zones.size(); ++i)
+    gaps = gaps || p.zones[i].first_cylinder != p.zones[i - 1].last_cylinder + 1;
   if (p.layout.mapping != Mapping::Conventional || p.layout.sparing != Sparing::None ||
-      p.layout.range_cylinders != 1) {
+      p.layout.range_cylinders != 1 || gaps) {
     j["layout"] = {{"mapping", mapping_name(p.layout.mapping)},
                    {"sparing", sparing_name(p.layout.sparing)}};
     if (p.layout.sparing == Sparing::SectorsPerRange) j["layout"]["range_cylinders"] = p.layout.range_cylinders;

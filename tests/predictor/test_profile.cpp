@@ -76,6 +76,19 @@ TEST_CASE("the layout and seek fields of a real drive survive the round trip; ol
   CHECK_THAT(error_of(k), Catch::Contains("zones[0].slips[1]"));
 }
 
+TEST_CASE("zones with a gap but no sparing save with the layout that lets them load",
+          "[profile]") {
+  DiskProfile p = testing::zoned_profile(false);
+  p.zones[2] = ZoneSpec{62, 99, 80, {}, {}};  // cylinders 60 and 61 hold no data
+  REQUIRE(p.layout.sparing == Sparing::None);
+  const json j = profile_to_json(p);
+  REQUIRE(j.contains("layout"));
+  CHECK(j["layout"]["sparing"] == "none");
+  const DiskProfile q = profile_from_json(j, "gap");
+  CHECK(profile_to_json(q) == j);
+  CHECK(DiskModel(q).lbas() == DiskModel(p).lbas());
+}
+
 TEST_CASE("load_model knows the built-ins and reads profile files", "[profile]") {
   CHECK(load_model("hp97560")->name() == "hp97560");
   CHECK(load_model("hp97560-full")->name() == "hp97560-full");
