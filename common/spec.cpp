@@ -215,6 +215,7 @@ std::string format_spec(std::string_view name, const std::vector<SpecParam>& par
   char sep = ':';
   for (const auto& p : params) {
     const std::string v = format_param_value(p, values);
+    if (p.written_when_set && v == format_param_default(p)) continue;
     s += fmt::format("{}{}={}", sep, p.name, v);
     sep = ',';
   }

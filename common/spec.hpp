@@ -39,6 +39,9 @@ struct SpecParam {
   // A test oracle or an ablation: accepted in specs and written in the canonical spec
   // (which names every parameter), left out of listings and "valid:" hints.
   bool hidden = false;
+  // Written in the canonical spec only when not its default: a parameter added later,
+  // so the specs (and the keys made from them) of before read the same.
+  bool written_when_set = false;
 };
 
 // Declaring parameters by field name (so declarations stay valid as SpecParam grows).

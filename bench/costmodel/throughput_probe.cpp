@@ -26,8 +26,9 @@ std::string Load::name() const {
 }
 
 std::string Load::workload_spec() const {
-  return fmt::format("closed:n={},think=0ms,p={},size={},reads={}", depth, sequential ? 1 : 0,
-                     bytes, write ? 0 : 1);
+  // A sequential load is one stream `depth` deep, as fio's iodepth (not depth streams).
+  return fmt::format("closed:n={},think=0ms,p={},size={},reads={}{}", depth, sequential ? 1 : 0,
+                     bytes, write ? 0 : 1, sequential ? ",stream=shared" : "");
 }
 
 ThroughputProbe::ThroughputProbe(const DeviceModel& model, ProbeOptions opt)

@@ -94,6 +94,17 @@ TEST_CASE("a drive of today gains from its own queue; without one, depth buys no
   CHECK(ncq1 == Approx(fifo1).epsilon(0.1));
 }
 
+TEST_CASE("a sequential load is one stream at any depth, as fio's iodepth: read-ahead "
+          "serves it at 32 in flight as at 1") {
+  auto model = load_model("sata7200-8tb");
+  ThroughputProbe ncq(*model, ProbeOptions{32, 1500, 1});
+  const double seq1 = ncq.run(load(false, true, 4 * KiB, 1)).iops;
+  const double seq32 = ncq.run(load(false, true, 4 * KiB, 32)).iops;
+  const double rand32 = ncq.run(load(false, false, 4 * KiB, 32)).iops;
+  CHECK(seq32 == Approx(seq1).epsilon(0.05));
+  CHECK(seq32 > 20 * rand32);  // 32 streams would seek between them: about rand32
+}
+
 TEST_CASE("export formats by name") {
   CHECK(parse_export_format("iocost") == ExportFormat::Iocost);
   CHECK(parse_export_format("fio") == ExportFormat::Fio);

@@ -67,6 +67,16 @@ SpecParam align() {
                       1ull << 31);
 }
 
+// Whose previous request a sequential one continues: the client's own (n streams, one
+// request each in flight) or the last one any client issued (one stream with n in flight,
+// as fio's iodepth and iocost_coef_gen.py's sequential loads have it).
+SpecParam shared_stream() {
+  SpecParam p = choice_param("stream", "sequential requests continue the client's own or the "
+                             "last issued (one stream, n in flight)", {"own", "shared"}, "own");
+  p.written_when_set = true;
+  return p;
+}
+
 const std::vector<SpecParam>& params_of(const std::string& kind) {
   static const std::vector<SpecParam> uniform = {size(8192), reads(1.0), align()};
   static const std::vector<SpecParam> seq = {
@@ -86,7 +96,7 @@ const std::vector<SpecParam>& params_of(const std::string& kind) {
                    kInf),
       choice_param("thinkdist", "think time distribution", {"fixed", "exp"}, "fixed"),
       number_param("p", "fraction", "probability of a sequential request (per client)", 0, 0, 1),
-      size(8192), reads(1.0), align()};
+      size(8192), reads(1.0), align(), shared_stream()};
   static const std::vector<SpecParam> trace = {
       number_param("scale", "", "trace scaling factor (divides inter-arrival times)", 1, 1e-9, kInf),
       number_param("dev", "", "keep only this device/volume/ASU (-1: all)", -1, -1, 4294967295.0),
@@ -444,7 +454,7 @@ class ClosedSynthetic final : public ClosedStream {
   ClosedSynthetic(const DeviceExtent& dev, const Workload& w, std::uint64_t seed)
       : place_(dev, w.number("size"), w.number("align"), "closed"),
         think_(w.number("think")), exp_(w.choice("thinkdist") == "exp"), p_(w.number("p")),
-        reads_(w.number("reads")) {
+        reads_(w.number("reads")), shared_(w.choice("stream") == "shared") {
     const auto n = static_cast<std::size_t>(w.number("n"));
     for (std::size_t i = 0; i < n; ++i) clients_.push_back(Client{Rng(Rng::derive(seed, i)), 0, true});
   }
@@ -456,11 +466,13 @@ class ClosedSynthetic final : public ClosedStream {
     ClosedStep s;
     s.think_ms = think_ <= 0 ? 0.0 : (exp_ ? c.rng.exponential(think_) : think_);
     s.op = pick_op(c.rng, reads_);
-    const bool sequential = !c.first && p_ > 0.0 && c.rng.uniform() < p_;
-    s.offset = sequential ? place_.after(c.prev_end) : place_.random(c.rng);
+    const bool has_prev = shared_ ? any_issued_ : !c.first;
+    const bool sequential = has_prev && p_ > 0.0 && c.rng.uniform() < p_;
+    s.offset = sequential ? place_.after(shared_ ? last_end_ : c.prev_end) : place_.random(c.rng);
     s.length = place_.size;
-    c.prev_end = s.offset + s.length;
+    c.prev_end = last_end_ = s.offset + s.length;
     c.first = false;
+    any_issued_ = true;
     return s;
   }
 
@@ -474,6 +486,9 @@ class ClosedSynthetic final : public ClosedStream {
   double think_;
   bool exp_;
   double p_, reads_;
+  bool shared_;
+  std::uint64_t last_end_ = 0;   // the last request issued, by any client
+  bool any_issued_ = false;
   std::vector<Client> clients_;
 };
 

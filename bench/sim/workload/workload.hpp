@@ -19,10 +19,12 @@
 //       bursts of `len` requests at once, each burst inside a random window of
 //       `span` bytes, sequential within the burst with probability p (the documented
 //       stand-in for Deodhar & Naik's boot workload; see bench/sim/RESULTS.md).
-//   closed:n=16[,think=5ms,thinkdist=fixed|exp,p=0,size=8k,reads=1.0,align=512]
+//   closed:n=16[,think=5ms,thinkdist=fixed|exp,p=0,size=8k,reads=1.0,align=512,stream=own]
 //       N clients, each with one request outstanding; after a completion the client
 //       thinks, then issues its next request (addresses as `seq` with probability p,
-//       so p=0 is uniform).
+//       so p=0 is uniform). A sequential request continues the client's own previous
+//       one (stream=own: N streams) or the last one issued by any (stream=shared: one
+//       stream N deep, as fio's iodepth).
 //   mixed[:fg=1,fg-size=4k,fg-think=0ms,bg=8,bg-size=1m,writers=0,writer-size=4k,writer-think=0ms]
 //       closed loop with classes: time-critical random readers beside a time-noncritical
 //       scrub and random writers (mixed_classes.hpp).

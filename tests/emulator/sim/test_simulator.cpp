@@ -6,6 +6,7 @@
 #include <vector>
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include "bench/sim/workload/workload.hpp"
 #include "emulator/sim/simulator.hpp"
@@ -141,6 +142,27 @@ TEST_CASE("closed loop: N clients without think time see N service times", "[sim
   // A completion and its client's next request happen at one instant: the scheduler
   // chooses among all 16.
   CHECK(s.mean_queue_len == Approx(16.0));
+}
+
+TEST_CASE("closed loop, stream=shared: one sequential stream N deep, as fio's iodepth",
+          "[sim]") {
+  // own (the default): each client continues its own stream, so 4 clients make 4 streams;
+  // shared: every request continues the last one issued, by whichever client.
+  for (const char* stream : {"own", "shared"}) {
+    const SimResult r = run_closed(
+        "fixed:ms=2", fmt::format("closed:n=4,p=1,size=4096,stream={}", stream), 0, 64, 4);
+    std::vector<std::uint64_t> offsets;
+    for (const auto& x : r.measured) offsets.push_back(x.offset);
+    std::sort(offsets.begin(), offsets.end());
+    std::size_t runs = 1;
+    for (std::size_t i = 1; i < offsets.size(); ++i) runs += offsets[i] != offsets[i - 1] + 4096;
+    INFO(stream);
+    CHECK(runs == (std::string(stream) == "own" ? 4u : 1u));
+  }
+  // The canonical spec names it only when set, so the keys of older specs are unchanged.
+  CHECK(Workload::parse("closed:n=4").spec().find("stream") == std::string::npos);
+  CHECK(Workload::parse("closed:n=4,stream=shared").spec().find(",stream=shared") !=
+        std::string::npos);
 }
 
 TEST_CASE("depth N keeps N requests at the device", "[sim]") {
