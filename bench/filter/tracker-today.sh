@@ -5,7 +5,8 @@
 # ASATF(30) interleaved, RUNS runs each. For each model: the share of service times
 # (dispatch -> completion) predicted within one sector, within 0.1 ms and within 1 ms,
 # the throughput and the mean service time (medians of the runs, each run beside), and
-# ASATF's gain over FCFS. Then one ASATF run per model with the emulator's trace
+# ASATF's gain over FCFS, beside `disksched sim` on the same closed load (5 replications:
+# the prediction exact). Then one ASATF run per model with the emulator's trace
 # (`-v -D diskemu.trace=1`), joined request by request with the filter's latency log:
 # how much of the error is the host's path (which no prediction made at dispatch can
 # know: the ceiling) and how much the tracker's own (see tracker_today.py).
@@ -59,6 +60,15 @@ for model in $models; do
         /usr/bin/python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); d.update(model=sys.argv[1], sched=sys.argv[2]); print(json.dumps(d))' \
           "$model" "$sched" >> "$work/runs.jsonl"
     done
+  done
+done
+# The same closed load in the simulator (virtual time: the prediction is exact there).
+for model in $models; do
+  for sched in fcfs asatf:w=30; do
+    "$disksched" sim --model "$model" --workload closed:n=$jobs,size=4k --sched "$sched" \
+      --warmup "$warmup" --requests "$(count_for "$model")" --reps 5 --json |
+      /usr/bin/python3 -c 'import json,sys; d=json.load(sys.stdin); print(json.dumps({"sim": True, "model": sys.argv[1], "sched": sys.argv[2], "throughput": d["throughput_per_s"], "mean_service_ms": d["mean_service_ms"]}))' \
+        "$model" "$sched" >> "$work/runs.jsonl"
   done
 done
 echo

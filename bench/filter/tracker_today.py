@@ -142,20 +142,22 @@ def explain(log, trace, warmup):
         line("  ... on the others", [e for e, h in zip(own, hit) if not h])
     big = sorted(abs(e) for e in own if abs(e) > sector)
     if big:
-        rot = sum(abs(e) > 0.5 * 8333 for e in big)
+        rot = sum(e > 1000.0 for e in big)
         print(f"  the tracker's errors beyond a sector: {len(big)}, |error| p50 {pct(big, .5):.1f} us, "
-              f"p90 {pct(big, .9):.1f} us; {rot} of them over half a 7200 rpm rotation")
+              f"p90 {pct(big, .9):.1f} us; {rot} of them over 1 ms (a sector missed or caught: a rotation)")
 
 
 def table(path):
     runs = [json.loads(l) for l in open(path) if l.strip()]
+    sim = {(r["model"], r["sched"]): r for r in runs if r.get("sim")}
+    runs = [r for r in runs if not r.get("sim")]
     keys = {}
     for r in runs:
         keys.setdefault((r["model"], r["sched"]), []).append(r)
     models = list(dict.fromkeys(r["model"] for r in runs))
     med = lambda rs, k: statistics.median(r[k] for r in rs)
     print(f"{'model':24} {'sched':12} {'runs':>4} {'sector':>8} {'in sector':>10} {'in 0.1 ms':>10} "
-          f"{'in 1 ms':>8} {'req/s':>8} {'mean svc':>9} {'queue':>6}")
+          f"{'in 1 ms':>8} {'req/s':>8} {'mean svc':>9} {'queue':>6} {'sim req/s':>10} {'sim svc':>8}")
     for model in models:
         gain = {}
         for sched in ("fcfs", "asatf:w=30"):
@@ -166,14 +168,21 @@ def table(path):
             print(f"{model:24} {sched:12} {len(rs):4} {med(rs, 'sector_us'):6.1f}us "
                   f"{100 * med(rs, 'within_sector'):9.1f}% {100 * med(rs, 'within_100us'):9.1f}% "
                   f"{100 * med(rs, 'within_1ms'):7.1f}% {med(rs, 'throughput'):8.1f} "
-                  f"{med(rs, 'mean_service_ms'):6.2f} ms {med(rs, 'mean_queue'):6.1f}")
+                  f"{med(rs, 'mean_service_ms'):6.2f} ms {med(rs, 'mean_queue'):6.1f}" +
+                  (f" {sim[model, sched]['throughput']:10.1f} {sim[model, sched]['mean_service_ms']:5.2f} ms"
+                   if (model, sched) in sim else ""))
             if len(rs) > 1:
                 print(f"{'':37} runs: " + "  ".join(
                     f"{100 * r['within_sector']:.1f}%/{r['throughput']:.1f}" for r in rs))
         if len(gain) == 2:
             (tf, sf), (ta, sa) = gain["fcfs"], gain["asatf:w=30"]
-            print(f"{model:24} ASATF(30) over FCFS: throughput {100 * (ta / tf - 1):+.1f}%, "
-                  f"mean service {sf:.2f} -> {sa:.2f} ms ({100 * (sa / sf - 1):+.1f}%)")
+            line = (f"{model:24} ASATF(30) over FCFS: throughput {100 * (ta / tf - 1):+.1f}%, "
+                    f"mean service {sf:.2f} -> {sa:.2f} ms ({100 * (sa / sf - 1):+.1f}%)")
+            if (model, "fcfs") in sim and (model, "asatf:w=30") in sim:
+                sf_, sa_ = sim[model, "fcfs"], sim[model, "asatf:w=30"]
+                line += (f"; simulated {100 * (sa_['throughput'] / sf_['throughput'] - 1):+.1f}%, "
+                         f"live ASATF at {100 * ta / sa_['throughput']:.1f}% of the simulated")
+            print(line)
 
 
 if __name__ == "__main__":
