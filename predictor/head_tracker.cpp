@@ -405,7 +405,8 @@ const Prediction& HeadTracker::completed(std::uint64_t id, Millis now, bool ok) 
       // runs on for a streak of requests. Start the buffer afresh where the head is now.
       HeadState at = position_;
       at.time_ms = now;
-      drive_.emplace(model_, drive_->params(), at);
+      const DriveParams params = drive_->params();  // emplace() ends the old one first
+      drive_.emplace(model_, params, at);
       ++drive_resyncs_;
     }
     if (moves_media(f.sample.op) && f.sample.length > 0 && model_.rotational() && f.anchors) {
@@ -451,7 +452,8 @@ const Prediction& HeadTracker::completed(std::uint64_t id, Millis now, bool ok) 
     }
     // calibrate_delta replays samples on the platter alone; a drive's only when the
     // media served it (a miss), as a shifted rotational wait.
-    if (f.pred.idle_start && !f.travelled && !from_buffer && (!drive_ || (f.anchors && f.mechanism_free))) {
+    if (f.pred.idle_start && !f.travelled && !from_buffer &&
+        (!drive_ || (f.anchors && f.mechanism_free))) {
       if (drive_) {
         TrackerSample::Shifted x;
         x.delta_ms = delta_ms_;

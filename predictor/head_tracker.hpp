@@ -215,8 +215,8 @@ class HeadTracker final : public HeadSource {
   std::span<const TurnedTrack> turned() const override { return turned_; }
   const TrackAngles* learnt_tracks() const override { return state_.learnt_tracks(); }
   bool knows_hits() const override { return drive_.has_value(); }
-  // Times the drive's buffer model was restarted because a completion came a rotation
-  // or more before its prediction (see completed()).
+  // Times the drive's buffer model was restarted because a completion came a quarter
+  // rotation or more before its prediction (see completed()).
   std::uint64_t drive_resyncs() const { return drive_resyncs_; }
   // Whether the device has been seen acknowledging writes from a volatile write buffer
   // the profile does not describe (diskemu write-cache=, a drive's cache on): writes
