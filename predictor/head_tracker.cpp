@@ -331,6 +331,9 @@ const Prediction& HeadTracker::dispatched(std::uint64_t id, Millis now, Op op,
   if (drive_) {
     const std::uint64_t first = offset / sb;
     const std::uint64_t end = length > 0 ? (offset + length + sb - 1) / sb : first;
+    // A command that first waits for a destage starts when it ends, not at D + delta:
+    // no calibration sample.
+    f.mechanism_free = drive_->mechanism_busy_until() <= f.pred.from.time_ms;
     const DriveResult r = drive_->serve(f.pred.from.time_ms, op, first,
                                         static_cast<std::uint32_t>(end - first), false,
                                         state_.spin);
@@ -393,6 +396,19 @@ const Prediction& HeadTracker::completed(std::uint64_t id, Millis now, bool ok) 
     // will leave it: predict() chains after that one while any is in flight); a write
     // taken into a buffer left it where it was.
     if (!from_buffer) position_ = f.pred.cost.end;
+    if (drive_ && f.anchors && flight_.empty() &&
+        f.pred.completion_ms() - now > kDriveLagRotations * nominal_period_ms_) {
+      // The drive did it a rotation sooner than predicted (it caught a sector the
+      // prediction missed). The buffer's timeline still has its mechanism busy until
+      // then, and every later prediction would start from there: at each it misses the
+      // sector again, but for requests whose wait is shorter than the lag, so the error
+      // runs on for a streak of requests. Start the buffer afresh where the head is now.
+      HeadState at = position_;
+      at.time_ms = now;
+      const DriveParams params = drive_->params();  // emplace() ends the old one first
+      drive_.emplace(model_, params, at);
+      ++drive_resyncs_;
+    }
     if (moves_media(f.sample.op) && f.sample.length > 0 && model_.rotational() && f.anchors) {
       const Extent e = extent_of(model_, f.sample.offset, f.sample.length);
       // The platter was at the transfer's end angle when the completion left the
@@ -434,8 +450,18 @@ const Prediction& HeadTracker::completed(std::uint64_t id, Millis now, bool ok) 
         }
       }
     }
-    // calibrate_delta replays samples on the platter alone: a drive's are not samples.
-    if (f.pred.idle_start && !f.travelled && !drive_ && !from_buffer) {
+    // calibrate_delta replays samples on the platter alone; a drive's only when the
+    // media served it (a miss), as a shifted rotational wait.
+    if (f.pred.idle_start && !f.travelled && !from_buffer &&
+        (!drive_ || (f.anchors && f.mechanism_free))) {
+      if (drive_) {
+        TrackerSample::Shifted x;
+        x.delta_ms = delta_ms_;
+        x.service_ms = f.pred.cost.service_ms();
+        x.rotation_ms = f.pred.cost.rotation_ms;
+        x.period_ms = state_.spin.given() ? state_.spin.period_ms : nominal_period_ms_;
+        f.sample.shifted = x;
+      }
       f.sample.complete_ms = now;
       samples_.push_back(f.sample);
       ++samples_recorded_;
@@ -463,6 +489,12 @@ Calibration calibrate_delta(const DeviceModel& model, const std::vector<TrackerS
   if (usable.empty()) return out;
 
   auto service_of = [&](const TrackerSample& s, Millis delta) {
+    if (s.shifted && s.shifted->period_ms > 0) {
+      const TrackerSample::Shifted& x = *s.shifted;
+      Millis wait = x.rotation_ms - (delta - x.delta_ms);
+      wait -= std::floor(wait / x.period_ms) * x.period_ms;
+      return x.service_ms - x.rotation_ms + wait;
+    }
     HeadState from = s.from;
     from.time_ms = s.dispatch_ms + delta;
     const Cost c = learnt ? model.service(from, s.op, s.offset, s.length, *learnt)

@@ -68,6 +68,18 @@ struct TrackerSample {
   Op op = Op::Read;
   std::uint64_t offset = 0;
   std::uint32_t length = 0;
+  // A drive with a buffer (the profile's cache): its service depends on the buffer's
+  // state, which the model alone cannot replay. But a miss's prediction moves with delta
+  // only through its rotational wait (a later start waits that much less, until the
+  // sector is missed and it waits a rotation more), so the sample keeps what it was
+  // predicted with and calibrate_delta shifts that wait.
+  struct Shifted {
+    Millis delta_ms = 0.0;     // the delta it was predicted with
+    Millis service_ms = 0.0;   // the drive's service from D + delta_ms
+    Millis rotation_ms = 0.0;  // ... of which waiting for the platter, < period_ms
+    Millis period_ms = 0.0;
+  };
+  std::optional<Shifted> shifted;
 };
 
 // Learns which tracks sit at another angle than the model says. Fed, per completion, the
@@ -203,6 +215,9 @@ class HeadTracker final : public HeadSource {
   std::span<const TurnedTrack> turned() const override { return turned_; }
   const TrackAngles* learnt_tracks() const override { return state_.learnt_tracks(); }
   bool knows_hits() const override { return drive_.has_value(); }
+  // Times the drive's buffer model was restarted because a completion came a quarter
+  // rotation or more before its prediction (see completed()).
+  std::uint64_t drive_resyncs() const { return drive_resyncs_; }
   // Whether the device has been seen acknowledging writes from a volatile write buffer
   // the profile does not describe (diskemu write-cache=, a drive's cache on): writes
   // complete long before their media could. Such writes are then predicted as taken into
@@ -259,6 +274,7 @@ class HeadTracker final : public HeadSource {
     // last sector passed under the head it is predicted.
     bool anchors = true;
     Millis after_media_ms = 0.0;
+    bool mechanism_free = true;  // ... and whether nothing held the mechanism at its start
     // A write on the platter alone: its mechanical time (seek, rotation, transfer), and
     // whether it was predicted as taken into a write buffer.
     Millis media_ms = 0.0;
@@ -277,6 +293,9 @@ class HeadTracker final : public HeadSource {
   // The drive's controller and buffer as the tracker predicts them (null: the platter
   // alone): fed every request dispatched, so a predicted hit costs what a hit costs.
   std::optional<DriveCache> drive_;
+  // A completion this much of a rotation before its prediction restarts drive_.
+  static constexpr double kDriveLagRotations = 0.25;
+  std::uint64_t drive_resyncs_ = 0;
   Options options_;
   Millis delta_ms_;
   HeadState position_;            // after the last completion (time not used)
