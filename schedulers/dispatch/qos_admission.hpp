@@ -5,8 +5,8 @@
 // request's latency is mostly the work queued beside it in the drive. The host keeps a
 // foreground latency target by bounding that work: the allowed depth shrinks when the
 // foreground's observed quantile exceeds its target and grows back while it stays under
-// (additive-increase/multiplicative-decrease, as Linux iocost's vrate and ZFS's per-class
-// min/max active commands do). Which request takes a place:
+// (additive increase, a decrease by how far over the target, as Linux iocost's vrate
+// and ZFS's per-class min/max active commands do). Which request takes a place:
 //   - a background request (time-noncritical) that has waited its bound goes first,
 //     taking turns with the foreground (one each) when it keeps coming: nothing waits
 //     unboundedly, and a flood of overdue requests does not starve the foreground
@@ -103,6 +103,7 @@ class QosAdmission {
   // change of depth, and how many exceeded 1.
   std::vector<double> ratios_;
   std::size_t misses_ = 0;
+  double smallest_miss_ = std::numeric_limits<double>::infinity();  // of the misses' ratios
   std::size_t allowed_misses_ = 0;
   // The last change of depth (at first: before any time, so every request counts).
   Millis changed_ms_ = std::numeric_limits<Millis>::lowest();
