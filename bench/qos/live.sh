@@ -14,10 +14,14 @@
 #   c    disksched qos: sched-background=scrub (the scrub connects to the export
 #        'scrub'; qos:target=50ms, depth 32); fio's nbd engine
 #   c30  as c with sched=qos:bg-share=30%
+#   cl   as c over the path of b: one nbdfuse and loop device a class (fg and writer on
+#        the default export, the scrub on the export 'scrub'), mq-deadline and the classes
+#        of b on each loop device
 # and, on the idle drive, fg alone and scrub alone over each path (nbd engine, loop).
 # Each run is a fresh nbdkit; RUNTIME seconds measured (default 20) after RAMP (2).
 # REPS repetitions (default 3), the ways interleaved; the table gives medians.
-# Prints a line a run, the table, and writes OUT_DIR/live.png (matplotlib).
+# Prints a line a run, the table, and writes OUT_DIR/live.png (matplotlib); then the
+# simulator's version of the same (SIM=0: not), about 1.5 min.
 # Needs root for the loop device (way b); without it, way b is left out with a message.
 . "$(dirname "$0")/../filter/common.sh"
 [ $# -ge 2 ] && [ $# -le 3 ] || { echo "usage: $0 FILTER.so DISKEMU.so [OUT_DIR]" >&2; exit 2; }
@@ -32,15 +36,15 @@ runtime=${RUNTIME:-20}
 ramp=${RAMP:-2}
 bg_depth=${BG_DEPTH:-16}
 writer_iops=${WRITER_IOPS:-50}
-ways=${WAYS:-a b c c30}
+ways=${WAYS:-a b c cl}
 model=sata7200-8tb
-if [[ " $ways " == *" b "* ]] && { [ "$(id -u)" != 0 ] || ! command -v nbdfuse >/dev/null \
+if [[ " $ways " =~ " b "|" cl " ]] && { [ "$(id -u)" != 0 ] || ! command -v nbdfuse >/dev/null \
     || ! command -v losetup >/dev/null; }; then
-  echo "bench: way b needs root, nbdfuse and losetup (a loop device above nbdfuse); left out"
-  ways=$(echo " $ways " | sed 's/ b / /')
+  echo "bench: ways b and cl need root, nbdfuse and losetup (a loop device above nbdfuse); left out"
+  ways=$(echo " $ways " | sed -e 's/ b / /' -e 's/ cl / /')
 fi
 paths="nbd"
-[[ " $ways " == *" b "* ]] && paths="nbd loop"
+[[ " $ways " =~ " b "|" cl " ]] && paths="nbd loop"
 
 echo "settings: diskemu model=$model drive-queue=32 timescale=1 (the profile's write buffer on)"
 echo "          fg QD1 random 4k reads; scrub sequential 1m reads $bg_depth deep;"
@@ -48,10 +52,12 @@ echo "          writer random 4k writes 4 deep at $writer_iops/s; ${runtime} s (
 echo "          ways: $ways; idle-drive runs over: $paths; $reps repetition(s)"
 report_load
 
-# fio's job file: the jobs given ("fg scrub writer"), over PATH (nbd: fio's nbd engine,
-# the scrub on export SCRUB_EXPORT; loop: libaio on DEVICE with I/O priority classes).
+# fio's job file: the jobs given ("fg scrub writer"), over PATH (nbd: fio's nbd engine on
+# SOCKET, the scrub on the export SCRUB; loop: libaio on DEVICE with I/O priority
+# classes, the scrub on the device SCRUB when given).
+#   job_file JOBS nbd|loop SOCKET|DEVICE [SCRUB]
 job_file() {
-  local jobs=$1 path=$2 target=$3 scrub_export=$4 j
+  local jobs=$1 path=$2 target=$3 scrub=$4 j
   cat <<EOF
 [global]
 time_based=1
@@ -69,7 +75,8 @@ EOF
   fi
   for j in $jobs; do
     echo "[$j]"
-    [ "$path" != nbd ] || echo "uri=nbd+unix:///$([ "$j" = scrub ] && echo "$scrub_export")?socket=$target"
+    [ "$path" != nbd ] || echo "uri=nbd+unix:///$([ "$j" = scrub ] && echo "$scrub")?socket=$target"
+    [ "$path" != loop ] || [ "$j" != scrub ] || [ -z "$scrub" ] || echo "filename=$scrub"
     case $j in
       fg) printf 'rw=randread\nbs=4k\niodepth=1\n'; [ "$path" != loop ] || echo "prioclass=1" ;;
       scrub) printf 'rw=read\nbs=1m\niodepth=%s\n' "$bg_depth"; [ "$path" != loop ] || echo "prioclass=3" ;;
@@ -83,19 +90,35 @@ EOF
 # everything taken down again (only what this run set up).
 cat > "$out/loop-run.sh" <<'EOF'
 set -euo pipefail
-socket=$1 dir=$2 jobs=$3
-mnt="$dir/mnt"; mkdir -p "$mnt"
-nbdfuse -P "$dir/nbdfuse.pid" "$mnt/disk" "nbd+unix:///?socket=$socket" &
-for _ in $(seq 100); do [ -s "$dir/nbdfuse.pid" ] && break; sleep 0.1; done
-[ -s "$dir/nbdfuse.pid" ] || { echo "bench: nbdfuse did not start" >&2; exit 1; }
-loop=$(losetup --direct-io=on -f --show "$mnt/disk")
-cleanup() { losetup -d "$loop" || true; fusermount3 -u "$mnt" || true; wait || true; }
+socket=$1 dir=$2 jobs=$3 scrub_export=${4:-}
+loops=() mounts=()
+cleanup() {
+  local l m
+  for l in "${loops[@]}"; do losetup -d "$l" || true; done
+  for m in "${mounts[@]}"; do fusermount3 -u "$m" || true; done
+  wait || true
+}
 trap cleanup EXIT
-q=/sys/block/${loop#/dev/}/queue
-grep -qw mq-deadline "$q/scheduler" || { echo "bench: $q/scheduler offers no mq-deadline" >&2; exit 1; }
-echo mq-deadline > "$q/scheduler"
-echo "loop $loop: scheduler $(cat "$q/scheduler"), nr_requests $(cat "$q/nr_requests")" > "$dir/loop.txt"
-bash "$dir/../job.sh" "$jobs" loop "$loop" > "$dir/job.fio"
+# mount_loop NAME EXPORT: nbdfuse of EXPORT at $dir/NAME, a loop device (direct I/O,
+# mq-deadline) on it, its path in $loop.
+mount_loop() {
+  local mnt="$dir/$1" q
+  mkdir -p "$mnt"
+  nbdfuse -P "$dir/$1.pid" "$mnt/disk" "nbd+unix:///$2?socket=$socket" &
+  for _ in $(seq 100); do [ -s "$dir/$1.pid" ] && break; sleep 0.1; done
+  [ -s "$dir/$1.pid" ] || { echo "bench: nbdfuse did not start" >&2; exit 1; }
+  mounts+=("$mnt")
+  loop=$(losetup --direct-io=on -f --show "$mnt/disk")
+  loops+=("$loop")
+  q=/sys/block/${loop#/dev/}/queue
+  grep -qw mq-deadline "$q/scheduler" || { echo "bench: $q/scheduler offers no mq-deadline" >&2; exit 1; }
+  echo mq-deadline > "$q/scheduler"
+  echo "$1: loop $loop on export '$2': scheduler $(cat "$q/scheduler"), nr_requests $(cat "$q/nr_requests")" >> "$dir/loop.txt"
+}
+mount_loop mnt ""
+fg_loop=$loop scrub_loop=""
+if [ -n "$scrub_export" ]; then mount_loop mnt-scrub "$scrub_export"; scrub_loop=$loop; fi
+bash "$dir/../job.sh" "$jobs" loop "$fg_loop" "$scrub_loop" > "$dir/job.fio"
 fio --output-format=json --output="$dir/fio.json" "$dir/job.fio"
 EOF
 
@@ -117,7 +140,7 @@ run() {
   local dir="$out/$name-$rep" scrub_export=""
   rm -rf "$dir"; mkdir -p "$dir"
   [[ " $* " == *" sched-background="* ]] && scrub_export=scrub
-  local body="bash '$out/loop-run.sh' \"\$unixsocket\" '$dir' '$jobs'"
+  local body="bash '$out/loop-run.sh' \"\$unixsocket\" '$dir' '$jobs' '$scrub_export'"
   [ "$path" = nbd ] && body="bash '$out/nbd-run.sh' \"\$unixsocket\" '$dir' '$jobs' '$scrub_export'"
   nbdkit -U - -t 64 --filter="$filter" "$diskemu" model=$model drive-queue=32 timescale=1 \
     sched-log="$dir/filter.csv" "$@" --run "$body" > "$dir/nbdkit.out" 2>&1 \
@@ -140,7 +163,8 @@ for rep in $(seq 0 $((reps - 1))); do
       b) run b loop "fg scrub writer" "$rep" sched=fcfs sched-depth=32 ;;
       c) run c nbd "fg scrub writer" "$rep" sched-background=scrub ;;
       c30) run c30 nbd "fg scrub writer" "$rep" sched-background=scrub sched=qos:bg-share=30% ;;
-      *) echo "bench: unknown way '$w' (a, b, c, c30)" >&2; exit 2 ;;
+      cl) run cl loop "fg scrub writer" "$rep" sched-background=scrub ;;
+      *) echo "bench: unknown way '$w' (a, b, c, c30, cl)" >&2; exit 2 ;;
     esac
   done
 done
@@ -148,4 +172,23 @@ echo "all runs: $(( $(date +%s) - start )) s"
 echo
 /usr/bin/python3 "$qos_dir/live_table.py" table "$out/runs.jsonl" "$out/live.png" | tee "$out/table.md"
 report_load
+
+# The simulator's version of the same drive and jobs (no writer: the simulator's writers
+# are closed, not paced), virtual time, one long run each.
+if [ "${SIM:-1}" != 0 ]; then
+  echo
+  echo "the simulator: disksched sim, $model, drive queue 32 (satf, age limit 1 s as diskemu's), depth 32,"
+  echo "               mixed:fg=1,bg=$bg_depth,writers=0, 3000 warm-up + 6000 measured requests, seed 1"
+  sim_run() {
+    "$disksched" sim --model $model --workload "mixed:$1,writers=0" --sched "$2" --depth 32 \
+      --drive-queue 32 --drive-policy satf --drive-age-limit 1s --reps 1 --requests 6000 \
+      --warmup 3000 --seed 1 --json > "$out/sim-$3.json"
+  }
+  sim_run fg=1,bg=0 fcfs idle-fg
+  sim_run fg=0,bg=$bg_depth fcfs idle-scrub
+  sim_run fg=1,bg=$bg_depth fcfs a
+  sim_run fg=1,bg=$bg_depth qos:target=50ms c
+  sim_run fg=1,bg=$bg_depth qos:target=50ms,bg-share=30% c30
+  /usr/bin/python3 "$qos_dir/live_table.py" sim "$out" | tee "$out/sim-table.md"
+fi
 echo "results: $out"

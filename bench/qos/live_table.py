@@ -4,6 +4,7 @@
   live_table.py run NAME REP DIR LOAD    one JSON line from DIR/fio.json and DIR/filter.csv
   live_table.py line RUNS.jsonl          the last run, one line
   live_table.py table RUNS.jsonl PNG     medians per way, the goal checked, the plot
+  live_table.py sim DIR                  the simulator's runs (DIR/sim-*.json) as a table
 """
 import csv
 import json
@@ -15,8 +16,9 @@ WAYS = {
     "b": "(b) mq-deadline + ionice on loop/nbdfuse, FCFS 32",
     "c": "(c) disksched qos (sched-background=scrub)",
     "c30": "(c) qos, bg-share=30%",
+    "cl": "(c) qos on loop/nbdfuse, one mount a class",
 }
-PATH_OF = {"a": "nbd", "b": "loop", "c": "nbd", "c30": "nbd"}
+PATH_OF = {"a": "nbd", "b": "loop", "c": "nbd", "c30": "nbd", "cl": "loop"}
 
 
 def job_figures(job):
@@ -159,6 +161,24 @@ def plot(rows, png):
     print(f"plot: {png}")
 
 
+def cmd_sim(d):
+    """The simulator's runs (sim-NAME.json in D) as the live table's rows."""
+    def cls(name, c):
+        return json.load(open(f"{d}/sim-{name}.json"))["classes"].get(c, {})
+    idle_p99 = cls("idle-fg", "critical").get("p99_ms")
+    solo = cls("idle-scrub", "noncritical").get("mb_per_s")
+    print("| way (simulated) | fg p50 ms | fg p99 ms | fg mean ms | scrub MB/s | fg p99 / idle | scrub / solo |")
+    print("|---|---|---|---|---|---|---|")
+    f = cls("idle-fg", "critical")
+    print(f"| idle drive, fg alone | {fmt(f.get('p50_ms'))} | {fmt(idle_p99)} | {fmt(f.get('mean_ms'))} | | | |")
+    print(f"| idle drive, scrub alone | | | | {fmt(solo)} | | |")
+    for way in ("a", "c", "c30"):
+        f, b = cls(way, "critical"), cls(way, "noncritical")
+        print(f"| {WAYS[way]} | {fmt(f.get('p50_ms'))} | {fmt(f.get('p99_ms'))} | "
+              f"{fmt(f.get('mean_ms'))} | {fmt(b.get('mb_per_s'))} | "
+              f"{fmt(f['p99_ms'] / idle_p99, 2)}x | {fmt(100 * b.get('mb_per_s', 0) / solo, 0)}% |")
+
+
 def main(argv):
     if len(argv) >= 6 and argv[1] == "run":
         cmd_run(*argv[2:6])
@@ -166,6 +186,8 @@ def main(argv):
         cmd_line(argv[2])
     elif len(argv) == 4 and argv[1] == "table":
         cmd_table(argv[2], argv[3])
+    elif len(argv) == 3 and argv[1] == "sim":
+        cmd_sim(argv[2])
     else:
         sys.exit(__doc__)
 
