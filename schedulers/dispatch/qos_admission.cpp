@@ -34,9 +34,12 @@ QosAdmission::QosAdmission(QosConfig c) : c_(c), depth_(c.max_depth) {
   stats_.min_depth_seen = depth_;
 }
 
-Millis QosAdmission::target_of(IoClass c) const {
-  if (c == IoClass::TimeLimited && c_.limited_target_ms > 0) return c_.limited_target_ms;
-  return c_.target_ms;
+// A time-limited request is judged by limited-target when given, else by its own limit
+// (the class rule's limited:TIME), else by the target.
+Millis QosAdmission::target_of(IoClass c, Millis limit_ms) const {
+  if (c != IoClass::TimeLimited) return c_.target_ms;
+  if (c_.limited_target_ms > 0) return c_.limited_target_ms;
+  return limit_ms > 0 ? limit_ms : c_.target_ms;
 }
 
 QosAdmission::Grant QosAdmission::next(Millis now, bool fg_waiting, bool bg_waiting,
@@ -84,20 +87,22 @@ void QosAdmission::adopt(IoClass c) {
     ++bg_in_flight_;
 }
 
-void QosAdmission::completed(IoClass c, Millis arrival, Millis dispatched, Millis now) {
+void QosAdmission::completed(IoClass c, Millis arrival, Millis dispatched, Millis now,
+                             Millis limit_ms) {
   unsigned& n = foreground(c) ? fg_in_flight_ : bg_in_flight_;
   if (n > 0) --n;  // a request from before a switch may not have been counted
   QosClassStats& s = stats_.cls[index_of(c)];
   ++s.completed;
   const Millis response = now - arrival;
   s.max_response_ms = std::max(s.max_response_ms, response);
-  if (foreground(c) && response > target_of(c)) ++s.over_target;
+  const Millis target = target_of(c, limit_ms);
+  if (foreground(c) && response > target) ++s.over_target;
   // A request that went to the drive before the depth changed says nothing of the new one.
-  if (c_.control && foreground(c) && dispatched >= changed_ms_) observe(c, response, now);
+  if (c_.control && foreground(c) && dispatched >= changed_ms_) observe(target, response, now);
 }
 
-void QosAdmission::observe(IoClass c, Millis response_ms, Millis now) {
-  const double ratio = response_ms / target_of(c);
+void QosAdmission::observe(Millis target_ms, Millis response_ms, Millis now) {
+  const double ratio = response_ms / target_ms;
   ratios_.push_back(ratio);
   if (ratio > 1.0) {
     ++misses_;

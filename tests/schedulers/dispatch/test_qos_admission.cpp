@@ -82,6 +82,29 @@ TEST_CASE("qos: a window far over the target cuts by the smallest miss, not only
   REQUIRE(e.q.depth() == 16);
 }
 
+TEST_CASE("qos: a time-limited request is judged by its own limit unless limited-target is given",
+          "[qos]") {
+  constexpr IoClass kLimited = IoClass::TimeLimited;
+  // A window of 10 allows no miss at p99: one miss cuts.
+  QosAdmission own({.target_ms = 50, .window = 10, .max_depth = 8});
+  own.admitted(kLimited, 0, 0);
+  own.completed(kLimited, 0, 0, 150, 200);  // 150 ms, its limit 200 ms: no miss
+  REQUIRE(own.depth() == 8);
+  REQUIRE(own.stats().cls[static_cast<std::size_t>(kLimited)].over_target == 0);
+  own.admitted(kLimited, 150, 150);
+  own.completed(kLimited, 150, 150, 450, 200);  // 300 ms against 200: 1.5x
+  REQUIRE(own.depth() == 5);  // 8 / 1.5
+  own.admitted(kLimited, 450, 450);
+  own.completed(kLimited, 450, 450, 510, 0);  // no limit of its own: the target, 50 ms
+  REQUIRE(own.depth() == 3);  // 60 ms, 1.2x: 3/4 of 5 is the deeper cut
+  // limited-target given: it judges, whatever the request's limit.
+  QosAdmission fixed({.target_ms = 50, .limited_target_ms = 100, .window = 10, .max_depth = 8});
+  fixed.admitted(kLimited, 0, 0);
+  fixed.completed(kLimited, 0, 0, 150, 200);
+  REQUIRE(fixed.depth() == 5);  // 150 ms against 100: 8 / 1.5
+  REQUIRE(fixed.stats().cls[static_cast<std::size_t>(kLimited)].over_target == 1);
+}
+
 TEST_CASE("qos: a depth whose probe was cut is probed after twice as many good windows",
           "[qos]") {
   Drive d{QosAdmission({.target_ms = 50, .window = 10, .max_depth = 2})};
