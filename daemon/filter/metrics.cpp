@@ -1,6 +1,8 @@
 #include "daemon/filter/metrics.hpp"
 
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -60,6 +62,53 @@ std::size_t op_index(Op op) {
     case Op::Flush: return 2;
     case Op::Trim: return 3;
     default: return 4;  // Zero (Cache is never queued)
+  }
+}
+
+// The qos scheduler's counters (schedulers/classes/qos.cpp, counters()) as series: its
+// name, the family, its type, the factor to the family's unit, the help. Per class
+// ones are named qos_CLASS_WHAT and get a class label; other schedulers have none.
+struct SchedulerSeries {
+  const char* what;
+  const char* family;
+  const char* type;
+  double scale;
+  const char* help;
+};
+constexpr SchedulerSeries kQosSeries[] = {
+    {"depth", "disksched_qos_depth", "gauge", 1, "Requests the qos scheduler lets the drive hold now."},
+    {"min_depth_seen", "disksched_qos_min_depth", "gauge", 1, "The smallest depth qos has allowed."},
+    {"shrinks", "disksched_qos_depth_cuts_total", "counter", 1, "Times qos cut the depth (a window over the target)."},
+    {"grows", "disksched_qos_depth_grows_total", "counter", 1, "Times qos let the depth grow."},
+    {"admitted", "disksched_qos_admitted_total", "counter", 1, "Requests qos sent to the drive, by class."},
+    {"max_wait_ms", "disksched_qos_max_wait_seconds", "gauge", 1e-3, "Longest wait at the host, arrival to the drive, by class (model time)."},
+    {"max_response_ms", "disksched_qos_max_response_seconds", "gauge", 1e-3, "Longest response, by class (model time)."},
+    {"over_target", "disksched_qos_over_target_total", "counter", 1, "Foreground completions over their target, by class."},
+    {"overdue", "disksched_qos_overdue_total", "counter", 1, "Background requests sent because they had waited bg-wait."},
+};
+
+// "qos_noncritical_overdue" -> class label and "overdue"; "qos_depth" -> no label.
+std::pair<std::string, std::string> qos_series_of(const std::string& name) {
+  std::string rest = name.substr(4);
+  for (IoClass c : kClassOrder) {
+    const std::string prefix = std::string(class_name(c)) + "_";
+    if (rest.rfind(prefix, 0) == 0)
+      return {fmt::format("class=\"{}\"", class_name(c)), rest.substr(prefix.size())};
+  }
+  return {"", rest};
+}
+
+void write_scheduler_counters(Writer& w, const std::vector<std::pair<std::string, double>>& counters) {
+  for (const SchedulerSeries& s : kQosSeries) {
+    bool named = false;
+    for (const auto& [name, v] : counters) {
+      if (name.rfind("qos_", 0) != 0) continue;
+      const auto [labels, what] = qos_series_of(name);
+      if (what != s.what) continue;
+      if (!named) w.family(s.family, s.type, s.help);
+      named = true;
+      w.sample(s.family, labels, v * s.scale);
+    }
   }
 }
 
@@ -154,6 +203,7 @@ std::string Metrics::render(const Dispatcher::Snapshot* snap,
              fmt::format("scheduler=\"{}\",geometry=\"{}\"", prometheus_label_value(snap->scheduler),
                          prometheus_label_value(snap->model)),
              1);
+    write_scheduler_counters(w, snap->scheduler_counters);
     w.family("disksched_arrived_requests_total", "counter", "Requests queued.");
     w.sample("disksched_arrived_requests_total", "", static_cast<double>(st.arrived));
     w.family("disksched_dispatched_requests_total", "counter", "Requests sent to the device.");

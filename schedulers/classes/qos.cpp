@@ -86,7 +86,7 @@ class Qos final : public Scheduler {
     // under another depth: it is counted, not judged.
     const Millis dispatched = it == at_drive_.end() ? kBeforeSwitch : it->second.dispatched;
     if (it != at_drive_.end()) at_drive_.erase(it);
-    admission_.completed(r.cls, r.arrival_ms, dispatched, now);
+    admission_.completed(r.cls, r.arrival_ms, dispatched, now, r.limit_ms);
     (QosAdmission::foreground(r.cls) ? fg_ : bg_)->completed(r, now);
   }
 
@@ -169,8 +169,10 @@ std::vector<ParamSpec> qos_params() {
   return {
       number_param("target", "ms", "time-critical requests' latency target (at the quantile)", 50,
                    0.001, 1e9),
-      number_param("limited-target", "ms", "time-limited requests' target (0: the same as target)", 0,
-                   0, 1e9),
+      number_param("limited-target", "ms",
+                   "time-limited requests' target (0: each request's own time limit, e.g. "
+                   "sched-classes' limited:100ms, else target)",
+                   0, 0, 1e9),
       number_param("quantile", "fraction", "the response-time quantile kept under the target", 0.99,
                    0.5, 0.9999),
       count_param("window", "completions", "foreground completions judged together", 100, 1, 1e6),

@@ -34,9 +34,12 @@ QosAdmission::QosAdmission(QosConfig c) : c_(c), depth_(c.max_depth) {
   stats_.min_depth_seen = depth_;
 }
 
-Millis QosAdmission::target_of(IoClass c) const {
-  if (c == IoClass::TimeLimited && c_.limited_target_ms > 0) return c_.limited_target_ms;
-  return c_.target_ms;
+// A time-limited request is judged by limited-target when given, else by its own limit
+// (the class rule's limited:TIME), else by the target.
+Millis QosAdmission::target_of(IoClass c, Millis limit_ms) const {
+  if (c != IoClass::TimeLimited) return c_.target_ms;
+  if (c_.limited_target_ms > 0) return c_.limited_target_ms;
+  return limit_ms > 0 ? limit_ms : c_.target_ms;
 }
 
 QosAdmission::Grant QosAdmission::next(Millis now, bool fg_waiting, bool bg_waiting,
@@ -84,25 +87,34 @@ void QosAdmission::adopt(IoClass c) {
     ++bg_in_flight_;
 }
 
-void QosAdmission::completed(IoClass c, Millis arrival, Millis dispatched, Millis now) {
+void QosAdmission::completed(IoClass c, Millis arrival, Millis dispatched, Millis now,
+                             Millis limit_ms) {
   unsigned& n = foreground(c) ? fg_in_flight_ : bg_in_flight_;
   if (n > 0) --n;  // a request from before a switch may not have been counted
   QosClassStats& s = stats_.cls[index_of(c)];
   ++s.completed;
   const Millis response = now - arrival;
   s.max_response_ms = std::max(s.max_response_ms, response);
-  if (foreground(c) && response > target_of(c)) ++s.over_target;
+  const Millis target = target_of(c, limit_ms);
+  if (foreground(c) && response > target) ++s.over_target;
   // A request that went to the drive before the depth changed says nothing of the new one.
-  if (c_.control && foreground(c) && dispatched >= changed_ms_) observe(c, response, now);
+  if (c_.control && foreground(c) && dispatched >= changed_ms_) observe(target, response, now);
 }
 
-void QosAdmission::observe(IoClass c, Millis response_ms, Millis now) {
-  const double ratio = response_ms / target_of(c);
+void QosAdmission::observe(Millis target_ms, Millis response_ms, Millis now) {
+  const double ratio = response_ms / target_ms;
   ratios_.push_back(ratio);
-  if (ratio > 1.0) ++misses_;
+  if (ratio > 1.0) {
+    ++misses_;
+    smallest_miss_ = std::min(smallest_miss_, ratio);
+  }
   if (misses_ > allowed_misses_) {
-    // The window's quantile is over the target whatever the rest of it brings.
-    const unsigned cut = std::min(depth_ - 1, depth_ * 3 / 4);
+    // The window's quantile is over the target whatever the rest of it brings, by at
+    // least the smallest miss: cut by that factor when it is more than 3/4 asks. A drive
+    // that starved the foreground to its age limit (20x a 50 ms target) is brought down
+    // in one step, not in nine, each waiting for two starved responses.
+    const auto proportional = static_cast<unsigned>(static_cast<double>(depth_) / smallest_miss_);
+    const unsigned cut = std::min({depth_ - 1, depth_ * 3 / 4, proportional});
     if (depth_ > c_.min_depth) ++stats_.shrinks;
     if (probing_) grow_after_ = std::min(kMaxGrowAfter, grow_after_ * 2);
     probing_ = false;
@@ -127,6 +139,7 @@ void QosAdmission::observe(IoClass c, Millis response_ms, Millis now) {
   } else {
     ratios_.clear();  // a new window at the same depth
     misses_ = 0;
+    smallest_miss_ = std::numeric_limits<double>::infinity();
   }
 }
 
@@ -135,6 +148,7 @@ void QosAdmission::set_depth(unsigned d, Millis now) {
   changed_ms_ = now;
   ratios_.clear();
   misses_ = 0;
+  smallest_miss_ = std::numeric_limits<double>::infinity();
   stats_.depth = depth_;
   stats_.min_depth_seen = std::min(stats_.min_depth_seen, depth_);
 }

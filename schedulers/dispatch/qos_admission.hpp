@@ -5,8 +5,8 @@
 // request's latency is mostly the work queued beside it in the drive. The host keeps a
 // foreground latency target by bounding that work: the allowed depth shrinks when the
 // foreground's observed quantile exceeds its target and grows back while it stays under
-// (additive-increase/multiplicative-decrease, as Linux iocost's vrate and ZFS's per-class
-// min/max active commands do). Which request takes a place:
+// (additive increase, a decrease by how far over the target, as Linux iocost's vrate
+// and ZFS's per-class min/max active commands do). Which request takes a place:
 //   - a background request (time-noncritical) that has waited its bound goes first,
 //     taking turns with the foreground (one each) when it keeps coming: nothing waits
 //     unboundedly, and a flood of overdue requests does not starve the foreground
@@ -32,7 +32,7 @@ namespace disksched {
 
 struct QosConfig {
   Millis target_ms = 50.0;          // time-critical: the quantile's target
-  Millis limited_target_ms = 0.0;   // time-limited (0: the same as target_ms)
+  Millis limited_target_ms = 0.0;   // time-limited (0: each request's own limit, else target_ms)
   double quantile = 0.99;           // of the response time, per window
   std::size_t window = 100;         // foreground completions per window
   unsigned min_depth = 1;
@@ -77,8 +77,9 @@ class QosAdmission {
   // A request of class `c` that arrived at `arrival` went to the drive at `now`.
   void admitted(IoClass c, Millis arrival, Millis now);
   // ... and completed at `now` (it went to the drive at `dispatched`): its response time
-  // adapts the depth, when it went there after the last change of depth.
-  void completed(IoClass c, Millis arrival, Millis dispatched, Millis now);
+  // adapts the depth, when it went there after the last change of depth. `limit_ms`: a
+  // time-limited request's own limit (Request::limit_ms; 0: none).
+  void completed(IoClass c, Millis arrival, Millis dispatched, Millis now, Millis limit_ms = 0);
   // A request already at the drive when this controller took over (a switch).
   void adopt(IoClass c);
 
@@ -89,11 +90,11 @@ class QosAdmission {
   const QosConfig& config() const { return c_; }
 
  private:
-  Millis target_of(IoClass c) const;
+  Millis target_of(IoClass c, Millis limit_ms) const;
   // A foreground response time: counts it in the window; shrinks at once when the
   // window already holds more misses than the quantile allows, grows (or keeps) when
   // the window is full.
-  void observe(IoClass c, Millis response_ms, Millis now);
+  void observe(Millis target_ms, Millis response_ms, Millis now);
   void set_depth(unsigned d, Millis now);
 
   QosConfig c_;
@@ -103,6 +104,7 @@ class QosAdmission {
   // change of depth, and how many exceeded 1.
   std::vector<double> ratios_;
   std::size_t misses_ = 0;
+  double smallest_miss_ = std::numeric_limits<double>::infinity();  // of the misses' ratios
   std::size_t allowed_misses_ = 0;
   // The last change of depth (at first: before any time, so every request counts).
   Millis changed_ms_ = std::numeric_limits<Millis>::lowest();

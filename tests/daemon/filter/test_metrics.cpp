@@ -186,3 +186,36 @@ TEST_CASE("metrics: a link planted in the textfile directory is refused, its tar
                     Contains("is a FIFO"));
   fs::remove_all(dir);
 }
+
+TEST_CASE("metrics: the qos scheduler's counters, with a class label where they have one",
+          "[filter][metrics]") {
+  Metrics m("sdb");
+  Dispatcher::Snapshot snap;
+  snap.scheduler = "qos";
+  snap.scheduler_counters = {{"qos_depth", 3},
+                             {"qos_shrinks", 2},
+                             {"qos_critical_max_wait_ms", 12.5},
+                             {"qos_noncritical_max_wait_ms", 1020},
+                             {"qos_noncritical_overdue", 7},
+                             {"qos_critical_over_target", 4},
+                             {"other_counter", 9}};
+  const std::string t = m.render(&snap, nullptr);
+  CHECK(has_line(t, "# TYPE disksched_qos_depth gauge"));
+  CHECK(has_line(t, R"(disksched_qos_depth{disk="sdb"} 3)"));
+  CHECK(has_line(t, "# TYPE disksched_qos_depth_cuts_total counter"));
+  CHECK(has_line(t, R"(disksched_qos_depth_cuts_total{disk="sdb"} 2)"));
+  CHECK(has_line(t, R"(disksched_qos_max_wait_seconds{disk="sdb",class="critical"} 0.0125)"));
+  CHECK(has_line(t, R"(disksched_qos_max_wait_seconds{disk="sdb",class="noncritical"} 1.02)"));
+  CHECK(has_line(t, R"(disksched_qos_overdue_total{disk="sdb",class="noncritical"} 7)"));
+  CHECK(has_line(t, R"(disksched_qos_over_target_total{disk="sdb",class="critical"} 4)"));
+  // One family header for the two classes' series; no series for what qos did not count.
+  std::size_t headers = 0;
+  for (std::size_t at = 0; (at = t.find("# TYPE disksched_qos_max_wait_seconds", at)) != std::string::npos; ++at)
+    ++headers;
+  CHECK(headers == 1);
+  CHECK_FALSE(Contains("disksched_qos_grows").match(t));
+  CHECK_FALSE(Contains("other_counter").match(t));
+  // Another scheduler: no qos series at all.
+  snap.scheduler_counters.clear();
+  CHECK_FALSE(Contains("disksched_qos_").match(m.render(&snap, nullptr)));
+}

@@ -59,6 +59,52 @@ TEST_CASE("qos: the depth is cut at the second miss of a p99 window and grows af
   REQUIRE(low.q.depth() == 2);
 }
 
+TEST_CASE("qos: a window far over the target cuts by the smallest miss, not only to 3/4",
+          "[qos]") {
+  // Live, a drive that starves the reader holds it to its age limit (1 s, 20x 50 ms):
+  // nine cuts of 3/4, each waiting for two starved responses, took the whole run.
+  Drive d{QosAdmission({.target_ms = 50, .window = 100, .max_depth = 32})};
+  d.fg(1000);
+  d.fg(400);  // the smaller miss, 8x: 32 / 8
+  REQUIRE(d.q.depth() == 4);
+  REQUIRE(d.q.stats().shrinks == 1);
+  d.fg(1000);
+  d.fg(1000);  // 20x: 4 / 20 is under one, min-depth holds
+  REQUIRE(d.q.depth() == 1);
+  // Misses of a window that ended good are forgotten: 100 x 30 ms and one 60 ms miss
+  // leave the next window's first miss of 2x to cut to half, not by the old 1.2x.
+  Drive e{QosAdmission({.target_ms = 50, .window = 100, .max_depth = 32})};
+  e.fg(60);
+  e.window(99, 45);  // a full window, its p99 between 80 % and 100 %: kept
+  REQUIRE(e.q.depth() == 32);
+  e.fg(100);
+  e.fg(100);
+  REQUIRE(e.q.depth() == 16);
+}
+
+TEST_CASE("qos: a time-limited request is judged by its own limit unless limited-target is given",
+          "[qos]") {
+  constexpr IoClass kLimited = IoClass::TimeLimited;
+  // A window of 10 allows no miss at p99: one miss cuts.
+  QosAdmission own({.target_ms = 50, .window = 10, .max_depth = 8});
+  own.admitted(kLimited, 0, 0);
+  own.completed(kLimited, 0, 0, 150, 200);  // 150 ms, its limit 200 ms: no miss
+  REQUIRE(own.depth() == 8);
+  REQUIRE(own.stats().cls[static_cast<std::size_t>(kLimited)].over_target == 0);
+  own.admitted(kLimited, 150, 150);
+  own.completed(kLimited, 150, 150, 450, 200);  // 300 ms against 200: 1.5x
+  REQUIRE(own.depth() == 5);  // 8 / 1.5
+  own.admitted(kLimited, 450, 450);
+  own.completed(kLimited, 450, 450, 510, 0);  // no limit of its own: the target, 50 ms
+  REQUIRE(own.depth() == 3);  // 60 ms, 1.2x: 3/4 of 5 is the deeper cut
+  // limited-target given: it judges, whatever the request's limit.
+  QosAdmission fixed({.target_ms = 50, .limited_target_ms = 100, .window = 10, .max_depth = 8});
+  fixed.admitted(kLimited, 0, 0);
+  fixed.completed(kLimited, 0, 0, 150, 200);
+  REQUIRE(fixed.depth() == 5);  // 150 ms against 100: 8 / 1.5
+  REQUIRE(fixed.stats().cls[static_cast<std::size_t>(kLimited)].over_target == 1);
+}
+
 TEST_CASE("qos: a depth whose probe was cut is probed after twice as many good windows",
           "[qos]") {
   Drive d{QosAdmission({.target_ms = 50, .window = 10, .max_depth = 2})};
