@@ -86,14 +86,21 @@ echo "$out" | grep -q 'disksched: warning: the thread model is serialize_request
   || fail "no thread model warning: $out"
 
 # A sched-timescale that does not match the emulator's: calibration finds no delta that
-# predicts the completions, and the filter says what to check. Matched, it stays quiet.
+# predicts the completions, and the filter says what to check. Matched, it stays quiet:
+# a host loaded enough to deliver completions late can make even a matched run warn, so
+# the quiet case gets a second run and must be quiet in one of the two.
 if [ -n "${DISKEMU_PLUGIN:-}" ]; then
-  for pair in "0.1 1 warn" "0.5 0.5 quiet"; do
+  for pair in "0.1 1 warn 1" "0.5 0.5 quiet 1" "0.5 0.5 quiet 2"; do
     set -- $pair
+    if [ "$3" = quiet ] && [ "$4" = 2 ] && ! echo "$out" | grep -q 'warning'; then continue; fi
     out=$(timeout 60 nbdkit -U "$(nbdkit_sock)" -t 16 --filter="$DISKSCHED_FILTER" "$DISKEMU_PLUGIN" \
             model=hp97560 timescale="$1" sched-geometry=hp97560 sched-timescale="$2" \
             --run "'$DISKSCHED' replay --nbd \"\$uri\" --workload closed:n=2 --requests 160 \
                    --timescale $1 --quiet --json >/dev/null" 2>&1) || fail "replay failed: $out"
+    if [ "$3" = quiet ] && [ "$4" = 1 ] && echo "$out" | grep -q 'warning'; then
+      echo "timescale $1, sched-timescale $2: a warning on the first run (host load $(cut -d' ' -f1 /proc/loadavg)); once more"
+      continue
+    fi
     if [ "$3" = warn ]; then
       echo "$out" | grep -q 'does sched-timescale (1) match its speed' \
         || fail "no warning with timescale=$1 sched-timescale=$2: $out"
