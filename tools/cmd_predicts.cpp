@@ -145,25 +145,28 @@ Answers answer(const DiskProfile& p, DriveQueueOptions q, const Options& o) {
 
 double mean(const std::vector<Millis>& v) { return std::accumulate(v.begin(), v.end(), 0.0) / v.size(); }
 
-void print(const std::string& drive, const std::string& how, const Answers& t, const Answers& p) {
+// One row: the truth, the prediction, and the geometry without the drive steps' part.
+void row(const std::string& what, const std::string& fmt_spec, double t, double p, double bare) {
+  const auto f = [&](double v) { return fmt::format(fmt::runtime("{:" + fmt_spec + "}"), v); };
+  std::cout << fmt::format("  {:<36} {:>10} {:>10} {:>14}\n", what, f(t), f(p), f(bare));
+}
+
+void print(const std::string& drive, const std::string& how, const Answers& t, const Answers& p,
+           const Answers& bare) {
   std::cout << fmt::format("{}: {}\n", drive, how);
-  std::cout << fmt::format("  {:<36} {:>10} {:>10}\n", "quantity", "truth", "predicted");
-  const double dm = demerit(t.qd1_ms, p.qd1_ms);
-  std::cout << fmt::format("  {:<36} {:>10.3f} {:>10.3f}\n", "random 4 KiB read QD1, mean ms", mean(t.qd1_ms),
-                           mean(p.qd1_ms));
-  std::cout << fmt::format("  {:<36} {:>10} {:>10}\n", "  demerit ms (% of the truth's mean)", "",
-                           fmt::format("{:.3f} ({:.1f}%)", dm, 100.0 * dm / mean(t.qd1_ms)));
-  std::cout << fmt::format("  {:<36} {:>10.2f} {:>10.2f}\n", "QD32 / QD1 throughput", t.iops32 / t.iops1,
-                           p.iops32 / p.iops1);
-  std::cout << fmt::format("  {:<36} {:>10.0f} {:>10.0f}\n", "random 4 KiB read QD32, IOPS", t.iops32, p.iops32);
+  std::cout << fmt::format("  {:<36} {:>10} {:>10} {:>14}\n", "quantity", "truth", "predicted", "platter alone");
+  row("random 4 KiB read QD1, mean ms", ".3f", mean(t.qd1_ms), mean(p.qd1_ms), mean(bare.qd1_ms));
+  const double dm = demerit(t.qd1_ms, p.qd1_ms), db = demerit(t.qd1_ms, bare.qd1_ms);
+  std::cout << fmt::format("  {:<36} {:>10} {:>10} {:>14}\n", "  demerit ms (% of the truth's mean)", "",
+                           fmt::format("{:.3f} ({:.1f}%)", dm, 100.0 * dm / mean(t.qd1_ms)),
+                           fmt::format("{:.3f} ({:.1f}%)", db, 100.0 * db / mean(t.qd1_ms)));
+  row("QD32 / QD1 throughput", ".2f", t.iops32 / t.iops1, p.iops32 / p.iops1, bare.iops32 / bare.iops1);
+  row("random 4 KiB read QD32, IOPS", ".0f", t.iops32, p.iops32, bare.iops32);
   const char* zone[3] = {"outer", "middle", "inner"};
   for (int z = 0; z < 3; ++z)
-    std::cout << fmt::format("  {:<36} {:>10.1f} {:>10.1f}\n", fmt::format("sequential read MB/s, {}", zone[z]),
-                             t.seq_mb_s[z], p.seq_mb_s[z]);
-  std::cout << fmt::format("  {:<36} {:>10.2f} {:>10.2f}\n", "FLUSH after 8 scattered writes, ms", t.flush8,
-                           p.flush8);
-  std::cout << fmt::format("  {:<36} {:>10.2f} {:>10.2f}\n", "FLUSH after 64 scattered writes, ms", t.flush64,
-                           p.flush64);
+    row(fmt::format("sequential read MB/s, {}", zone[z]), ".1f", t.seq_mb_s[z], p.seq_mb_s[z], bare.seq_mb_s[z]);
+  row("FLUSH after 8 scattered writes, ms", ".2f", t.flush8, p.flush8, bare.flush8);
+  row("FLUSH after 64 scattered writes, ms", ".2f", t.flush64, p.flush64, bare.flush64);
 }
 
 // The profile that predicts: geometry (extracted, given or the truth's platter) with the
@@ -216,8 +219,15 @@ void run(const Options& o) {
   const Answers ta = answer(truth, tq, o);
   progress(o.drive, "playing the prediction");
   const Answers pa = answer(p.profile, p.queue, o);
+  // What the same geometry predicts without what the drive steps measured: no buffer, no
+  // write cache, no queue of its own.
+  progress(o.drive, "playing the geometry alone");
+  DiskProfile bare = p.profile;
+  bare.drive.cache = CacheParams{};
+  bare.drive.has_cache = false;
+  const Answers ba = answer(bare, queue_options(1, false), o);
   if (!o.output.empty()) save_profile(p.profile, o.output);
-  print(o.label.empty() ? o.drive : o.label, fmt::format("drive queue {}; {}", tq.depth, p.how), ta, pa);
+  print(o.label.empty() ? o.drive : o.label, fmt::format("drive queue {}; {}", tq.depth, p.how), ta, pa, ba);
 }
 
 }  // namespace
