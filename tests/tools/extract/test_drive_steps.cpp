@@ -22,12 +22,12 @@ const DriveParams& truth_of(const EmulatedTarget& t) {
   return dynamic_cast<const DiskModel&>(t.model()).profile().drive;
 }
 
-EmulatedTarget drive(const std::string& name, unsigned queue, std::uint64_t seed) {
+EmulatedTarget drive(const std::string& name, unsigned queue, std::uint64_t seed, Millis jitter_ms = 0.01) {
   DriveQueueOptions q;
   q.depth = queue;
   q.policy = queue > 1 ? "satf" : "fcfs";
   HostPath host;
-  host.jitter_ms = 0.01;  // a little host noise: the thresholds must not need exact times
+  host.jitter_ms = jitter_ms;  // host noise: the thresholds must not need exact times
   host.seed = seed;
   return EmulatedTarget(load_model(name), q, host);
 }
@@ -45,8 +45,11 @@ DriveStepOptions options(const EmulatedTarget& t, std::uint64_t seed) {
 TEST_CASE("drive steps find a drive of today's cache, write cache and queue", "[extract][drive]") {
   const std::string name = GENERATE("sata7200-8tb", "laptop5400-320gb", "sas15k-600gb");
   const std::uint64_t seed = GENERATE(1, 2);
-  CAPTURE(name, seed);
-  EmulatedTarget t = drive(name, 32, seed);
+  // Completions seen 0.01 ms late on average, and 0.1 ms (a busy host's, as
+  // tools/extract/README.md measured a real-time diskemu run's: 0.086 ms jitter).
+  const Millis jitter = GENERATE(0.01, 0.1);
+  CAPTURE(name, seed, jitter);
+  EmulatedTarget t = drive(name, 32, seed, jitter);
   const CacheParams truth = truth_of(t).cache;
   REQUIRE(truth.write_buffer());
   const DriveFindings f = probe_drive(t, options(t, seed));
@@ -62,13 +65,16 @@ TEST_CASE("drive steps find a drive of today's cache, write cache and queue", "[
   CHECK(f.read.segments == truth.segments);
   CHECK_FALSE(f.read.segments_at_least);
 
-  // Write cache: found, its size within 5 % (writes destaged in the background while
-  // the burst runs make the jump a little late), reordered destage, idle destaging.
+  // Write cache: found, its size (writes destaged in the background while the burst
+  // runs make the jump a little late), reordered destage, idle destaging.
   REQUIRE(f.write.measured);
   CHECK(f.write.cached);
   CHECK(f.write.jump_seen);
+  // On a busy host the burst is slower and more is written back while it runs than the
+  // step counts: within 10 % there (extract check's tolerance), 5 % on a quiet one.
+  const double size_tol = jitter > 0.05 ? 0.10 : 0.05;
   CHECK(std::fabs(static_cast<double>(f.write.buffer_bytes) - static_cast<double>(truth.write_buffer_bytes)) <=
-        0.05 * static_cast<double>(truth.write_buffer_bytes));
+        size_tol * static_cast<double>(truth.write_buffer_bytes));
   CHECK(f.write.reorders_destage);
   CHECK(f.write.destages_when_idle);
   CHECK(f.write.flush64_ms > f.write.flush8_ms);
