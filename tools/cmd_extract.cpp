@@ -23,7 +23,9 @@
 #include "tools/commands.hpp"
 #include "tools/extract/block_target.hpp"
 #include "tools/extract/compare.hpp"
+#include "tools/extract/compare_drive.hpp"
 #include "tools/extract/device_checks.hpp"
+#include "tools/extract/tolerances.hpp"
 #include "tools/extract/extractor.hpp"
 #include "tools/extract/nbd_target.hpp"
 #include "tools/extract/scsi_decode.hpp"
@@ -50,6 +52,8 @@ struct ExtractArgs {
 struct CheckArgs {
   std::string profile, against;
   double rpm_error = 0.0;
+  std::string tolerances = "auto";
+  unsigned drive_queue = 0;  // the emulator's; 0: not checked
 };
 
 bool is_block_device(const std::string& path) {
@@ -306,7 +310,12 @@ void run_check(const CheckArgs& a) {
   auto* disk = dynamic_cast<DiskModel*>(truth.get());
   if (!disk) throw std::invalid_argument(fmt::format("--against {}: not a disk model", a.against));
   const Millis period = disk->rotation_ms() / (1.0 + a.rpm_error);
-  const Comparison c = compare_profiles(got, disk->profile(), period);
+  const std::string set = a.tolerances == "auto" ? auto_tolerances(disk->profile()) : a.tolerances;
+  const auto tol = tolerances_named(set);
+  if (!tol) throw std::invalid_argument(fmt::format("--tolerances {}: expected auto, hp97560 or today", a.tolerances));
+  Comparison c = compare_profiles(got, disk->profile(), period, *tol);
+  if (tol->drive) c.pass &= compare_drive(got, disk->profile(), a.drive_queue, *tol, c.lines);
+  fmt::print("tolerances: {}\n", set);
   for (const auto& l : c.lines) fmt::print("{}\n", l);
   fmt::print("{}\n", c.pass ? "PASS: within every tolerance" : "FAIL: outside a tolerance");
   if (!c.pass) throw std::runtime_error(fmt::format("{} is outside the tolerances against {}", a.profile, a.against));
@@ -343,12 +352,16 @@ void add_extract_commands(CLI::App& app) {
 
   auto cargs = std::make_shared<CheckArgs>();
   auto* check = cmd->add_subcommand("check", "Compare a profile with the true model, quantity by quantity, against the extraction's "
-      "tolerances (period 0.1 %, zones and heads exact, skews 1 sector, head switch 0.1 ms, "
-      "seek curve RMS 0.3 ms)");
+      "tolerances per parameter: issue 7's for the HP 97560, or a drive of today's (--tolerances; listed below)");
   check->add_option("profile", cargs->profile, "Extracted profile (JSON)")->required();
   check->add_option("--against", cargs->against, "The true model (built-in name or profile)")->required();
   check->add_option("--rpm-error", cargs->rpm_error, "The emulator's rpm error (true speed = (1 + E) x nominal)")
       ->capture_default_str();
+  check->add_option("--tolerances", cargs->tolerances, "auto, hp97560 or today (listed below)")->capture_default_str();
+  check->add_option("--drive-queue", cargs->drive_queue,
+                    "The queue depth the emulator gave the drive, to check the one measured (0: not checked)")
+      ->capture_default_str();
+  check->footer(tolerances_help());
   check->callback([cargs] { run_check(*cargs); });
   cmd->callback([args, check] {
     if (check->parsed()) return;

@@ -14,5 +14,6 @@ void add_log_commands(CLI::App& app);      // log summary|compare
 void add_extract_commands(CLI::App& app);  // extract
 void add_validate_commands(CLI::App& app); // validate
 void add_export_command(CLI::App& app);    // export
+void add_predicts_command(CLI::App& app);  // predicts
 
 }  // namespace disksched::cli

@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   disksched::cli::add_extract_commands(app);
   disksched::cli::add_validate_commands(app);
   disksched::cli::add_export_command(app);
+  disksched::cli::add_predicts_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

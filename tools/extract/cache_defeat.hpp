@@ -28,6 +28,8 @@ namespace disksched::extract {
 class CacheDefeat final : public ProbeTarget {
  public:
   CacheDefeat(ProbeTarget& inner, const CacheFindings& found);
+  // The target behind the defeat (the drive steps time the buffer itself).
+  ProbeTarget& inner() { return inner_; }
 
   std::string describe() const override { return inner_.describe(); }
   std::uint32_t sector_bytes() const override { return inner_.sector_bytes(); }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdlib>
 #include <cmath>
 #include <set>
 #include <tuple>
@@ -44,7 +45,7 @@ double skew_error(double a, double b, std::uint32_t spt) {
 }
 
 // Zones and where LBAs lie, from LBA 0's cylinder (c.cylinder_shift) on.
-void compare_zones(const DiskProfile& got, const DiskProfile& truth, Comparison& c) {
+void compare_zones(const DiskProfile& got, const DiskProfile& truth, const Tolerances& tol, Comparison& c) {
   // What timing cannot see: cylinders before LBA 0's (the extraction counts from it)
   // and spare space after the last LBA. Cylinders are compared from LBA 0's, and the
   // last zone up to the last LBA's.
@@ -61,7 +62,9 @@ void compare_zones(const DiskProfile& got, const DiskProfile& truth, Comparison&
     const bool last = i + 1 == got.zones.size();
     const std::int64_t t_last = last ? t_last_data : t.last_cylinder;
     const std::int64_t t_first = i == 0 ? std::max(t.first_cylinder, t0.cylinder) : t.first_cylinder;
-    if (g.first_cylinder + c.cylinder_shift != t_first || g.last_cylinder + c.cylinder_shift != t_last ||
+    const double near = tol.zone_cylinders_relative * static_cast<double>(t_last_data + 1);
+    auto off = [near](std::int64_t a, std::int64_t b) { return static_cast<double>(std::llabs(a - b)) > near; };
+    if (off(g.first_cylinder + c.cylinder_shift, t_first) || off(g.last_cylinder + c.cylinder_shift, t_last) ||
         g.sectors_per_track != t.sectors_per_track) {
       c.zones_equal = false;
       c.zones_detail = fmt::format("zone {}: cylinders {}-{} x {} sectors, truth {}-{} x {}", i,
@@ -78,7 +81,11 @@ void compare_zones(const DiskProfile& got, const DiskProfile& truth, Comparison&
     Chs g = mg.lba_to_chs(lba);
     g.cylinder += c.cylinder_shift;
     ++c.mapping_samples;
-    c.mapping_differ += !(g == mt.lba_to_chs(lba));
+    const Chs t = mt.lba_to_chs(lba);
+    c.mapping_differ += tol.zone_cylinders_relative > 0
+                            ? static_cast<double>(std::llabs(g.cylinder - t.cylinder)) >
+                                  tol.zone_cylinders_relative * static_cast<double>(t_last_data + 1)
+                            : !(g == t);
   }
 }
 
@@ -96,12 +103,18 @@ bool report_lines(const DiskProfile& got, const DiskProfile& truth, Millis perio
                std::fabs(c.period_error) <= tol.period_relative);
   pass &= line(fmt::format("heads: {} vs {}", got.heads, truth.heads), c.heads_equal);
   pass &= line(fmt::format("zones (cylinders, sectors per track): {}",
-                           c.zones_equal ? fmt::format("{} zones, exact", got.zones.size()) : c.zones_detail),
+                           c.zones_equal ? fmt::format("{} zones, {}", got.zones.size(),
+                                                       tol.zone_cylinders_relative > 0
+                                                           ? fmt::format("within {} % of the cylinders",
+                                                                         100 * tol.zone_cylinders_relative)
+                                                           : std::string("exact"))
+                                         : c.zones_detail),
                c.zones_equal);
   if (!c.zones_flagged.empty())
     c.lines.push_back(fmt::format("  (the extraction said so: \"{}\")", c.zones_flagged));
-  pass &= line(fmt::format("LBA -> cylinder, head, sector: {} of {} sampled LBAs differ", c.mapping_differ,
-                           c.mapping_samples),
+  pass &= line(fmt::format("{}: {} of {} sampled LBAs differ",
+                           tol.zone_cylinders_relative > 0 ? "LBA -> cylinder" : "LBA -> cylinder, head, sector",
+                           c.mapping_differ, c.mapping_samples),
                c.mapping_differ == 0);
   if (c.cylinder_shift != 0 || c.hidden_after != 0)
     c.lines.push_back(fmt::format(
@@ -141,7 +154,7 @@ Comparison compare_profiles(const DiskProfile& got, const DiskProfile& truth, Mi
   const Millis period = true_period > 0 ? true_period : truth.rotation_ms;
   c.period_error = got.rotation_ms / period - 1.0;
   c.heads_equal = got.heads == truth.heads;
-  compare_zones(got, truth, c);
+  compare_zones(got, truth, tol, c);
   const std::size_t nz = std::min(got.zones.size(), truth.zones.size());
   for (std::size_t i = 0; i < nz; ++i) {
     const std::uint32_t spt = truth.zones[i].sectors_per_track;

@@ -17,6 +17,16 @@ struct Tolerances {
   double skew_sectors = 1.0;
   Millis head_switch_ms = 0.1;
   Millis seek_rms_ms = 0.3;
+  // Drives of today (tolerances.hpp): zones sampled, not walked. A zone's first and
+  // last cylinder within this share of the drive's cylinders, and LBA -> cylinder within
+  // it at the sampled LBAs (0: both exact, cylinder, head and sector).
+  double zone_cylinders_relative = 0.0;
+  // The drive beyond the platter (compare_drive.hpp): off for the HP 97560's set.
+  bool drive = false;
+  double read_ahead_relative = 0.02;    // cache.max_read_ahead
+  unsigned segments_off = 0;            // cache.segments
+  double write_buffer_relative = 0.10;  // cache.write_buffer_bytes
+  unsigned queue_depth_off = 0;         // the drive queue's depth (source.drive)
 };
 
 struct Comparison {

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "tools/extract/cache_defeat.hpp"
+#include "tools/extract/drive_steps.hpp"
 #include "tools/extract/steps.hpp"
 
 namespace disksched::extract {
@@ -26,13 +27,16 @@ struct PlannedStep {
 };
 // (The zones step: a quarter of the budget before its crossings are cut short; the skews
 // step: a tenth, the switch step 0.15, each at most half of what is left.)
-const std::array<PlannedStep, 9> kPlan{{
+const std::array<PlannedStep, 12> kPlan{{
     {"period", measure_period, 0.0},
     {"tracks", first_tracks, 0.0},
     {"heads", find_heads, 0.0},
     {"zones", find_zones, 0.25},
     {"skews", measure_skews, 0.1},
     {"switch", measure_switches, 0.15},
+    {"read cache", measure_read_cache, 0.08},
+    {"write cache", measure_write_cache, 0.05},
+    {"queue", measure_drive_queue, 0.05},
     {"seek", measure_seeks, 0.0},
     {"writes", measure_writes, 0.0},
     {"validate", validate, 0.0, true},

@@ -61,6 +61,9 @@ struct ExtractOptions {
   // Find the drive's buffer first and, where it answers reads, probe around it
   // (cache_defeat.hpp). Off: the probes go straight to the target, as before.
   bool defeat_cache = true;
+  // Time the drive's read cache, write cache and queue (drive_steps.hpp). Off: those
+  // steps probe nothing (the geometry's probes alone, as before they were added).
+  bool drive_steps = true;
   // What fixes a host too noisy to time (the flag or setting), appended to the errors
   // that timing noise causes; empty = nothing to suggest.
   std::string timing_advice;

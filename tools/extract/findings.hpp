@@ -9,6 +9,7 @@
 #include <set>
 #include <vector>
 
+#include "tools/extract/drive_findings.hpp"
 #include "tools/extract/extractor.hpp"
 #include "tools/extract/geometry_probe.hpp"
 
@@ -37,6 +38,8 @@ struct Findings {
   // completion offset (-1: not measured).
   Millis head_switch = 0, head_switch_guess = 0;
   Millis write_overhead = -1, write_completion = 0;
+  // read cache, write cache, queue (drive_steps.hpp): the buffer and the drive's queue.
+  DriveFindings drive;
 
   // Cylinders of zone z that the steps after the zones step may sample.
   std::int64_t sampled_cylinders(const ZoneLayout& z) const {

@@ -85,6 +85,7 @@ void build_profile(Instrument& in, Findings& f) {
   const Millis t0 = in.prober.next_time_at(0.0, in.target.now_ms());
   P.rotation_phase = wrap_unit(m.end_angle(in.options.reference_lba, 1) - t0 / in.prober.period());
   if (P.rotation_phase >= 1.0) P.rotation_phase = 0.0;
+  f.drive.apply(P);
 }
 
 void record_source(Instrument& in, Findings& f) {
@@ -145,6 +146,7 @@ void record_source(Instrument& in, Findings& f) {
                   {"fua_write_ms", f.result.cache.fua_write_ms},
                   {"defeated", in.defeat != nullptr},
                   {"evictions", f.result.cache_evictions}};
+  src["drive"] = f.drive.to_json();
   src["notes"] = f.result.notes;
   P.source = src;
 }

@@ -27,8 +27,9 @@ inline DiskProfile c2247a_imported(bool cache) {
 }
 
 inline ExtractResult run_extraction(VirtualTarget& t, Millis budget_ms, bool defeat = true,
-                                    std::FILE* progress = nullptr) {
+                                    std::FILE* progress = nullptr, bool drive_steps = true) {
   ExtractOptions o;
+  o.drive_steps = drive_steps;
   o.budget_ms = budget_ms;
   o.seed = 3;
   o.name = "test";
