@@ -92,7 +92,7 @@ for c in "${cases[@]}"; do
     done
     head -n "$good" all.trace > run.trace
     run_disksim all.trace fail.outv || true
-    echo "$name: DiskSim 4.0 stops at request $((bad - 1)) ($(sed -n "${bad}p" all.trace)):" \
+    echo "$name: DiskSim 4.0 stops at request $bad ($(sed -n "${bad}p" all.trace)):" \
       "$(grep -m1 -o 'assertion failed.*' fail.outv.log | cut -c1-150)" >> "$out/notes.txt"
     run_disksim run.trace run.outv
   fi
