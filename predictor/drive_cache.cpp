@@ -312,8 +312,14 @@ DriveResult DriveCache::serve(Millis start, Op op, std::uint64_t lba, std::uint3
     HeadState end_head = mech_;
     Millis media_start = -1.0;  // when this request's media part began, if it had one
     std::size_t served = segments_.size();  // the segment the request went through
-    const bool streaming = stream_.on && segments_[stream_.segment].first <= lba &&
-                           lba <= stream_.run.end;
+    bool streaming = stream_.on && segments_[stream_.segment].first <= lba &&
+                     lba <= stream_.run.end;
+    if (streaming && cp.read_ahead_wait < 2) {
+      // Only a read whose first sector is in (or, with 1, next into) the buffer waits for
+      // the read-ahead; any other is a miss, which stops it (DiskSim's almost read hits).
+      const std::uint64_t done_end = stream_.run.base + stream_done(start);
+      streaming = lba < done_end || (cp.read_ahead_wait == 1 && lba == done_end);
+    }
     if (streaming) {
       // The read-ahead is at or coming to these sectors: they come at the media rate,
       // and the run goes on past them.

@@ -119,7 +119,7 @@ constexpr unsigned kMaxSectors = 1u << 24;  // 8 GiB of 512 B sectors per segmen
 CacheParams read_cache(const Block& b, const json& raw) {
   b.only({"segments", "segment_sectors", "write_segments", "separate_write_segment",
           "continuous_read", "min_read_ahead", "max_read_ahead", "read_ahead_over_requested",
-          "forget_sent", "read_ahead_on_idle_hit", "read_any_free_blocks", "fast_write",
+          "forget_sent", "read_ahead_wait", "read_ahead_on_idle_hit", "read_any_free_blocks", "fast_write",
           "combine_sequential_writes", "high_water", "low_water", "read_hits_on_write_data",
           "write_buffer_bytes", "write_buffer_high_water", "write_buffer_window"});
   CacheParams c;
@@ -138,6 +138,7 @@ CacheParams read_cache(const Block& b, const json& raw) {
            fmt::format("at most max_read_ahead ({})", c.max_read_ahead));
   c.read_ahead_over_requested = b.flag("read_ahead_over_requested");
   c.forget_sent = b.flag("forget_sent");
+  if (raw.contains("read_ahead_wait")) c.read_ahead_wait = b.integer("read_ahead_wait", 2);
   c.read_ahead_on_idle_hit = b.flag("read_ahead_on_idle_hit");
   c.read_any_free_blocks = b.flag("read_any_free_blocks");
   c.fast_write = b.integer("fast_write", 2);
@@ -198,6 +199,7 @@ json cache_segments_json(const CacheParams& c) {
           {"low_water", c.low_water},
             {"read_hits_on_write_data", c.read_hits_on_write_data}};
   if (c.forget_sent) j["forget_sent"] = true;  // written only when set: older profiles stay as they were
+  if (c.read_ahead_wait != 2) j["read_ahead_wait"] = c.read_ahead_wait;  // likewise
   return j;
 }
 

@@ -79,6 +79,10 @@ struct CacheParams {
   // them misses); read-ahead runs as over requested (DiskSim's "Read-ahead over
   // requested = -1").
   bool forget_sent = false;
+  // A read whose first sector the running read-ahead has not read yet: 2 waits for the
+  // read-ahead (a hit); 1 only when that sector is the very next the read-ahead reads; 0
+  // never: it is a miss and stops the read-ahead (DiskSim's "Allow almost read hits" 1, 0).
+  unsigned read_ahead_wait = 2;
   bool read_ahead_on_idle_hit = false;     // a full hit restarts read-ahead behind it
   bool read_any_free_blocks = false;       // DiskSim's "Read any free blocks": imported, not modelled
   // 0: writes go through to the media before completing; 1, 2: write-behind (fast

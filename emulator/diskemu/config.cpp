@@ -90,6 +90,14 @@ void set_drive_queue(Config& c, Key key, Value value, const KeyParsers& p) {
   c.drive_queue.depth = static_cast<unsigned>(v);
 }
 
+void set_drive_window(Config& c, Key key, Value value, const KeyParsers& p) {
+  const std::uint64_t v = parse_u64(p, value);
+  if (v > 256)
+    throw bad(key, value,
+              "expected the oldest commands the firmware reorders among, 0 (all) to 256");
+  c.drive_queue.window = static_cast<unsigned>(v);
+}
+
 // Checked against the model once it is loaded (a MEMS policy on a disk, say).
 void set_drive_policy(Config& c, Key, Value value, const KeyParsers&) {
   const auto [algo, params] = Registry::builtin().parse(value);
@@ -144,6 +152,7 @@ constexpr KeyRow<DiskemuConfig> kKeys[] = {
     {{"rt-priority", "N", "Wait for completions at SCHED_FIFO priority N (1-99), so a busy machine does not delay them; default 0 (off)."}, set_rt_priority},
     {{"drive-queue", "N", "Commands the drive holds and reorders itself (default 1: no queueing; SATA NCQ is 32). Beyond N they wait in order."}, set_drive_queue},
     {{"drive-policy", "SPEC", "The drive's firmware policy, a scheduler spec (fcfs, satf, asatf:w=30, ...; default satf)."}, set_drive_policy},
+    {{"drive-window", "N", "The firmware reorders only the oldest N commands it holds (default 0: all; a desktop drive: about 4)."}, set_drive_window},
     {{"drive-age-limit", "DURATION|none", "A command held longer goes next (default 1s)."}, set_drive_age_limit},
     {{"write-cache", "SIZE", "A volatile write cache of SIZE bytes: writes complete from it, flush and FUA reach the media; 0: write-through (no flush or FUA offered). Not given: writes go through as the profile says."}, set_write_cache},
     {{"write-cache-high-water", "F", "Above this fraction full, destaging goes first (default 0.75)."}, set_write_cache_high_water},

@@ -34,8 +34,8 @@ struct DiskemuConfig {
   Millis spin_ms = 0.2;              // spin=: busy-wait this long before each completion
   Millis timer_slack_ms = 1e-6;      // timer-slack=: 0 leaves the kernel's default
   int rt_priority = 0;               // rt-priority=: SCHED_FIFO while waiting (0: off)
-  // drive-queue=, drive-policy=, drive-age-limit=: the drive's own command queue
-  // (depth 1: none, as before).
+  // drive-queue=, drive-policy=, drive-window=, drive-age-limit=: the drive's own
+  // command queue (depth 1: none, as before; window 0: the policy sees every command).
   DriveQueueOptions drive_queue{.depth = 1, .policy = "satf", .age_limit_ms = 1000.0};
   // write-cache=SIZE: a volatile write cache of SIZE bytes (0: write-through); not given:
   // the device as before (writes as the profile says, flush and FUA advertised).

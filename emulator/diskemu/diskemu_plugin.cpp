@@ -74,7 +74,7 @@ void write_stats() {
                {"head", device->head().head}};
   const DriveQueueOptions& dq = config.drive_queue;
   const auto counts = realtime ? realtime->queue_counts() : RealTimeDevice::QueueCounts{};
-  j["drive_queue"] = {{"depth", dq.depth}, {"policy", dq.policy},
+  j["drive_queue"] = {{"depth", dq.depth}, {"policy", dq.policy}, {"window", dq.window},
                       {"age_limit", dq.has_age_limit() ? format_duration_ms(dq.age_limit_ms) : "none"},
                       {"passed", counts.passed}, {"forced", counts.forced}};
   if (const WriteCache* w = device->write_cache())

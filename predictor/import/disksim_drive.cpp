@@ -104,6 +104,16 @@ const std::map<std::string, Setter>& disk_keys() {
          d.cache.forget_sent = v < 0;
          d.has_cache = true;
        }},
+      {"allow almost read hits", [](DriveParams& d, const Param& p, double) {
+         // 0: a read the read-ahead has not reached is a miss (DiskSim's
+         // disk_buffer_select_segment); 1: also a hit when its first sector is the next.
+         const double v = number_of(p, 0, 1);
+         if (v != std::floor(v))
+           throw ParamError(fmt::format("{}: expected 0 or 1 for '{}', not {}",
+                                        p.value.where.str(), p.key, p.value.describe()));
+         d.cache.read_ahead_wait = static_cast<unsigned>(v);
+         d.has_cache = true;
+       }},
       {"read-ahead on idle hit", cache(&CacheParams::read_ahead_on_idle_hit, 1)},
       {"read any free blocks", cache(&CacheParams::read_any_free_blocks, 1)},
       {"fast write level", cache(&CacheParams::fast_write, 2)},

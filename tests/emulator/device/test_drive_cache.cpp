@@ -97,6 +97,31 @@ TEST_CASE("a read issued d ms after a miss hits exactly the sectors read ahead b
   }
 }
 
+TEST_CASE("a read the read-ahead has not reached waits for it only as read_ahead_wait says",
+          "[drive]") {
+  // A miss costs 0.3 ms of command and waits for its first sector to come round (sector s
+  // passes at s / 10 ms past each 10 ms revolution); a hit costs 0.5 ms and waits for its
+  // sectors. The miss at 9.7 reads [0, 10) from 10.0 to 11.0 ms and read-ahead goes on at
+  // 0.1 ms a sector: at 11.25 it has read 10 and 11 and is in 12. A read the rule makes a
+  // miss stops the read-ahead.
+  const struct { unsigned wait; std::uint64_t lba; bool hit; Millis done; } cases[] = {
+      {2, 12, true, 12.2}, {1, 12, true, 12.2},  {0, 12, false, 22.2},  // the next sector
+      {2, 14, true, 12.4}, {1, 14, false, 22.4}, {0, 14, false, 22.4},  // two further on
+      {0, 10, true, 12.0}};  // already read: a hit whatever the rule
+  for (const auto& c : cases) {
+    INFO("read_ahead_wait " << c.wait << ", lba " << c.lba);
+    DriveParams d = read_ahead_drive();
+    d.controller.command[0][1][0] = 0.3;  // read miss after read
+    d.cache.read_ahead_wait = c.wait;
+    VirtualDevice dev(disk_with(d));
+    const Service miss = dev.serve(9.7, Op::Read, 0, 10 * kSector);
+    REQUIRE_THAT(miss.completion_ms, WithinAbs(11.0, kEps));
+    const Service next = dev.serve(11.25, Op::Read, c.lba * kSector, 10 * kSector);
+    CHECK(next.hit == c.hit);
+    CHECK_THAT(next.completion_ms, WithinAbs(c.done, kEps));
+  }
+}
+
 TEST_CASE("a full hit costs command overhead and bus time only", "[drive]") {
   DriveParams d = read_ahead_drive();
   d.has_bus = true;

@@ -43,13 +43,14 @@ expect_start_failure "drive-queue=0" "$P" model=hp97560 drive-queue=0
 expect_start_failure "drive-policy=nosuch" "$P" model=hp97560 drive-policy=nosuch
 expect_start_failure "drive-policy=zsptf" "$P" model=hp97560 drive-queue=4 drive-policy=zsptf
 expect_start_failure "drive-age-limit=5" "$P" model=hp97560 drive-age-limit=5
+expect_start_failure "drive-window=257" "$P" model=hp97560 drive-queue=4 drive-window=257
 
 echo '{"version": 1, "heads": 0, "rpm": 5400, "zones": []}' > "$TMPDIR_TEST/bad.json"
 expect_start_failure "heads" "$P" model="$TMPDIR_TEST/bad.json"
 
 help=$(nbdkit "$P" --help)
 for key in model= file= timescale= jitter= jitter-seed= rpm-error= stats= spin= timer-slack= \
-           rt-priority= drive-queue= drive-policy= drive-age-limit=; do
+           rt-priority= drive-queue= drive-policy= drive-window= drive-age-limit=; do
   grep -qF -- "$key" <<<"$help" || fail "--help does not document $key"
 done
 for model in gp93 mems-table1 sata7200-8tb laptop5400-320gb sas15k-600gb; do

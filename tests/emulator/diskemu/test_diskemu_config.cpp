@@ -85,16 +85,24 @@ TEST_CASE("the drive's own queue: keys, defaults and refusals", "[diskemu][confi
   CHECK(c.drive_queue.depth == 1);  // no queueing unless asked for
   CHECK(c.drive_queue.policy == "satf");
   CHECK(c.drive_queue.age_limit_ms == 1000.0);
+  CHECK(c.drive_queue.window == 0);  // the policy sees every command held
   c.set("drive-queue", "32", keys);
+  c.set("drive-window", "4", keys);
   c.set("drive-policy", "asatf:w=30", keys);
   c.set("drive-age-limit", "250ms", keys);
   CHECK(c.drive_queue.depth == 32);
+  CHECK(c.drive_queue.window == 4);
   CHECK_THAT(c.drive_queue.policy, Catch::StartsWith("asatf:w=30"));
   CHECK(c.drive_queue.age_limit_ms == 250.0);
   c.set("drive-age-limit", "none", keys);
   CHECK_FALSE(c.drive_queue.has_age_limit());
   CHECK_THROWS_WITH(c.set("drive-queue", "0", keys), Contains("drive-queue=0") && Contains("1 (no queueing)"));
   CHECK_THROWS_WITH(c.set("drive-queue", "many", keys), Contains("drive-queue=many"));
+  CHECK_THROWS_WITH(c.set("drive-window", "257", keys), Contains("drive-window=257") && Contains("0 (all) to 256"));
+  CHECK_THROWS_WITH(c.set("drive-window", "-1", keys), Contains("drive-window=-1"));
+  CHECK(c.drive_queue.window == 4);  // a refused value leaves the last one
+  c.set("drive-window", "0", keys);
+  CHECK(c.drive_queue.window == 0);
   CHECK_THROWS_WITH(c.set("drive-policy", "nosuch", keys),
                     Contains("drive-policy=nosuch") && Contains("unknown scheduler"));
   CHECK_THROWS_WITH(c.set("drive-policy", "asatf:w=-1", keys), Contains("drive-policy=asatf:w=-1"));
