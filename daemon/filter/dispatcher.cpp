@@ -171,9 +171,9 @@ void Dispatcher::calibration_loop() {
     const Calibration c = calibrate_delta(*scratch, samples, {}, learnt.get());
     lock.lock();
     calibration_pending_ = false;
-    if (c.samples > 0) core_.tracker().set_delta_ms(c.delta_ms);
+    if (core_.adopt_calibration(c)) say_calibration_gave_up(c);
     // Only a rotating disk's model claims sector-time accuracy.
-    if (c.samples >= 64 && c.within < 0.5 && !warned_ && options_.warn &&
+    if (c.samples >= LiveCore::kJudgedSamples && c.within < 0.5 && !warned_ && options_.warn &&
         core_.model().rotational()) {
       warned_ = true;
       options_.warn(fmt::format(
@@ -189,6 +189,18 @@ void Dispatcher::calibration_loop() {
                : ""));
     }
   }
+}
+
+void Dispatcher::say_calibration_gave_up(const Calibration& c) {
+  std::string m = fmt::format(
+      "delta calibration gave up: {} attempts in a row (each after twice as many requests "
+      "as the one before) predicted only {:.0f}% of the last {} requests within the "
+      "tolerance; the model ({}) does not describe this device's timing. Delta stays at "
+      "{:.1f} us; give sched-delta= to set it",
+      LiveCore::kPoorCalibrations, 100 * c.within, c.samples, core_.model().name(),
+      real_us(core_.tracker().delta_ms()));
+  if (options_.warn) options_.warn(m);
+  warnings_.push_back(std::move(m));
 }
 
 std::string Dispatcher::switch_scheduler(const std::string& spec) {

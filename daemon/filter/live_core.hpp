@@ -64,10 +64,21 @@ class LiveCore {
   const HeadTracker& tracker() const { return *tracker_; }
 
   // Delta calibration: due when enough new samples came in; take the samples (the
-  // caller runs calibrate_delta on its own model instance) and set the result
-  // (tracker().set_delta_ms).
+  // caller runs calibrate_delta on its own model instance) and hand the result to
+  // adopt_calibration().
   bool calibration_due() const;
   std::vector<TrackerSample> take_calibration_samples();
+  // Sets delta from a calibration and judges it. One that predicts under half of
+  // kJudgedSamples or more samples within the tolerance (a device the model does not
+  // describe: the memory plugin under a disk geometry) doubles the wait before the next
+  // attempt, since each costs a replay of every sample at every delta; after
+  // kPoorCalibrations such attempts in a row calibration stops, and delta stays. A good
+  // one brings the wait back to calibrate_every. Returns true the one time it gives up.
+  bool adopt_calibration(const Calibration& c);
+  bool calibration_gave_up() const { return gave_up_; }
+  unsigned poor_calibrations() const { return poor_in_a_row_; }
+  static constexpr std::size_t kJudgedSamples = 64;
+  static constexpr unsigned kPoorCalibrations = 8;
   // Without a geometry (the LBN model): refit its terms to the samples and take the
   // whole service time into the model (delta 0). False for other models or too few
   // samples.
@@ -88,6 +99,9 @@ class LiveCore {
   std::unique_ptr<HeadTracker> tracker_;  // on the heap: core_ holds it by reference
   DispatchCore core_;
   std::uint64_t next_calibration_at_;
+  std::uint64_t calibration_taken_at_ = 0;  // samples recorded at the last attempt
+  unsigned poor_in_a_row_ = 0;
+  bool gave_up_ = false;
 };
 
 }  // namespace disksched
