@@ -10,8 +10,8 @@
 
 namespace disksched {
 
-Devices::Devices(const FilterConfig& config, Options options)
-    : config_(config), options_(std::move(options)), scheduler_(config.sched) {}
+Devices::Devices(const FilterConfig& config, SchedulerSpec scheduler, Options options)
+    : config_(config), options_(std::move(options)), scheduler_(std::move(scheduler)) {}
 
 Devices::~Devices() {
   first_.store(nullptr);
@@ -20,8 +20,9 @@ Devices::~Devices() {
 
 Dispatcher* Devices::open_device(std::unique_ptr<DeviceModel> model) {
   // A later export's device starts with the scheduler the first one has now.
-  if (const Dispatcher* first = first_.load()) scheduler_ = first->scheduler();
-  auto scheduler = make_scheduler(scheduler_, *model);
+  const Dispatcher* first = first_.load();
+  auto scheduler = first != nullptr ? make_scheduler(first->scheduler(), *model)
+                                    : Registry::builtin().make(scheduler_, *model);
   Dispatcher::Options o = config_.dispatcher_options(model->capacity_bytes());
   o.warn = options_.warn;
   auto* d = all_.emplace_back(std::make_unique<Dispatcher>(std::move(model), std::move(scheduler),
@@ -133,13 +134,14 @@ Dispatcher* Devices::prepare(const std::string& plugin_export, const std::string
 void Devices::follow_first_scheduler() {
   Dispatcher* first = first_.load();
   if (first == nullptr || all_.size() < 2) return;
-  scheduler_ = first->scheduler();
+  const std::string spec = first->scheduler();
   for (const auto& d : all_) {
-    if (d.get() == first || d->scheduler() == scheduler_) continue;
+    if (d.get() == first || d->scheduler() == spec) continue;
     try {
-      d->switch_scheduler(scheduler_);
+      d->switch_scheduler(spec);
     } catch (const std::exception& e) {
-      if (options_.error) options_.error("switching another export's device: " + std::string(e.what()));
+      if (options_.error)
+        options_.error("switching another export's device: " + std::string(e.what()));
     }
   }
 }

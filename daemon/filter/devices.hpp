@@ -40,9 +40,9 @@ class Devices {
     Say debug;                // what nbdkit -v shows
   };
 
-  // `config` (checked by FilterConfig::validate) must outlive this; its sched= is the
-  // scheduler the first device starts with.
-  Devices(const FilterConfig& config, Options options);
+  // `config` must outlive this; `scheduler` (FilterConfig::check's) is the one the first
+  // device starts with.
+  Devices(const FilterConfig& config, SchedulerSpec scheduler, Options options);
   ~Devices();  // stops and frees every device
   Devices(const Devices&) = delete;
   Devices& operator=(const Devices&) = delete;
@@ -97,7 +97,7 @@ class Devices {
   // connections.
   std::map<std::string, Export> exports_;
   std::map<const Dispatcher*, unsigned> users_;
-  std::string scheduler_;  // what the next device opened starts with (sched=, or a switch)
+  SchedulerSpec scheduler_;  // what the first device starts with: sched=, or a switch before
   bool started_ = false;
   bool warned_larger_ = false;
 };

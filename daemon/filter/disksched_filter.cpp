@@ -121,9 +121,10 @@ int disksched_config(nbdkit_next_config* next, nbdkit_backend* nxdata, const cha
 
 int disksched_config_complete(nbdkit_next_config_complete* next, nbdkit_backend* nxdata) {
   const int r = nbdkit_guard("disksched", [] {
-    geometry_model = config.validate();
+    FilterConfig::Checked checked = config.check();
+    geometry_model = std::move(checked.geometry);
     geometry_rotational = geometry_model && geometry_model->rotational();
-    devices = new Devices(config, devices_options());
+    devices = new Devices(config, std::move(checked.scheduler), devices_options());
     if (!config.log_path.empty()) {
       try {
         LatencyLogWriter::Options o;

@@ -40,6 +40,15 @@ FilterConfig lbn_config(unsigned max_exports) {
   return c;
 }
 
+// Devices without a geometry, and what they said.
+struct LbnDevices {
+  explicit LbnDevices(unsigned max_exports)
+      : config(lbn_config(max_exports)), devices(config, config.check().scheduler, options(said)) {}
+  const FilterConfig config;
+  Said said;
+  Devices devices;
+};
+
 std::string scheduler_of(const std::string& reply) {
   const auto at = reply.find("\"scheduler\":\"");
   REQUIRE(at != std::string::npos);
@@ -51,9 +60,8 @@ std::string scheduler_of(const std::string& reply) {
 
 TEST_CASE("devices: export names beyond sched-max-exports are refused until one is freed",
           "[filter][devices]") {
-  const FilterConfig config = lbn_config(2);
-  Said said;
-  Devices devices(config, options(said));
+  LbnDevices lbn(2);
+  Devices& devices = lbn.devices;
   devices.admit("a", "a");
   devices.admit("b", "b");
   REQUIRE_THROWS_WITH(devices.admit("c", "c"),
@@ -80,9 +88,9 @@ TEST_CASE("devices: export names beyond sched-max-exports are refused until one 
 
 TEST_CASE("devices: an export that grew gets a new device; the old one goes with its users",
           "[filter][devices]") {
-  const FilterConfig config = lbn_config(8);
-  Said said;
-  Devices devices(config, options(said));
+  LbnDevices lbn(8);
+  Devices& devices = lbn.devices;
+  Said& said = lbn.said;
   devices.admit("first", "first");
   devices.prepare("first", "first", kMiB);
   devices.admit("x", "x");
@@ -100,9 +108,9 @@ TEST_CASE("devices: an export that grew gets a new device; the old one goes with
 
 TEST_CASE("devices: a switch applies to every device, and to those opened after",
           "[filter][devices]") {
-  const FilterConfig config = lbn_config(8);
-  Said said;
-  Devices devices(config, options(said));
+  LbnDevices lbn(8);
+  Devices& devices = lbn.devices;
+  Said& said = lbn.said;
   // Before any device opened, the switch is what the first one starts with.
   REQUIRE_THAT(scheduler_of(devices.command("switch sstf", {}).finish()), StartsWith("sstf"));
   devices.admit("a", "a");
@@ -126,7 +134,7 @@ TEST_CASE("devices: the geometry's one device serves every export that fits it",
   FilterConfig config = lbn_config(1);
   config.geometry = "hp97560";
   Said said;
-  Devices devices(config, options(said));
+  Devices devices(config, config.check().scheduler, options(said));
   devices.open_geometry(load_model("hp97560"));
   const Dispatcher* d = devices.first();
   REQUIRE(d != nullptr);
