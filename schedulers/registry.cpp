@@ -62,16 +62,36 @@ std::pair<const AlgorithmInfo*, Params> Registry::parse(std::string_view spec) c
   return {a, params};
 }
 
-std::unique_ptr<Scheduler> Registry::make(std::string_view spec, const DeviceModel& model) const {
-  auto [a, params] = parse(spec);
-  if (a->needs_rotation && !model.rotational() && model.kind() != "mems")
+std::string SchedulerSpec::text() const { return format_spec(*algorithm, params); }
+
+void Registry::check_fit(const AlgorithmInfo& a, const Params& params, const DeviceModel& model) {
+  if (a.needs_rotation && !model.rotational() && model.kind() != "mems")
     throw SpecError(fmt::format(
         "scheduler '{}' needs a device geometry with rotational positions; model '{}' has none",
-        a->name, model.name()));
-  if (a->needs_mems && model.kind() != "mems")
+        a.name, model.name()));
+  if (a.needs_mems && model.kind() != "mems")
     throw SpecError(fmt::format("scheduler '{}' needs the MEMS model; model '{}' is a {}",
-                                a->name, model.name(), model.kind()));
-  return a->factory(params, model);
+                                a.name, model.name(), model.kind()));
+  if (a.check) a.check(params, model);
+}
+
+SchedulerSpec Registry::check(std::string_view spec, const DeviceModel& model) const {
+  auto [a, params] = parse(spec);
+  check_fit(*a, params, model);
+  return {a, std::move(params)};
+}
+
+std::unique_ptr<Scheduler> Registry::make(const SchedulerSpec& spec,
+                                          const DeviceModel& model) const {
+  check_fit(*spec.algorithm, spec.params, model);
+  std::unique_ptr<Scheduler> s = spec.algorithm->factory(spec.params, model);
+  if (s) s->needs_rotation_ = spec.algorithm->needs_rotation;
+  return s;
+}
+
+std::unique_ptr<Scheduler> Registry::make(std::string_view spec, const DeviceModel& model) const {
+  auto [a, params] = parse(spec);
+  return make(SchedulerSpec{a, std::move(params)}, model);
 }
 
 namespace {

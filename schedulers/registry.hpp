@@ -25,6 +25,9 @@ using Params = SpecValues;
 
 using SchedulerFactory =
     std::function<std::unique_ptr<Scheduler>(const Params&, const DeviceModel&)>;
+// What the parameters must meet together, or with the model, beyond each one's own range
+// or choices. Throws SpecError saying what is wrong.
+using SpecCheck = std::function<void(const Params&, const DeviceModel&)>;
 
 // Each algorithm declares itself with designated initializers ({.name = ..., .factory = ...});
 // every member has a default, so a declaration names only what it sets (and g++ 12 does not
@@ -40,7 +43,18 @@ struct AlgorithmInfo {
   bool needs_rotation = false;         // refuses a model without rotational positions
   bool needs_mems = false;             // zone schedulers need the MEMS model
   std::vector<ParamSpec> params{};
+  // Run before the factory (Registry::check, Registry::make), which may then assume it.
+  SpecCheck check{};
   SchedulerFactory factory{};
+};
+
+// A spec parsed and checked against a model (Registry::check): its scheduler is built
+// from it without parsing the text again.
+struct SchedulerSpec {
+  const AlgorithmInfo* algorithm = nullptr;
+  Params params;
+  // The canonical text, every parameter written out: what the scheduler's spec() says.
+  std::string text() const;
 };
 
 // The canonical spec of an algorithm with these parameters, every one written
@@ -59,14 +73,24 @@ class Registry {
   // Finds by canonical name, alias or preset (case-insensitive); nullptr when unknown.
   const AlgorithmInfo* find(std::string_view name) const;
 
-  // Parses `spec` and builds the scheduler. Throws SpecError naming the unknown
-  // algorithm or key, or the bad value and its valid range or choices.
+  // Parses `spec` and checks that it fits `model` (the model has what the algorithm
+  // needs; AlgorithmInfo::check) without building a scheduler. Throws SpecError naming
+  // the unknown algorithm or key, the bad value and its valid range or choices, or what
+  // the model lacks.
+  SchedulerSpec check(std::string_view spec, const DeviceModel& model) const;
+  // Builds the scheduler (for `model`, checked again: it may not be the one `spec` was
+  // checked against). Throws as check().
+  std::unique_ptr<Scheduler> make(const SchedulerSpec& spec, const DeviceModel& model) const;
+  // check() then make() in one.
   std::unique_ptr<Scheduler> make(std::string_view spec, const DeviceModel& model) const;
 
   // Parses and validates only (no model needed): returns the algorithm and params.
   std::pair<const AlgorithmInfo*, Params> parse(std::string_view spec) const;
 
  private:
+  // Throws SpecError when `model` lacks what `a` needs, or AlgorithmInfo::check fails.
+  static void check_fit(const AlgorithmInfo& a, const Params& params, const DeviceModel& model);
+
   std::vector<AlgorithmInfo> algorithms_;
 };
 

@@ -17,6 +17,8 @@
 
 namespace disksched {
 
+class Registry;
+
 class Scheduler {
  public:
   virtual ~Scheduler() = default;
@@ -73,6 +75,14 @@ class Scheduler {
   // False when pick() never reads its `head` argument (FCFS): the dispatch core then
   // does not ask the head source for a prediction nobody reads.
   virtual bool uses_head() const { return true; }
+
+  // The algorithm orders by rotational position (its registry entry says so; false for
+  // one not built by the Registry).
+  bool needs_rotation() const { return needs_rotation_; }
+
+ private:
+  friend class Registry;  // sets needs_rotation_ from the algorithm's entry
+  bool needs_rotation_ = false;
 };
 
 }  // namespace disksched

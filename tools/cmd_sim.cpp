@@ -314,7 +314,7 @@ void run_sim(const SimOptions& o, bool rate_given) {
   auto model = load_model(o.model);
   const Workload w = Workload::parse(o.workload);
   print_trace_notes(w, *model);
-  make_scheduler(o.sched, *model);  // a bad spec fails before any work
+  Registry::builtin().check(o.sched, *model);  // a bad spec fails before any work
   PointSpec spec;
   spec.sched = o.sched;
   spec.rate = effective_rate(o, w, rate_given);
@@ -413,7 +413,7 @@ SweepSpec sweep_spec_of(const SweepOptions& o, bool rate_given) {
     print_trace_notes(w, *model);
     for (const auto& s : spec.scheds) {
       const std::string probe = spec.values.empty() ? s : substitute_value(s, spec.values.front());
-      make_scheduler(probe, *model);  // bad specs fail before any work
+      Registry::builtin().check(probe, *model);  // bad specs fail before any work
     }
   }
   return spec;

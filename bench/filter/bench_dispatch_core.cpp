@@ -56,12 +56,13 @@ void run(benchmark::State& state, const char* spec, bool geometry, bool tail = f
     out.clear();
     core.arrive(request(), now, out);
     std::optional<RotationEstimator> snapshot;
-    if (background && core.period_fit_due()) snapshot.emplace(core.period_snapshot());
+    if (background && core.tracker().period_fit_due())
+      snapshot.emplace(core.tracker().period_snapshot());
     if (tail)
       each.push_back(std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count());
     if (snapshot) {
       state.PauseTiming();
-      core.adopt_period_fit(snapshot->fitted());
+      core.tracker().adopt_period_fit(snapshot->fitted());
       state.ResumeTiming();
     }
   }

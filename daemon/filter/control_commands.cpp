@@ -95,7 +95,9 @@ ControlReply show_or_stats(bool stats, ControlTarget& t) {
     const auto snap = t.dispatcher->snapshot();
     reply = stats ? stats_json(snap) : snapshot_json(snap);
   } else {
-    reply = {{"scheduler", *t.configured_scheduler}, {"geometry", nullptr}, {"opened", false}};
+    reply = {{"scheduler", t.configured_scheduler->text()},
+             {"geometry", nullptr},
+             {"opened", false}};
   }
   reply["classes"] = t.classes;
   add_log_status(reply, t.log);
@@ -118,11 +120,12 @@ ControlReply switch_to(const std::string& spec, ControlTarget& t) {
     const std::string now = t.dispatcher->switch_scheduler(spec);
     return {{{"ok", true}, {"scheduler", now}, {"previous", previous}}};
   }
-  // Validated now against an LBN-only model; applied when the device opens.
+  // Checked now against an LBN-only model; applied when the device opens.
   const LbnModel probe(1ull << 40);
-  const std::string now = make_scheduler(spec, probe)->spec();
-  ControlReply r{{{"ok", true}, {"scheduler", now}, {"previous", *t.configured_scheduler}}};
-  *t.configured_scheduler = now;
+  SchedulerSpec now = Registry::builtin().check(spec, probe);
+  ControlReply r{{{"ok", true}, {"scheduler", now.text()},
+                  {"previous", t.configured_scheduler->text()}}};
+  *t.configured_scheduler = std::move(now);
   return r;
 }
 

@@ -10,13 +10,14 @@
 
 #include "daemon/filter/dispatcher.hpp"
 #include "daemon/filter/latency_log.hpp"
+#include "schedulers/registry.hpp"
 
 namespace disksched {
 
 // What the commands act on.
 struct ControlTarget {
   Dispatcher* dispatcher = nullptr;            // null before the first client opened the device
-  std::string* configured_scheduler = nullptr;  // what `show` reports then; a `switch` lands here
+  SchedulerSpec* configured_scheduler = nullptr;  // what `show` reports then; a `switch` lands here
   std::string classes;                          // sched-classes, as described
   std::string save_dir;                         // sched-save-dir=; empty: `save` is refused
   LatencyLogWriter* log = nullptr;              // sched-log=, or null

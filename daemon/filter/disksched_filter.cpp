@@ -14,9 +14,7 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -29,6 +27,7 @@
 #include "daemon/filter/class_map.hpp"
 #include "daemon/filter/control.hpp"
 #include "daemon/filter/control_commands.hpp"
+#include "daemon/filter/devices.hpp"
 #include "daemon/filter/dispatcher.hpp"
 #include "common/clock.hpp"
 #include "common/nbdkit_callback.hpp"
@@ -69,125 +68,37 @@ struct Inside {
   Inside& operator=(const Inside&) = delete;
 };
 
-// The devices. With a geometry there is one, created in .get_ready. Without one the
-// LBN model needs a size, known only when a connection asks for an export: each export
-// gets a device of its own size, and one that has grown since (a longer file) a new one
-// for the connections to come. The first device created is the one the control socket
-// shows; a scheduler switch applies to all.
-// A client chooses the export name, and many plugins take any name, so without a
-// geometry the names in use are bounded (sched-max-exports=, refused in .open) and a
-// device is freed with its last connection (the first one excepted: the control socket
-// and the metrics show it).
-std::mutex device_mu;
-std::unique_ptr<DeviceModel> geometry_model;  // validated at start-up, handed to the dispatcher
-std::atomic<Dispatcher*> device{nullptr};     // the first
-std::vector<Dispatcher*> devices;             // all, owned; deleted in .unload or when unused
-struct ExportDevices {
-  Dispatcher* newest = nullptr;  // for the connections to come
-  unsigned connections = 0;      // open (from .open to .close), on any of its devices
-};
-std::map<std::string, ExportDevices> export_device;  // without a geometry: plugin export ->
-std::map<const Dispatcher*, unsigned> device_users;  // without a geometry: prepared connections
-std::string pending_scheduler;   // sched= or a switch before the device opened
-bool forked = false;
+// The devices (devices.hpp); created in .config_complete, deleted in .unload.
+Devices* devices = nullptr;
+std::unique_ptr<DeviceModel> geometry_model;  // validated at start-up, handed to the device
 bool geometry_rotational = false;
 
-// Builds a device's dispatcher; device_mu held.
-Dispatcher* create_device(std::unique_ptr<DeviceModel> model) {
-  // A later export's device starts with the scheduler the first one has now.
-  if (Dispatcher* first = device.load(); first != nullptr)
-    pending_scheduler = first->scheduler();
-  auto scheduler = make_scheduler(pending_scheduler, *model);
-  Dispatcher::Options o = config.dispatcher_options(model->capacity_bytes());
-  o.warn = [](const std::string& m) {
-    fprintf(stderr, "nbdkit: disksched: warning: %s\n", m.c_str());
-  };
-  auto* d = new Dispatcher(std::move(model), std::move(scheduler), std::move(o), monotonic_ns);
-  devices.push_back(d);
-  if (forked) d->start();
-  if (device.load() == nullptr) device.store(d, std::memory_order_release);
-  return d;
-}
-
-// Stops and frees a device no connection uses; device_mu held. Never the first.
-void free_device(Dispatcher* d) {
-  d->stop();
-  devices.erase(std::find(devices.begin(), devices.end(), d));
-  device_users.erase(d);
-  delete d;
-}
-
-// Counts a connection to `plugin_export`, or refuses it when sched-max-exports= names are
-// in use already (without a geometry); device_mu held. Returns false when refused.
-bool admit_export(const std::string& plugin_export, const std::string& asked) {
-  if (!config.geometry.empty()) return true;
-  auto it = export_device.find(plugin_export);
-  if (it == export_device.end()) {
-    if (export_device.size() >= config.max_exports) {
-      nbdkit_error("disksched: export '%s' refused: %zu export names are in use, the most "
-                   "sched-max-exports=%u allows (each has a device and a thread of its own "
-                   "until its last connection closes)",
-                   asked.c_str(), export_device.size(), config.max_exports);
-      return false;
-    }
-    it = export_device.emplace(plugin_export, ExportDevices{}).first;
-  }
-  ++it->second.connections;
-  return true;
-}
-
-// Undoes admit_export for a closing connection that used device `used` (or none):
-// a device nobody uses any more is freed; device_mu held.
-void release_export(const std::string& plugin_export, Dispatcher* used) {
-  if (!config.geometry.empty()) return;
-  auto it = export_device.find(plugin_export);
-  if (it == export_device.end()) return;
-  ExportDevices& e = it->second;
-  Dispatcher* first = device.load();
-  if (used != nullptr && --device_users[used] == 0 && used != e.newest && used != first)
-    free_device(used);  // an export that has grown since: its older device
-  if (--e.connections > 0) return;
-  if (e.newest == first && first != nullptr) return;  // kept, and its name with it
-  if (e.newest != nullptr) free_device(e.newest);
-  export_device.erase(it);
-}
-
-// No device_mu: the first dispatcher is only deleted in .unload, after the writers stopped.
+// No lock: the first dispatcher is only deleted in .unload, after the writers stopped.
 std::string metrics_text() {
   std::optional<Dispatcher::Snapshot> snap;
-  if (const Dispatcher* d = device.load(std::memory_order_acquire)) snap = d->snapshot();
+  if (const Dispatcher* d = devices->first()) snap = d->snapshot();
   std::optional<LatencyLogWriter::Status> log;
   if (latency_log) log = latency_log->status();
   return metrics->render(snap ? &*snap : nullptr, log ? &*log : nullptr);
 }
 
-// The other exports' devices follow the first one's scheduler; device_mu held.
-void follow_first_scheduler() {
-  Dispatcher* first = device.load();
-  if (first == nullptr || devices.size() < 2) return;
-  pending_scheduler = first->scheduler();
-  for (Dispatcher* d : devices) {
-    if (d == first || d->scheduler() == pending_scheduler) continue;
-    try {
-      d->switch_scheduler(pending_scheduler);
-    } catch (const std::exception& e) {
-      nbdkit_error("disksched: switching another export's device: %s", e.what());
-    }
-  }
+// The command runs under the devices' lock; its file-system work (`save`, `reopen`) and
+// the reply's rendering after the lock is let go.
+std::string control_reply(const std::string& line) {
+  ControlTarget target{nullptr, nullptr, config.classes.describe(), config.save_dir, latency_log,
+                       metrics ? metrics_text : nullptr};
+  return devices->command(line, std::move(target)).finish();
 }
 
-// The command runs under device_mu; its file-system work (`save`, `reopen`) and the reply's
-// rendering after the lock is let go.
-std::string control_reply(const std::string& line) {
-  ControlReply reply;
-  {
-    std::lock_guard lock(device_mu);
-    ControlTarget target{device.load(), &pending_scheduler, config.classes.describe(),
-                         config.save_dir, latency_log, metrics ? metrics_text : nullptr};
-    reply = run_control_command(line, target);
-    follow_first_scheduler();
-  }
-  return reply.finish();
+Devices::Options devices_options() {
+  Devices::Options o;
+  o.clock = monotonic_ns;
+  o.warn = [](const std::string& m) {
+    fprintf(stderr, "nbdkit: disksched: warning: %s\n", m.c_str());
+  };
+  o.error = [](const std::string& m) { nbdkit_error("disksched: %s", m.c_str()); };
+  o.debug = [](const std::string& m) { nbdkit_debug("disksched: %s", m.c_str()); };
+  return o;
 }
 
 int disksched_config(nbdkit_next_config* next, nbdkit_backend* nxdata, const char* key,
@@ -210,9 +121,10 @@ int disksched_config(nbdkit_next_config* next, nbdkit_backend* nxdata, const cha
 
 int disksched_config_complete(nbdkit_next_config_complete* next, nbdkit_backend* nxdata) {
   const int r = nbdkit_guard("disksched", [] {
-    geometry_model = config.validate();
+    FilterConfig::Checked checked = config.check();
+    geometry_model = std::move(checked.geometry);
     geometry_rotational = geometry_model && geometry_model->rotational();
-    pending_scheduler = config.sched;
+    devices = new Devices(config, std::move(checked.scheduler), devices_options());
     if (!config.log_path.empty()) {
       try {
         LatencyLogWriter::Options o;
@@ -297,8 +209,7 @@ int disksched_get_ready(int thread_model) {
                config.sched.c_str(), config.geometry.empty() ? "(LBN only)" : config.geometry.c_str(),
                config.depth);
   try {
-    std::lock_guard lock(device_mu);
-    if (geometry_model) create_device(std::move(geometry_model));
+    if (geometry_model) devices->open_geometry(std::move(geometry_model));
     if (!config.control_path.empty())
       control = new ControlServer(config.control_path, control_reply);
   } catch (const std::exception& e) {
@@ -310,9 +221,7 @@ int disksched_get_ready(int thread_model) {
 }
 
 int disksched_after_fork(nbdkit_backend* /*nxdata*/) {
-  std::lock_guard lock(device_mu);
-  forked = true;
-  for (Dispatcher* d : devices) d->start();
+  devices->start();
   if (latency_log) latency_log->start();
   if (control) control->start();
   if (metrics_file) metrics_file->start();
@@ -332,10 +241,7 @@ void disksched_cleanup(nbdkit_backend* /*nxdata*/) {
   // All connections are closed: nothing is queued any more.
   if (graceful_stop) graceful_stop->stop();
   if (control) control->stop();
-  {
-    std::lock_guard lock(device_mu);
-    for (Dispatcher* d : devices) d->stop();
-  }
+  if (devices) devices->stop();
   if (latency_log) latency_log->stop();
   if (metrics_file) metrics_file->stop();
 }
@@ -348,11 +254,8 @@ void disksched_unload() {
   graceful_stop = nullptr;
   delete control;
   control = nullptr;
-  device.store(nullptr);
-  export_device.clear();
-  device_users.clear();
-  for (Dispatcher* d : devices) delete d;
-  devices.clear();
+  delete devices;
+  devices = nullptr;
   delete metrics;
   metrics = nullptr;
   delete latency_log;
@@ -364,11 +267,9 @@ struct Handle {
   std::string export_name;        // as the client asked
   std::string plugin_export;      // as the plugin sees it
   Dispatcher* device = nullptr;   // set in .prepare
-  bool counted = false;           // by admit_export
+  bool counted = false;           // by Devices::admit
   ~Handle() {
-    if (!counted) return;
-    std::lock_guard lock(device_mu);
-    release_export(plugin_export, device);
+    if (counted) devices->release(plugin_export, device);
   }
 };
 
@@ -393,64 +294,26 @@ void* disksched_open(nbdkit_next_open* next, nbdkit_context* nxdata, int readonl
   // A class name is not the plugin's export: the plugin sees its default export.
   const char* pass = config.classes.is_class_export(exportname) ? "" : exportname;
   h->plugin_export = pass;
-  {
-    std::lock_guard lock(device_mu);
-    if (!admit_export(pass, h->export_name)) return nullptr;
-    h->counted = true;
+  try {
+    devices->admit(pass, h->export_name);
+  } catch (const std::exception& e) {
+    nbdkit_error("disksched: %s", e.what());
+    return nullptr;
   }
+  h->counted = true;
   if (next(nxdata, readonly, pass) == -1) return nullptr;
   return h.release();
 }
 
 void disksched_close(void* handle) { delete static_cast<Handle*>(handle); }
 
-// A geometry much larger than the export (an 8 TB profile over a 1.3 GB disk) is most
-// likely the wrong profile: its zones, and so every prediction, belong to another disk.
-// Said once, on stderr (nbdkit -f) or syslog, and kept for `ctl show`.
-void warn_if_geometry_larger(Dispatcher& d, const std::string& export_name, std::uint64_t size) {
-  static std::atomic<bool> warned{false};
-  if (size >= d.capacity_bytes() || warned.exchange(true)) return;
-  const std::string m = fmt::format(
-      "sched-geometry={} describes {} bytes but export '{}' is {} bytes ({:.2f}% of it): the "
-      "geometry does not fit the export, so predictions use zones and seeks of a different "
-      "disk; give the profile of the disk being served",
-      config.geometry, d.capacity_bytes(), export_name, size,
-      100.0 * static_cast<double>(size) / static_cast<double>(d.capacity_bytes()));
-  fprintf(stderr, "nbdkit: disksched: warning: %s\n", m.c_str());
-  d.note_warning(m);
-}
-
 int disksched_prepare(nbdkit_next* next, void* handle, int /*readonly*/) {
   auto* h = static_cast<Handle*>(handle);
   const std::int64_t size = next->get_size(next);
   if (size == -1) return -1;
   try {
-    std::lock_guard lock(device_mu);
-    if (!config.geometry.empty()) {
-      // The geometry's one device must cover every export.
-      Dispatcher* d = device.load();
-      if (static_cast<std::uint64_t>(size) > d->capacity_bytes())
-        throw std::invalid_argument(fmt::format(
-            "sched-geometry={}: the device model holds {} bytes but export '{}' is {} bytes",
-            config.geometry, d->capacity_bytes(), h->export_name, size));
-      warn_if_geometry_larger(*d, h->export_name, static_cast<std::uint64_t>(size));
-      h->device = d;
-      return 0;
-    }
-    ExportDevices& e = export_device.at(h->plugin_export);  // counted in .open
-    Dispatcher*& d = e.newest;
-    if (d == nullptr || static_cast<std::uint64_t>(size) > d->capacity_bytes()) {
-      if (d != nullptr)
-        nbdkit_debug("disksched: export '%s' has grown to %lld bytes: a new LBN device for "
-                     "the connections from now on",
-                     h->export_name.c_str(), static_cast<long long>(size));
-      Dispatcher* grown_over = d;
-      d = create_device(config.model_for_export(static_cast<std::uint64_t>(size)));
-      if (grown_over != nullptr && device_users[grown_over] == 0 && grown_over != device.load())
-        free_device(grown_over);
-    }
-    h->device = d;
-    ++device_users[d];
+    h->device =
+        devices->prepare(h->plugin_export, h->export_name, static_cast<std::uint64_t>(size));
   } catch (const std::exception& e) {
     nbdkit_error("disksched: %s", e.what());
     return -1;

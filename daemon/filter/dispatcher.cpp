@@ -24,7 +24,7 @@ Dispatcher::Dispatcher(std::unique_ptr<DeviceModel> model, std::unique_ptr<Sched
                        Options options, Clock clock)
     : options_(std::move(options)), clock_(std::move(clock)), t0_ns_(clock_()),
       core_(std::move(model), std::move(scheduler), core_options(options_)),
-      spec_(std::make_shared<const std::string>(core_.scheduler_spec())) {
+      spec_(std::make_shared<const std::string>(core_.core().scheduler_spec())) {
   sector_us_ = real_us(core_.model().sector_time_ms());
   capacity_bytes_ = core_.model().capacity_bytes();
   sector_bytes_ = core_.model().sector_bytes();
@@ -124,13 +124,14 @@ void Dispatcher::leave(LiveRecord& rec, bool ok) {
 }
 
 void Dispatcher::maybe_calibrate() {
-  if (core_.period_fit_due() && !period_fitting_) {
+  if (core_.tracker().period_fit_due() && !period_fitting_) {
     if (calibrator_.joinable()) {
-      pending_period_.emplace(core_.period_snapshot());
+      pending_period_.emplace(core_.tracker().period_snapshot());
       period_fitting_ = true;
       calibration_cv_.notify_one();
     } else {
-      core_.adopt_period_fit(core_.period_snapshot().fitted());  // no thread (not started)
+      // No thread (not started): fitted here.
+      core_.tracker().adopt_period_fit(core_.tracker().period_snapshot().fitted());
     }
   }
   if (!calibrator_.joinable() || calibration_pending_ || !core_.calibration_due()) return;
@@ -153,14 +154,14 @@ void Dispatcher::calibration_loop() {
       lock.unlock();
       const RotationEstimator fitted = snapshot.fitted();
       lock.lock();
-      core_.adopt_period_fit(fitted);
+      core_.tracker().adopt_period_fit(fitted);
       ++period_fits_;
       period_fitting_ = false;
       continue;
     }
     std::vector<TrackerSample> samples = std::move(pending_samples_);
     // Replay the samples on the tracks as the tracker now has them.
-    const std::shared_ptr<const TrackAngles> learnt = core_.rotation().tracks;
+    const std::shared_ptr<const TrackAngles> learnt = core_.tracker().rotation().tracks;
     // Without a geometry: fit the LBN model's terms (cheap) instead of delta alone.
     if (core_.refit_lbn(samples)) {
       calibration_pending_ = false;
@@ -170,9 +171,9 @@ void Dispatcher::calibration_loop() {
     const Calibration c = calibrate_delta(*scratch, samples, {}, learnt.get());
     lock.lock();
     calibration_pending_ = false;
-    if (c.samples > 0) core_.set_delta(c.delta_ms);
+    if (core_.adopt_calibration(c)) say_calibration_gave_up(c);
     // Only a rotating disk's model claims sector-time accuracy.
-    if (c.samples >= 64 && c.within < 0.5 && !warned_ && options_.warn &&
+    if (c.samples >= LiveCore::kJudgedSamples && c.within < 0.5 && !warned_ && options_.warn &&
         core_.model().rotational()) {
       warned_ = true;
       options_.warn(fmt::format(
@@ -180,7 +181,7 @@ void Dispatcher::calibration_loop() {
           "delta: does the geometry ({}) describe the device, and does sched-timescale ({}) "
           "match its speed?",
           100 * c.within, c.samples, core_.model().name(), options_.timescale) +
-          (core_.writes_buffered()
+          (core_.tracker().writes_buffered()
                ? " (writes complete in bus time here: the device has a write cache. They are "
                  "predicted as buffered and leave the head where the last read left it; the "
                  "cache's destages are invisible from the host, so reads after them may be "
@@ -188,6 +189,18 @@ void Dispatcher::calibration_loop() {
                : ""));
     }
   }
+}
+
+void Dispatcher::say_calibration_gave_up(const Calibration& c) {
+  std::string m = fmt::format(
+      "delta calibration gave up: {} attempts in a row (each after twice as many requests "
+      "as the one before) predicted only {:.0f}% of the last {} requests within the "
+      "tolerance; the model ({}) does not describe this device's timing. Delta stays at "
+      "{:.1f} us; give sched-delta= to set it",
+      LiveCore::kPoorCalibrations, 100 * c.within, c.samples, core_.model().name(),
+      real_us(core_.tracker().delta_ms()));
+  if (options_.warn) options_.warn(m);
+  warnings_.push_back(std::move(m));
 }
 
 std::string Dispatcher::switch_scheduler(const std::string& spec) {
@@ -204,12 +217,12 @@ std::string Dispatcher::scheduler() const {
 
 void Dispatcher::set_refine_period(bool on) {
   std::lock_guard lock(mu_);
-  core_.set_refine_period(on);
+  core_.tracker().set_refine_period(on);
 }
 
 void Dispatcher::set_refine_track_phase(bool on) {
   std::lock_guard lock(mu_);
-  core_.set_refine_track_phase(on);
+  core_.tracker().set_refine_track_phase(on);
 }
 
 DiskProfile Dispatcher::current_profile() const {
@@ -219,34 +232,36 @@ DiskProfile Dispatcher::current_profile() const {
 
 Dispatcher::Snapshot Dispatcher::snapshot() const {
   std::lock_guard lock(mu_);
+  const DispatchCore& core = core_.core();
+  const HeadTracker& tracker = core_.tracker();
   Snapshot s;
-  s.scheduler = core_.scheduler_spec();
+  s.scheduler = core.scheduler_spec();
   s.model = core_.model().name();
   s.depth = core_.depth();
   s.timescale = options_.timescale;
-  s.queued = core_.queued();
-  s.eligible = core_.eligible();
-  s.in_flight = core_.in_flight();
-  s.delta_ms = core_.delta_ms() * options_.timescale;
+  s.queued = core.queued();
+  s.eligible = core.eligible();
+  s.in_flight = core.in_flight();
+  s.delta_ms = tracker.delta_ms() * options_.timescale;
   s.calibrating = core_.calibrating();
-  s.rotation_ms = core_.period_ms() * options_.timescale;
-  s.profile_rotation_ms = core_.nominal_period_ms() * options_.timescale;
-  s.refine_period = core_.refine_period();
-  if (const RotationEstimator* e = core_.period_estimator()) {
+  s.rotation_ms = tracker.period_ms() * options_.timescale;
+  s.profile_rotation_ms = tracker.nominal_period_ms() * options_.timescale;
+  s.refine_period = tracker.refine_period();
+  if (const RotationEstimator* e = tracker.period_estimator()) {
     s.fitted_rotation_ms = e->fitted_period_ms() * options_.timescale;
     s.fitted_uncertainty = e->fitted_uncertainty();
     s.period_refined = e->period_refined();
     s.period_outliers = e->outliers();
   }
-  s.refine_track_phase = core_.model().rotational() && core_.refine_track_phase();
-  s.tracks_rephased = core_.tracks_rephased();
-  s.track_phase_adjustments = core_.track_phase_adjustments();
-  s.stats = core_.stats();
+  s.refine_track_phase = core_.model().rotational() && tracker.refine_track_phase();
+  s.tracks_rephased = tracker.tracks_rephased();
+  s.track_phase_adjustments = tracker.track_phase_adjustments();
+  s.stats = core.stats();
   s.stats.sum_response_ms *= options_.timescale;
   s.stats.sum_service_ms *= options_.timescale;
   s.stats.max_response_ms *= options_.timescale;
   s.warnings = warnings_;
-  s.scheduler_counters = core_.scheduler_counters();
+  s.scheduler_counters = core.scheduler_counters();
   return s;
 }
 

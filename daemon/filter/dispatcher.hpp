@@ -132,6 +132,8 @@ class Dispatcher {
   static void release(std::vector<Waiter*>& woken, const Waiter* self);
   void maybe_calibrate();
   void calibration_loop();
+  // Told once, when calibration stops (LiveCore::adopt_calibration); mu_ held.
+  void say_calibration_gave_up(const Calibration& c);
 
   Options options_;
   Clock clock_;

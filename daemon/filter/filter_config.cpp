@@ -220,7 +220,7 @@ std::string FilterConfig::disk_label() const {
   return "disksched";
 }
 
-std::unique_ptr<DeviceModel> FilterConfig::validate() const {
+FilterConfig::Checked FilterConfig::check() const {
   if (!log_path.empty())
     for (const std::string& f : plugin_files)
       if (same_file(log_path, f))
@@ -228,10 +228,10 @@ std::unique_ptr<DeviceModel> FilterConfig::validate() const {
                   fmt::format("is the plugin's file={}: the latency log would write its lines "
                               "over the data the plugin serves; give the log a path of its own",
                               f));
-  std::unique_ptr<DeviceModel> geom;
+  Checked out;
   if (!geometry.empty()) {
     try {
-      geom = load_model(geometry);
+      out.geometry = load_model(geometry);
     } catch (const std::exception& e) {
       throw bad("sched-geometry", geometry, e.what());
     }
@@ -239,23 +239,19 @@ std::unique_ptr<DeviceModel> FilterConfig::validate() const {
   // The LBN model's size is only known once the plugin is open; any size will do to
   // check that the scheduler accepts it.
   const LbnModel probe(1ull << 40);
-  const DeviceModel& m = geom ? static_cast<const DeviceModel&>(*geom) : probe;
+  const DeviceModel& m = out.geometry ? static_cast<const DeviceModel&>(*out.geometry) : probe;
   try {
-    make_scheduler(sched, m);
+    out.scheduler = Registry::builtin().check(sched, m);
   } catch (const std::exception& e) {
     std::string hint;
-    const AlgorithmInfo* a = nullptr;
-    try {
-      a = Registry::builtin().parse(sched).first;
-    } catch (const std::exception&) {
-    }
-    if (!geom && a != nullptr && (a->needs_rotation || a->needs_mems))
+    const AlgorithmInfo* a = Registry::builtin().find(split_spec_name(sched).first);
+    if (!out.geometry && a != nullptr && (a->needs_rotation || a->needs_mems))
       hint = "; without sched-geometry= only LBN distances are known: give "
              "sched-geometry=NAME (a built-in model: " + builtin_models_text() +
              ") or PROFILE.json for this scheduler";
     throw bad("sched", sched, std::string(e.what()) + hint);
   }
-  return geom;
+  return out;
 }
 
 std::unique_ptr<DeviceModel> FilterConfig::model_for_export(std::uint64_t export_bytes) const {

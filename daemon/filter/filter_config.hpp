@@ -14,6 +14,7 @@
 #include "daemon/filter/class_map.hpp"
 #include "daemon/filter/dispatcher.hpp"
 #include "predictor/device_model.hpp"
+#include "schedulers/registry.hpp"
 
 namespace disksched {
 
@@ -61,9 +62,16 @@ struct FilterConfig {
   void apply_background();
 
   // Builds what the keys describe and checks they fit together: the geometry loads, the
-  // scheduler builds on it, the latency log is not the plugin's file=. Returns the geometry (nullptr when none was given). Throws
-  // std::invalid_argument naming the key.
-  std::unique_ptr<DeviceModel> validate() const;
+  // scheduler spec is one for it (parsed once, Registry::check), the latency log is not
+  // the plugin's file=. Returns the geometry (nullptr when none was given) and the
+  // parsed spec. Throws std::invalid_argument naming the key.
+  struct Checked {
+    std::unique_ptr<DeviceModel> geometry;
+    SchedulerSpec scheduler;
+  };
+  Checked check() const;
+  // check()'s geometry.
+  std::unique_ptr<DeviceModel> validate() const { return check().geometry; }
 
   // The geometry model for an export of `export_bytes` (the LBN-only model when no
   // geometry was given). Throws std::invalid_argument when the geometry is smaller

@@ -39,7 +39,22 @@ DiskProfile LiveCore::current_profile() const {
 }
 
 bool LiveCore::calibration_due() const {
-  return calibrating() && tracker_->samples_recorded() >= next_calibration_at_;
+  return calibrating() && !gave_up_ && tracker_->samples_recorded() >= next_calibration_at_;
+}
+
+bool LiveCore::adopt_calibration(const Calibration& c) {
+  if (c.samples > 0) tracker_->set_delta_ms(c.delta_ms);
+  if (c.samples < kJudgedSamples) return false;
+  if (c.within >= 0.5) {
+    poor_in_a_row_ = 0;
+    return false;
+  }
+  if (++poor_in_a_row_ >= kPoorCalibrations) {
+    gave_up_ = true;
+    return true;
+  }
+  next_calibration_at_ = calibration_taken_at_ + (options_.calibrate_every << poor_in_a_row_);
+  return false;
 }
 
 bool LiveCore::refit_lbn(const std::vector<TrackerSample>& samples) {
@@ -53,7 +68,8 @@ bool LiveCore::refit_lbn(const std::vector<TrackerSample>& samples) {
 }
 
 std::vector<TrackerSample> LiveCore::take_calibration_samples() {
-  next_calibration_at_ = tracker_->samples_recorded() + options_.calibrate_every;
+  calibration_taken_at_ = tracker_->samples_recorded();
+  next_calibration_at_ = calibration_taken_at_ + options_.calibrate_every;
   return tracker_->samples();
 }
 

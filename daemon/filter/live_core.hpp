@@ -55,56 +55,43 @@ class LiveCore {
   // Swaps the algorithm; queued requests move to the new one. Throws SpecError (then
   // nothing changes). Returns the new canonical spec.
   std::string switch_scheduler(std::string_view spec) { return core_.switch_scheduler(spec); }
-  const std::string& scheduler_spec() const { return core_.scheduler_spec(); }
+
+  // The dispatch core's state (queue lengths, counters, the scheduler's spec) and the
+  // head tracker (delta, rotation period and track phases learnt from completions):
+  // read and set there.
+  const DispatchCore& core() const { return core_; }
+  HeadTracker& tracker() { return *tracker_; }
+  const HeadTracker& tracker() const { return *tracker_; }
 
   // Delta calibration: due when enough new samples came in; take the samples (the
-  // caller runs calibrate_delta on its own model instance) and set the result.
+  // caller runs calibrate_delta on its own model instance) and hand the result to
+  // adopt_calibration().
   bool calibration_due() const;
   std::vector<TrackerSample> take_calibration_samples();
-  void set_delta(Millis delta_ms) { tracker_->set_delta_ms(delta_ms); }
+  // Sets delta from a calibration and judges it. One that predicts under half of
+  // kJudgedSamples or more samples within the tolerance (a device the model does not
+  // describe: the memory plugin under a disk geometry) doubles the wait before the next
+  // attempt, since each costs a replay of every sample at every delta; after
+  // kPoorCalibrations such attempts in a row calibration stops, and delta stays. A good
+  // one brings the wait back to calibrate_every. Returns true the one time it gives up.
+  bool adopt_calibration(const Calibration& c);
+  bool calibration_gave_up() const { return gave_up_; }
+  unsigned poor_calibrations() const { return poor_in_a_row_; }
+  static constexpr std::size_t kJudgedSamples = 64;
+  static constexpr unsigned kPoorCalibrations = 8;
   // Without a geometry (the LBN model): refit its terms to the samples and take the
   // whole service time into the model (delta 0). False for other models or too few
   // samples.
   bool refit_lbn(const std::vector<TrackerSample>& samples);
-  Millis delta_ms() const { return tracker_->delta_ms(); }
   bool calibrating() const { return !options_.fixed_delta.has_value(); }
 
-  // Rotation period refinement (HeadTracker): the period predictions use, the
-  // profile's, and the estimator behind them (null without rotation).
-  Millis period_ms() const { return tracker_->period_ms(); }
-  Millis nominal_period_ms() const { return tracker_->nominal_period_ms(); }
-  const RotationEstimator* period_estimator() const { return tracker_->period_estimator(); }
-  void set_refine_period(bool on) { tracker_->set_refine_period(on); }
-  bool period_fit_due() const { return tracker_->period_fit_due(); }
-  RotationEstimator period_snapshot() const { return tracker_->period_snapshot(); }
-  bool adopt_period_fit(const RotationEstimator& fitted) {
-    return tracker_->adopt_period_fit(fitted);
-  }
-  bool refine_period() const { return tracker_->refine_period(); }
-  // Per-track phase refinement (HeadTracker): tracks turned so far, corrections in all.
-  void set_refine_track_phase(bool on) { tracker_->set_refine_track_phase(on); }
-  bool refine_track_phase() const { return tracker_->refine_track_phase(); }
   // The geometry as refined so far (rotation period in use, every track's angle), to
   // save for the next run. Throws std::invalid_argument when the model is not a disk
   // geometry (no profile to write).
   DiskProfile current_profile() const;
-  std::size_t tracks_rephased() const { return tracker_->tracks_rephased(); }
-  std::uint64_t track_phase_adjustments() const { return tracker_->track_phase_adjustments(); }
-  // What the head tracker learnt of the rotation: the spin predictions use and the
-  // track angles corrected so far (a snapshot: calibration replays samples on it).
-  const RotationState& rotation() const { return tracker_->rotation(); }
-  // The tracker has seen writes complete in bus time: the device buffers them.
-  bool writes_buffered() const { return tracker_->writes_buffered(); }
 
   const DeviceModel& model() const { return *model_; }
   unsigned depth() const { return options_.depth; }
-  std::size_t queued() const { return core_.queued(); }
-  std::size_t eligible() const { return core_.eligible(); }
-  std::size_t in_flight() const { return core_.in_flight(); }
-  const DispatchStats& stats() const { return core_.stats(); }
-  std::vector<std::pair<std::string, double>> scheduler_counters() const {
-    return core_.scheduler_counters();
-  }
 
  private:
   std::unique_ptr<DeviceModel> model_;
@@ -112,6 +99,9 @@ class LiveCore {
   std::unique_ptr<HeadTracker> tracker_;  // on the heap: core_ holds it by reference
   DispatchCore core_;
   std::uint64_t next_calibration_at_;
+  std::uint64_t calibration_taken_at_ = 0;  // samples recorded at the last attempt
+  unsigned poor_in_a_row_ = 0;
+  bool gave_up_ = false;
 };
 
 }  // namespace disksched

@@ -234,7 +234,7 @@ int diskemu_config_complete() {
     }
     // The policy matters only to a drive that queues (depth 1 never chooses).
     if (config.drive_queue.depth > 1) try {
-      make_scheduler(config.drive_queue.policy, device->model());
+      Registry::builtin().check(config.drive_queue.policy, device->model());
     } catch (const std::exception& e) {
       throw ConfigError(std::string("drive-policy=") + config.drive_queue.policy + ": " + e.what());
     }

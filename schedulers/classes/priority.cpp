@@ -246,6 +246,11 @@ AlgorithmInfo priority_algorithm() {
                  "mix = into the high queue (GP; under a busy high queue they starve)",
                  {"alternate", "first", "mix"}),
       },
+      .check = [](const Params& p, const DeviceModel&) {
+        if (p.choice("queues") == "3" && p.number("timeout") <= 0)
+          throw SpecError("priority: queues=3 needs a timeout > 0 (the middle queue holds requests "
+                          "past half their timeout)");
+      },
       .factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
         Priority::Config c;
         c.variant = p.choice("variant") == "2" ? 2 : 1;
@@ -257,9 +262,6 @@ AlgorithmInfo priority_algorithm() {
         c.expired = expired == "first" ? Expired::First
                     : expired == "mix" ? Expired::Mix
                                        : Expired::Alternate;
-        if (c.queues == 3 && c.timeout_ms <= 0)
-          throw SpecError("priority: queues=3 needs a timeout > 0 (the middle queue holds requests "
-                          "past half their timeout)");
         return std::make_unique<Priority>(c, m);
       },
   };

@@ -202,6 +202,20 @@ AlgorithmInfo qos_algorithm() {
                      "foreground's quantile, background in the room it leaves, with a bounded wait",
       .source = "GP sec. 3, 6 (classes); Linux iocost vrate, ZFS vdev min/max active",
       .params = qos_params(),
+      .check = [](const Params& p, const DeviceModel& m) {
+        const auto min_depth = static_cast<unsigned>(p.number("min-depth"));
+        const auto max_depth = static_cast<unsigned>(p.number("max-depth"));
+        if (min_depth > max_depth)
+          throw SpecError(
+              fmt::format("qos: min-depth={} is above max-depth={}", min_depth, max_depth));
+        for (const char* key : {"order", "bg-order"}) {
+          try {
+            Registry::builtin().check(p.choice(key), m);
+          } catch (const SpecError& e) {
+            throw SpecError(fmt::format("qos: {}={}: {}", key, p.choice(key), e.what()));
+          }
+        }
+      },
       .factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
         QosConfig c;
         c.target_ms = p.number("target");
@@ -213,18 +227,9 @@ AlgorithmInfo qos_algorithm() {
         c.bg_share = p.number("bg-share");
         c.bg_wait_ms = p.number("bg-wait");
         c.control = p.choice("control") == "on";
-        if (c.min_depth > c.max_depth)
-          throw SpecError(fmt::format("qos: min-depth={} is above max-depth={}", c.min_depth,
-                                      c.max_depth));
-        auto inner = [&](const char* key) {
-          try {
-            return make_scheduler(p.choice(key), m);
-          } catch (const SpecError& e) {
-            throw SpecError(fmt::format("qos: {}={}: {}", key, p.choice(key), e.what()));
-          }
-        };
-        return std::make_unique<Qos>(format_spec("qos", qos_params(), p), c, inner("order"),
-                                     inner("bg-order"));
+        return std::make_unique<Qos>(format_spec("qos", qos_params(), p), c,
+                                     make_scheduler(p.choice("order"), m),
+                                     make_scheduler(p.choice("bg-order"), m));
       },
   };
 }

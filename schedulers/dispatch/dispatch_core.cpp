@@ -25,9 +25,7 @@ DispatchCore::DispatchCore(std::unique_ptr<Scheduler> scheduler, const DeviceMod
 }
 
 void DispatchCore::update_rank_hits() {
-  const std::string name = spec_.substr(0, spec_.find(':'));
-  const AlgorithmInfo* a = Registry::builtin().find(name);
-  rank_hits_ = head_.knows_hits() && a != nullptr && a->needs_rotation;
+  rank_hits_ = head_.knows_hits() && queue_.scheduler().needs_rotation();
   uses_head_ = queue_.scheduler().uses_head();
 }
 

@@ -12,6 +12,7 @@ AlgorithmInfo zfcfs_algorithm() {
       .source = "Hong sec. 7.1",
       .needs_mems = true,
       .params = zone_params(),
+      .check = zone_check("zfcfs"),
       .factory = zone_factory("zfcfs", InZone::Fcfs),
   };
 }

@@ -130,6 +130,17 @@ std::vector<ParamSpec> zone_params(bool pyramid_on) {
   };
 }
 
+SpecCheck zone_check(std::string name) {
+  return [name](const Params& p, const DeviceModel&) {
+    const auto merge4 = static_cast<std::size_t>(p.number("merge4_below"));
+    const auto merge16 = static_cast<std::size_t>(p.number("merge16_below"));
+    if (merge16 > merge4)
+      throw SpecError(fmt::format(
+          "{}: merge16_below={} must not exceed merge4_below={} (zones grow as the queue shrinks)",
+          name, merge16, merge4));
+  };
+}
+
 SchedulerFactory zone_factory(std::string name, InZone policy) {
   return [name, policy](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
     ZoneConfig c;
@@ -137,10 +148,6 @@ SchedulerFactory zone_factory(std::string name, InZone policy) {
     c.pyramid = p.choice("pyramid") == "on";
     c.merge4_below = static_cast<std::size_t>(p.number("merge4_below"));
     c.merge16_below = static_cast<std::size_t>(p.number("merge16_below"));
-    if (c.merge16_below > c.merge4_below)
-      throw SpecError(fmt::format(
-          "{}: merge16_below={} must not exceed merge4_below={} (zones grow as the queue shrinks)",
-          name, c.merge16_below, c.merge4_below));
     return std::make_unique<ZoneScheduler>(name, policy, c, m);
   };
 }

@@ -72,6 +72,8 @@ class ZoneScheduler final : public Scheduler {
 // The parameters every zone scheduler declares (zone, pyramid, merge4_below,
 // merge16_below) and a factory for one in-zone policy.
 std::vector<ParamSpec> zone_params(bool pyramid_on = false);
+// Zone sizes that merge as the queue shrinks: merge16_below <= merge4_below.
+SpecCheck zone_check(std::string name);
 SchedulerFactory zone_factory(std::string name, InZone policy);
 
 }  // namespace disksched::mems

@@ -15,6 +15,7 @@ AlgorithmInfo zsptf_algorithm() {
       .source = "Hong sec. 6, Fig. 3; pyramiding sec. 9",
       .needs_mems = true,
       .params = zone_params(),
+      .check = zone_check("zsptf"),
       .factory = zone_factory("zsptf", InZone::Sptf),
   };
 }

@@ -15,6 +15,7 @@ AlgorithmInfo ztsptf_algorithm() {
       .source = "Hong sec. 6, 7.1",
       .needs_mems = true,
       .params = zone_params(),
+      .check = zone_check("ztsptf"),
       .factory = zone_factory("ztsptf", InZone::ArrivalConstrainedSptf),
   };
 }

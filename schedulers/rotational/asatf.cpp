@@ -42,6 +42,10 @@ class Asatf final : public IndexedScheduler {
   bool scan_;
 };
 
+AgingForm form_of(const Params& p) {
+  return p.choice("form") == "hong" ? AgingForm::Hong : AgingForm::JacobsonWilkes;
+}
+
 }  // namespace
 
 AlgorithmInfo asatf_algorithm() {
@@ -60,10 +64,12 @@ AlgorithmInfo asatf_algorithm() {
                     "(Hong eq. 7)", {"jw", "hong"}, "jw"),
           search_param(),
       },
+      .check = [](const Params& p, const DeviceModel& m) {
+        asatf_beta(p.number("w"), form_of(p), m);  // throws when the form does not fit `m`
+      },
       .factory = [](const Params& p, const DeviceModel& m) -> std::unique_ptr<Scheduler> {
-        const AgingForm form = p.choice("form") == "hong" ? AgingForm::Hong : AgingForm::JacobsonWilkes;
         return std::make_unique<Asatf>(m, format_spec(asatf_algorithm(), p),
-                                       asatf_beta(p.number("w"), form, m),
+                                       asatf_beta(p.number("w"), form_of(p), m),
                                        p.choice("search") == "scan");
       },
   };

@@ -33,7 +33,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   auto model = std::make_unique<LbnModel>(1ull << 30);
   auto scheduler = make_scheduler("fcfs", *model);
   Dispatcher dispatcher(std::move(model), std::move(scheduler), {}, [&] { return now_ns += 1000; });
-  std::string configured = "fcfs";
+  SchedulerSpec configured = Registry::builtin().check("fcfs", LbnModel(1ull << 30));
   // No save directory and no log: `save` and `reopen` are refused, never touch files.
   ControlTarget unopened{nullptr, &configured, "tc=fua", ""};
   ControlTarget opened{&dispatcher, &configured, "tc=fua", ""};

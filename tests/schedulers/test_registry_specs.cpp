@@ -2,6 +2,7 @@
 // aliases, units, and that every registered algorithm builds from its own spec.
 #include <set>
 
+#include "predictor/lbn_model.hpp"
 #include "tests/schedulers/helpers.hpp"
 
 using namespace disksched;
@@ -186,4 +187,97 @@ TEST_CASE("registry: test oracles and ablations are accepted but not offered", "
   CHECK(make("satf:search=scan", *m)->spec().find("search=scan") != std::string::npos);
   CHECK_THAT(error_of("satf:nosuch=1", *m), !Catch::Contains("search"));
   CHECK_THAT(error_of("satfgdf:nosuch=1", *m), !Catch::Contains("guide"));
+}
+
+TEST_CASE("registry: check() refuses what make() refuses, and gives the spec make() builds",
+          "[registry]") {
+  auto disk = hp97560();
+  auto mems = mems_model_or_fake();
+  const LbnModel lbn(1ull << 30);
+  const auto& reg = Registry::builtin();
+  struct Case {
+    const char* spec;
+    const DeviceModel* model;
+  };
+  const Case refused[] = {
+      {"nosuch", disk.get()},
+      {"sstf:nosuch=1", disk.get()},
+      {"asatf:w=30", &lbn},                  // needs rotation
+      {"zsptf", disk.get()},                 // needs the MEMS model
+      {"zsptf:pyramid=on,merge4_below=5,merge16_below=10", mems.get()},
+      {"priority:queues=3,timeout=0", disk.get()},
+      {"qos:min-depth=8,max-depth=4", disk.get()},
+      {"qos:order=satf", &lbn},              // the inner order needs rotation
+  };
+  for (const Case& c : refused) {
+    INFO(c.spec);
+    const std::string made = error_of(c.spec, *c.model);
+    std::string checked;
+    try {
+      reg.check(c.spec, *c.model);
+    } catch (const SpecError& e) {
+      checked = e.what();
+    }
+    CHECK(checked == made);
+  }
+  for (const char* spec : {"fcfs", "asatf:w=10", "pzsptf", "qos:order=satf", "priority:queues=3"}) {
+    INFO(spec);
+    const AlgorithmInfo* a = reg.find(split_spec_name(spec).first);
+    REQUIRE(a != nullptr);
+    const DeviceModel& m = model_for(*a, *disk, *mems);
+    const SchedulerSpec checked = reg.check(spec, m);
+    CHECK(checked.algorithm == a);
+    auto s = reg.make(checked, m);
+    CHECK(checked.text() == s->spec());
+    CHECK(reg.make(spec, m)->spec() == s->spec());
+    // The scheduler says what its entry says (the dispatch core asks it).
+    CHECK(s->needs_rotation() == a->needs_rotation);
+  }
+}
+
+TEST_CASE("registry: the spec check() writes out is the built scheduler's, for any value",
+          "[registry]") {
+  // One parameter away from the defaults at a time: each choice, and a number in range.
+  auto disk = hp97560();
+  auto mems = mems_model_or_fake();
+  const auto& reg = Registry::builtin();
+  auto in_range = [](const ParamSpec& p, double v) { return v >= p.min && v <= p.max; };
+  std::size_t compared = 0;
+  for (const auto& a : reg.algorithms()) {
+    const DeviceModel& m = model_for(a, *disk, *mems);
+    for (const auto& p : a.params) {
+      std::vector<Params> variants;
+      for (const auto& c : p.choices) {
+        Params v = spec_defaults(a.params);
+        v.choices_[p.name] = c;
+        variants.push_back(v);
+      }
+      if (p.choices.empty()) {
+        for (double x : {3.0, p.min, p.max}) {
+          if (!in_range(p, x) || x == p.default_value) continue;
+          Params v = spec_defaults(a.params);
+          if (p.pair)
+            v.pairs_[p.name] = {x, x};
+          else
+            v.numbers_[p.name] = x;
+          variants.push_back(v);
+          break;
+        }
+      }
+      for (const Params& v : variants) {
+        const std::string spec = format_spec(a, v);
+        INFO(spec);
+        std::string refused;
+        try {
+          const SchedulerSpec checked = reg.check(spec, m);
+          CHECK(checked.text() == reg.make(spec, m)->spec());
+          ++compared;
+        } catch (const SpecError& e) {
+          refused = e.what();
+        }
+        if (!refused.empty()) CHECK(error_of(spec, m) == refused);
+      }
+    }
+  }
+  CHECK(compared > 50);
 }

@@ -38,7 +38,7 @@ TEST_CASE("control socket: show, switch, stats", "[filter][control]") {
   auto model = std::make_unique<LbnModel>(1ull << 30);
   auto s = make_scheduler("fcfs", *model);
   Dispatcher d(std::move(model), std::move(s), {}, steady_ns);
-  std::string configured = "fcfs";
+  SchedulerSpec configured = Registry::builtin().check("fcfs", LbnModel(1ull << 30));
   const std::string path = "/tmp/disksched-ctl-" + std::to_string(getpid()) + ".sock";
   ControlTarget target{&d, &configured, "fua=critical", ""};
   ControlServer server(path, [&](const std::string& line) {
@@ -180,14 +180,14 @@ TEST_CASE("control socket: an over-long line gets an error reply; CRLF is a line
 }
 
 TEST_CASE("control commands: 'show' ended by CRLF is show", "[filter][control]") {
-  std::string configured = "fcfs";
+  SchedulerSpec configured = Registry::builtin().check("fcfs", LbnModel(1ull << 30));
   ControlTarget target{nullptr, &configured, "", ""};
   auto r = nlohmann::json::parse(handle_control_command("show\r", target));
   REQUIRE(r["ok"] == true);
   REQUIRE(r["scheduler"] == "fcfs");
   auto s = nlohmann::json::parse(handle_control_command("switch sstf \r", target));
   REQUIRE(s["ok"] == true);
-  REQUIRE_THAT(configured, Catch::Matchers::StartsWith("sstf"));
+  REQUIRE_THAT(configured.text(), Catch::Matchers::StartsWith("sstf"));
   auto reopen = nlohmann::json::parse(handle_control_command("reopen", target));
   REQUIRE(reopen["ok"] == false);
   REQUIRE_THAT(reopen["error"].get<std::string>(), Contains("sched-log="));
@@ -269,7 +269,7 @@ TEST_CASE("control save: refused without a save directory; writes with the lock 
   auto model = load_model("hp97560");
   auto s = make_scheduler("fcfs", *model);
   Dispatcher d(std::move(model), std::move(s), {}, steady_ns);
-  std::string configured = "fcfs";
+  SchedulerSpec configured = Registry::builtin().check("fcfs", LbnModel(1ull << 30));
   ControlTarget off{&d, &configured, "", ""};
   auto r = nlohmann::json::parse(handle_control_command("save p.json", off));
   REQUIRE(r["ok"] == false);

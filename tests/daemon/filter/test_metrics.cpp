@@ -14,6 +14,8 @@
 #include <nlohmann/json.hpp>
 
 #include "daemon/filter/control_commands.hpp"
+#include "schedulers/registry.hpp"
+#include "predictor/lbn_model.hpp"
 #include "daemon/filter/filter_config.hpp"
 #include "daemon/filter/metrics.hpp"
 #include "daemon/filter/metrics_file.hpp"
@@ -95,7 +97,7 @@ TEST_CASE("metrics: label values are escaped", "[filter][metrics]") {
 TEST_CASE("metrics: the control command and the file", "[filter][metrics]") {
   Metrics m("sdc");
   m.observe(completed(Op::Read, IoClass::TimeNoncritical, true, 0.01, 0.01, 0, -1));
-  std::string sched = "fcfs";
+  SchedulerSpec sched = Registry::builtin().check("fcfs", LbnModel(1ull << 30));
   ControlTarget target{nullptr, &sched, "", "", nullptr,
                        [&] { return m.render(nullptr, nullptr); }};
   auto reply = nlohmann::json::parse(handle_control_command("metrics", target));

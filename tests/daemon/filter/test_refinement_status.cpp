@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/sim/workload/workload.hpp"
+#include "predictor/lbn_model.hpp"
 #include "daemon/filter/control_commands.hpp"
 #include "daemon/filter/dispatcher.hpp"
 #include "predictor/device_model.hpp"
@@ -39,7 +40,7 @@ TEST_CASE("the filter's status shows the refined period in real milliseconds and
   o.core.fixed_delta = in + out;
   o.timescale = timescale;
   Dispatcher d(std::move(model), std::move(sched), o, [&] { return clock_ns; });
-  std::string configured = "fcfs";
+  SchedulerSpec configured = Registry::builtin().check("fcfs", LbnModel(1ull << 30));
   ControlTarget target{&d, &configured, "", ""}, unopened{nullptr, &configured, "", ""};
   auto ctl = [&](const std::string& line) {
     return nlohmann::json::parse(handle_control_command(line, target));

@@ -64,7 +64,7 @@ double within_one_sector(const std::string& sched, unsigned depth, DriveQueueOpt
       send(t);
     }
   }
-  const DispatchStats& s = core.stats();
+  const DispatchStats& s = core.core().stats();
   REQUIRE(s.completed == n);
   return static_cast<double>(s.predictions_within) / static_cast<double>(s.predictions_checked);
 }

@@ -93,8 +93,8 @@ TEST_CASE("depth 1: one request at the device, the next on completion", "[filter
   core.arrive(req(2, Op::Read, 8 * kMiB), 1.0, out);
   core.arrive(req(3, Op::Write, 16 * kMiB), 2.0, out);
   REQUIRE(out.empty());
-  REQUIRE(core.in_flight() == 1);
-  REQUIRE(core.queued() == 2);
+  REQUIRE(core.core().in_flight() == 1);
+  REQUIRE(core.core().queued() == 2);
   core.complete(1, 5.0, true, out);
   REQUIRE(ids(out) == std::vector<std::uint64_t>{2});
   REQUIRE(out[0].queue_len == 2);
@@ -105,9 +105,9 @@ TEST_CASE("depth 1: one request at the device, the next on completion", "[filter
   out.clear();
   core.complete(3, 12.0, true, out);
   REQUIRE(out.empty());
-  REQUIRE(core.queued() == 0);
-  REQUIRE(core.in_flight() == 0);
-  const auto& st = core.stats();
+  REQUIRE(core.core().queued() == 0);
+  REQUIRE(core.core().in_flight() == 0);
+  const auto& st = core.core().stats();
   REQUIRE(st.arrived == 3);
   REQUIRE(st.completed == 3);
   REQUIRE(st.sum_queue_len == Approx(1 + 2 + 1));
@@ -122,7 +122,7 @@ TEST_CASE("depth N keeps N at the device", "[filter][dispatch]") {
   out.clear();
   core.complete(2, 1.0, true, out);
   REQUIRE(ids(out) == std::vector<std::uint64_t>{4});
-  REQUIRE(core.in_flight() == 3);
+  REQUIRE(core.core().in_flight() == 3);
 }
 
 TEST_CASE("the scheduler picks from the tracked head position (SSTF by LBN)",
@@ -159,7 +159,7 @@ TEST_CASE("a request overlapping an unfinished write waits for it, even with roo
   core.arrive(req(2, Op::Read, 10 * kMiB + 4096, 4096), 0.1, out);   // overlaps 1
   core.arrive(req(3, Op::Read, 40 * kMiB), 0.2, out);                 // independent
   REQUIRE(ids(out) == std::vector<std::uint64_t>{1, 3});
-  REQUIRE(core.queued() == 1);
+  REQUIRE(core.core().queued() == 1);
   out.clear();
   core.complete(3, 1.0, true, out);
   REQUIRE(out.empty());                                   // 2 still blocked by 1
@@ -179,8 +179,8 @@ TEST_CASE("a failed request frees the device and fails alone", "[filter][dispatc
   out.clear();
   core.complete(2, 2.0, true, out);
   REQUIRE(ids(out) == std::vector<std::uint64_t>{3});
-  REQUIRE(core.stats().failed == 1);
-  REQUIRE(core.stats().completed == 2);
+  REQUIRE(core.core().stats().failed == 1);
+  REQUIRE(core.core().stats().completed == 2);
 }
 
 TEST_CASE("a request beyond the device is refused and nothing is queued",
@@ -188,8 +188,8 @@ TEST_CASE("a request beyond the device is refused and nothing is queued",
   auto core = make_core("fcfs", std::make_unique<LbnModel>(kMiB));
   std::vector<RequestRecord> out;
   REQUIRE_THROWS_AS(core.arrive(req(1, Op::Read, kMiB - 2048, 4096), 0.0, out), ModelError);
-  REQUIRE(core.queued() == 0);
-  REQUIRE(core.in_flight() == 0);
+  REQUIRE(core.core().queued() == 0);
+  REQUIRE(core.core().in_flight() == 0);
   core.arrive(req(2, Op::Read, 0), 0.0, out);
   REQUIRE(ids(out) == std::vector<std::uint64_t>{2});
 }
@@ -219,8 +219,8 @@ TEST_CASE("switching schedulers keeps every queued request", "[filter][dispatch]
     }
   }
   REQUIRE(granted.size() == n);
-  REQUIRE(core.stats().switches == 2);
-  REQUIRE_THAT(core.scheduler_spec(), StartsWith("sstf"));
+  REQUIRE(core.core().stats().switches == 2);
+  REQUIRE_THAT(core.core().scheduler_spec(), StartsWith("sstf"));
 }
 
 TEST_CASE("rotation-aware pick uses the head tracked from completions (satf, hp97560)",
@@ -274,8 +274,8 @@ TEST_CASE("predictions: fixed model plus delta; calibration comes due", "[filter
   REQUIRE(samples.size() == 4);
   REQUIRE_FALSE(core.calibration_due());
   auto scratch = load_model("fixed:ms=5");
-  core.set_delta(calibrate_delta(*scratch, samples).delta_ms);
-  REQUIRE(core.delta_ms() == Approx(0.3));
+  core.tracker().set_delta_ms(calibrate_delta(*scratch, samples).delta_ms);
+  REQUIRE(core.tracker().delta_ms() == Approx(0.3));
   core.arrive(req(9, Op::Read, 0), t, out);
   REQUIRE(out.back().prediction.observed_service_ms() == Approx(5.3));
 }
@@ -375,7 +375,7 @@ TEST_CASE("a track turned from completions re-ranks the requests already queued 
     now = done + 1.0 + 20.0 * rng.uniform();
     on_track += here;
   }
-  REQUIRE(core.tracks_rephased() == 0);
+  REQUIRE(core.tracker().tracks_rephased() == 0);
 
   // The fourth on the track is at the device while A (on the track) and a rival B wait.
   // The head will be on the track when it completes: pick A's sector so that its wait
@@ -401,7 +401,7 @@ TEST_CASE("a track turned from completions re-ranks the requests already queued 
   core.arrive(req(1002, Op::Read, b * 512, 512), now, out);
   REQUIRE(out.empty());
   core.complete(id4, done4, true, out);
-  REQUIRE(core.tracks_rephased() == 1);
+  REQUIRE(core.tracker().tracks_rephased() == 1);
   REQUIRE(out.size() == 1);
   INFO("A at " << cached << " ms cached, " << truth << " ms true; B between");
   CHECK(out[0].seq == 1002);
