@@ -113,6 +113,7 @@ ExtractResult run(ProbeTarget& target, const ExtractOptions& options, const Cach
   f.result.probes = in.prober.probes();
   f.result.period = in.prober.period_estimate();
   f.result.notes = in.notes;
+  check_result(in, f);
   record_source(in, f);
   return f.result;
 }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <limits>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "tools/extract/extractor.hpp"
@@ -37,6 +38,9 @@ struct Findings {
   // completion offset (-1: not measured).
   Millis head_switch = 0, head_switch_guess = 0;
   Millis write_overhead = -1, write_completion = 0;
+  // heads: why the number of heads is assumed, not measured (empty: measured, or given).
+  std::string heads_assumed;
+  std::string heads_how = "measured";  // measured, given or assumed, and why (source.parameters)
 
   // Cylinders of zone z that the steps after the zones step may sample.
   std::int64_t sampled_cylinders(const ZoneLayout& z) const {

@@ -130,10 +130,19 @@ std::int32_t zone0_by_switch_times(Instrument& in, Findings& f, BoundaryClasses&
   std::vector<double> moves;
   int heads = heads_by_switch_times(in, f, c, moves);
   if (heads == 0) {
-    heads = in.options.seeds.heads.value_or(1);
-    in.note(fmt::format("the track switches in the first {} tracks give no number of heads ({}); "
-                        "taking {} head(s){}",
-                        moves.size(), c.why, heads, in.options.seeds.heads ? " from MODE SENSE page 04h" : ""));
+    const std::string why = fmt::format("the track switches in the first {} tracks give no number of heads ({})",
+                                        moves.size(), c.why);
+    if (in.options.heads) {
+      heads = *in.options.heads;
+      f.heads_how = "given (--heads): " + why;
+    } else {
+      heads = in.options.seeds.heads.value_or(1);
+      f.heads_how = "assumed: " + why;
+      if (!in.options.seeds.heads) f.heads_assumed = fmt::format("{}; 1 assumed", why);
+    }
+    in.note(fmt::format("{}; taking {} head(s){}", why, heads,
+                        in.options.heads ? " from --heads"
+                        : in.options.seeds.heads ? " from MODE SENSE page 04h" : ""));
   }
   L.heads = heads;
   if (c.heads == heads) first_head = c.first_head;
