@@ -157,9 +157,18 @@ class SeekSteps {
   }
 
  private:
-  std::uint64_t src(int j) const { return static_cast<std::uint64_t>(j + 1) * f_.spt0 - 2; }
-  std::uint64_t dst(int j, int k) const { return static_cast<std::uint64_t>(j + k) * f_.spt0 + f_.spt0 / 2; }
-  bool fits(int j, int k) const { return dst(j, k) + f_.spt0 < in_.target.sectors(); }
+  // From near a track's start (the drive's read-ahead after it must not carry the head
+  // over into the next track, and cylinder, before the move), to the sector of track
+  // j + k that comes round a tenth of a turn after the move could reach it.
+  std::uint64_t src(int j) const { return static_cast<std::uint64_t>(j) * f_.spt0 + 2; }
+  std::uint64_t dst(int j, int k) {
+    const std::uint64_t start = static_cast<std::uint64_t>(j + k) * f_.spt0;
+    const double lead = (in_.tau(f_.spt0) + f_.result.dead_time_ms + threshold_) / in_.prober.period() + 0.1;
+    const double want = in_.prober.phase(src(j)) + lead + 1.0 / f_.spt0;
+    const double off = wrap_unit(want - in_.prober.phase(start));
+    return start + std::min<std::uint64_t>(f_.spt0 - 1, static_cast<std::uint64_t>(off * f_.spt0));
+  }
+  bool fits(int j, int k) const { return static_cast<std::uint64_t>(j + k + 2) * f_.spt0 < in_.target.sectors(); }
   Millis move(int j, int k, Millis guess) {
     return in_.move_time(src(j), dst(j, k), f_.spt0, guess, f_.result.dead_time_ms);
   }
@@ -177,6 +186,7 @@ class SeekSteps {
   // Track 0's step, by moves of 1, 2, 4, ... tracks then bisection, and the threshold
   // halfway between the one- and two-cylinder moves; 0 when no move is measurably longer.
   int first_step() {
+    threshold_ = 0.4 * in_.prober.period();  // (a first guess for dst's place)
     const Millis one = move(0, 1, 0.0);
     const Millis gap = 1.5 * in_.options.resolution_ms;
     int lo = 1, hi = 0;
