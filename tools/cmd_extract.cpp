@@ -41,7 +41,8 @@ using namespace disksched::extract;
 struct ExtractArgs {
   std::string device, nbd, virtual_model, scsi, out, name, seek_form = "auto", allow_writes, plot;
   std::string noise = "none";
-  double budget_s = 300;
+  // 570 s: with the cache check and the last probes, a run ends within 10 minutes.
+  double budget_s = 570;
   std::string rt_priority = "auto";
   std::uint64_t seed = 1;
   bool force = false, quiet = false, no_cache_defeat = false, partial = false;

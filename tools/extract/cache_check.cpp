@@ -39,7 +39,8 @@ std::string CacheFindings::describe() const {
     s += fmt::format(" read-ahead (a sector just past takes {:.2f} ms; at least {} sectors ahead held);",
                      ahead_ms, read_ahead_sectors);
   if (read_cache)
-    s += fmt::format(" {} reads of other places push a sector out;", evicting_reads);
+    s += evicting_reads > 0 ? fmt::format(" {} reads of other places push a sector out;", evicting_reads)
+                            : std::string(" 32 reads of other places did not push a sector out;");
   s += " " + describe_write_behind() + ";";
   s.pop_back();
   return s;
