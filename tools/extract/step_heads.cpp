@@ -184,11 +184,13 @@ class SeekSteps {
     return true;
   }
   // Track 0's step, by moves of 1, 2, 4, ... tracks then bisection, and the threshold
-  // halfway between the one- and two-cylinder moves; 0 when no move is measurably longer.
+  // halfway between the one- and two-cylinder moves; 0 when no move is longer by more
+  // than the noise.
   int first_step() {
     threshold_ = 0.4 * in_.prober.period();  // (a first guess for dst's place)
     const Millis one = move(0, 1, 0.0);
-    const Millis gap = 1.5 * in_.options.resolution_ms;
+    // (A step under the host's completion jitter is not told from it: then no heads here.)
+    const Millis gap = std::max(1.5 * in_.options.resolution_ms, 2.0 * f_.result.period.jitter_ms);
     int lo = 1, hi = 0;
     for (int k = 2; k <= 2 * kMaxHeads && fits(0, k); k *= 2) {
       if (move(0, k, one) > one + gap) {
