@@ -4,6 +4,7 @@
 # exit status, the drive's (virtual) seconds, and `extract check` against the platter.
 # Not a test: a count for docs/extraction.md.
 #   bench/extract/today-seeds.sh DISKSCHED [SEEDS (default 5)] [OUT_DIR]
+# NOISES (environment, default "busy late"): the host noises to run.
 # Prints one line a run and, per drive and noise, "k of n seeds within every tolerance".
 set -uo pipefail
 [ $# -ge 1 ] || { sed -n '2,7p' "$0" >&2; exit 2; }
@@ -25,7 +26,7 @@ laptop5400 laptop5400-320gb laptop5400-320gb-nocache
 sas15k sas15k-600gb sas15k-600gb-nocache
 c2247a $out/c2247a.json $out/c2247a-platter.json"
 while read -r name model truth; do
-  for noise in busy late; do
+  for noise in ${NOISES:-busy late}; do
     pass=0
     for seed in $(seq 1 "$seeds"); do
       run=$out/$name-$noise-$seed
