@@ -147,14 +147,14 @@ ExtractResult extract_geometry(ProbeTarget& target, const ExtractOptions& option
   const CacheFindings cache = check_cache(target);
   if (options.progress) std::fprintf(options.progress, "extract: %s\n", cache.describe().c_str());
   if (!cache.any()) throw std::runtime_error(answered);
-  // A buffer that still held the sector after 32 reads of other places would cost more
-  // than 32 reads a probe to defeat by reads: say so, rather than probe it unseen.
+  // A buffer that still held the sector after kMostEvictingReads reads of other places
+  // would cost more than that a probe to defeat by reads: say so, rather than probe it unseen.
   if (cache.read_cache && cache.evicting_reads == 0)
     throw std::runtime_error(fmt::format(
-        "{}; the drive's read cache still held a sector after 32 reads of other places (more segments than "
+        "{}; the drive's read cache still held a sector after {} reads of other places (more segments than "
         "reads can push out within a budget), so it cannot be probed around: to fix it, turn the read cache "
         "off (sdparm --set=RCD, hdparm -A0) or extract from the platter alone (diskemu: the model's -nocache)",
-        cache.describe()));
+        cache.describe(), kMostEvictingReads));
   CacheDefeat defeat(target, cache);
   return run(defeat, options, cache, &defeat, started);
 }

@@ -44,6 +44,15 @@ void check_seek(Instrument& in, Findings& f) {
   }
 }
 
+// A buffer of many segments (a drive of today's 128) makes each probe of a place it may
+// hold cost as many reads of other places: where that is what spent the budget, say so.
+std::string cache_cost(Instrument& in, const Findings& f) {
+  if (!in.defeat || f.result.cache.evicting_reads <= 32) return {};
+  return fmt::format("; the drive's read cache holds {} reads, and pushing probed sectors out of it took {} "
+                     "reads of other places: turning it off (sdparm --set=RCD, hdparm -A0) saves them",
+                     f.result.cache.evicting_reads, in.defeat->evictions());
+}
+
 }  // namespace
 
 void check_result(Instrument& in, Findings& f) {
@@ -57,7 +66,7 @@ void check_result(Instrument& in, Findings& f) {
     fail(f,
          fmt::format("zones: measured to LBA {} ({:.0f} % of the device) and assumed one zone beyond",
                      f.zones_unsearched, 100.0 * static_cast<double>(f.zones_unsearched) / static_cast<double>(total)),
-         "a longer budget, e.g. " + budget + ", or a quieter host");
+         "a longer budget, e.g. " + budget + ", or a quieter host" + cache_cost(in, f));
   check_seek(in, f);
   // The profile as the loader reads it: a zone table or value it refuses is a failure.
   try {
