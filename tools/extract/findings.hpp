@@ -34,6 +34,9 @@ struct Findings {
   // cylinders from measured_end on were not measured (the steps after it sample below).
   std::uint64_t zones_unsearched = 0;
   std::int64_t measured_end = std::numeric_limits<std::int64_t>::max();
+  // zones: crossings counted as skipping spare cylinders where one cylinder more changes
+  // a seek by less than the threshold can tell (a failure of the result, with why).
+  std::vector<std::string> crossings_unresolved;
   // switch: the head-switch time (and its running guess); writes: overhead and
   // completion offset (-1: not measured).
   Millis head_switch = 0, head_switch_guess = 0;

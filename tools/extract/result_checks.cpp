@@ -67,6 +67,9 @@ void check_result(Instrument& in, Findings& f) {
          fmt::format("zones: measured to LBA {} ({:.0f} % of the device) and assumed one zone beyond",
                      f.zones_unsearched, 100.0 * static_cast<double>(f.zones_unsearched) / static_cast<double>(total)),
          "a longer budget, e.g. " + budget + ", or a quieter host" + cache_cost(in, f));
+  for (const auto& why : f.crossings_unresolved)
+    fail(f, "zones: " + why,
+         "no flag measures it on this drive; --partial writes the profile anyway, with that zone's end as read");
   check_seek(in, f);
   // The profile as the loader reads it: a zone table or value it refuses is a failure.
   try {
