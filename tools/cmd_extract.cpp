@@ -43,10 +43,12 @@ using namespace disksched::extract;
 struct ExtractArgs {
   std::string device, nbd, virtual_model, scsi, out, name, seek_form = "auto", allow_writes, plot;
   std::string noise = "none";
-  double budget_s = 300;
+  // 570 s: with the cache check and the last probes, a run ends within 10 minutes.
+  double budget_s = 570;
   std::string rt_priority = "auto";
   std::uint64_t seed = 1;
-  bool force = false, quiet = false, no_cache_defeat = false;
+  bool force = false, quiet = false, no_cache_defeat = false, partial = false;
+  int heads = 0;  // --heads (0: not given)
 };
 
 struct CheckArgs {
@@ -241,6 +243,8 @@ void run_extract(const ExtractArgs& a) {
   o.budget_ms = a.budget_s * 1000.0;
   o.seed = a.seed;
   o.defeat_cache = !a.no_cache_defeat;
+  if (a.heads < 0 || a.heads > 255) throw std::invalid_argument(fmt::format("--heads {}: expected 1 to 255", a.heads));
+  if (a.heads > 0) o.heads = a.heads;
   o.progress = a.quiet ? nullptr : stderr;
   if (a.seek_form == "auto") o.seek_form = SeekForm::Auto;
   else if (a.seek_form == "two-piece") o.seek_form = SeekForm::TwoPiece;
@@ -294,14 +298,23 @@ void run_extract(const ExtractArgs& a) {
 
   ExtractResult r = extract_geometry(*target, o);
   if (!interrogation.empty()) r.profile.source["interrogation"] = interrogation;
-  save_profile(r.profile, a.out);
   print_summary(r, stdout);
   for (const auto& n : r.notes) fmt::print("note         {}\n", n);
-  fmt::print("wrote        {}\n", a.out);
+  for (const auto& e : r.failures) fmt::print(stderr, "disksched extract: FAILED: {}\n", e);
+  if (!r.failures.empty() && !a.partial)
+    throw std::runtime_error(fmt::format("no profile written: {} of the result's checks failed (above); --partial "
+                                         "writes what was found, marked partial in its source",
+                                         r.failures.size()));
+  if (!r.failures.empty()) r.profile.source["partial"] = true;
+  save_profile(r.profile, a.out);
+  fmt::print("wrote        {}{}\n", a.out, r.failures.empty() ? "" : " (partial)");
   if (!a.plot.empty()) {
     plot_seek(r, a.plot);
     fmt::print("plotted      {}\n", a.plot);
   }
+  if (!r.failures.empty())
+    throw std::runtime_error(fmt::format("{} is partial: {} of the result's checks failed (above)", a.out,
+                                         r.failures.size()));
 }
 
 void run_check(const CheckArgs& a) {
@@ -349,6 +362,11 @@ void add_extract_commands(CLI::App& app) {
                   "when the process may (a note says which); 0 = off")
       ->capture_default_str();
   cmd->add_flag("-q,--quiet", args->quiet, "No progress bar");
+  cmd->add_flag("--partial", args->partial,
+                "Write the profile even when a check of the result fails (marked partial in its source; "
+                "the exit status is still non-zero)");
+  cmd->add_option("--heads", args->heads,
+                  "The drive's number of heads, taken where the timing tells none (equal skews and switch times)");
 
   auto cargs = std::make_shared<CheckArgs>();
   auto* check = cmd->add_subcommand("check", "Compare a profile with the true model, quantity by quantity, against the extraction's "

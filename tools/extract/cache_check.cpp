@@ -39,7 +39,9 @@ std::string CacheFindings::describe() const {
     s += fmt::format(" read-ahead (a sector just past takes {:.2f} ms; at least {} sectors ahead held);",
                      ahead_ms, read_ahead_sectors);
   if (read_cache)
-    s += fmt::format(" {} reads of other places push a sector out;", evicting_reads);
+    s += evicting_reads > 0 ? fmt::format(" {} reads of other places push a sector out;", evicting_reads)
+                            : fmt::format(" {} reads of other places did not push a sector out;",
+                                          kMostEvictingReads);
   s += " " + describe_write_behind() + ";";
   s.pop_back();
   return s;
@@ -134,12 +136,25 @@ CacheFindings check_cache(ProbeTarget& t) {
       const ProbeResult r = t.read(x, 1);
       return r.complete_ms - r.issue_ms >= kCachedBelow * f.behind_ms;
     };
-    for (unsigned others = 1; others <= 32; ++others) {
-      if (misses_after(others) && misses_after(others) && misses_after(others)) {
-        f.evicting_reads = others;
-        break;
-      }
+    auto evicted_by = [&](unsigned others) {
+      return misses_after(others) && misses_after(others) && misses_after(others);
+    };
+    // One count after another up to 32 (a buffer of a few segments, found exactly); past
+    // that doubling, then halving the gap (LRU: a sector once pushed out stays out after
+    // more reads): a buffer of 128 segments takes some 2,000 reads, not 25,000.
+    unsigned held_after = 0, out_after = 0;
+    for (unsigned others = 1; others <= kMostEvictingReads && out_after == 0;
+         others = others < 32 ? others + 1 : 2 * others) {
+      if (evicted_by(others))
+        out_after = others;
+      else
+        held_after = others;
     }
+    while (out_after > 0 && out_after - held_after > 1) {
+      const unsigned mid = held_after + (out_after - held_after) / 2;
+      (evicted_by(mid) ? out_after : held_after) = mid;
+    }
+    f.evicting_reads = out_after;
   }
   return f;
 }

@@ -21,6 +21,10 @@
 
 namespace disksched::extract {
 
+// The most reads of other places the segment search tries (a drive of today's buffer
+// has up to 128 segments).
+constexpr unsigned kMostEvictingReads = 512;
+
 struct CacheFindings {
   bool read_cache = false;
   bool read_ahead = false;
@@ -30,7 +34,8 @@ struct CacheFindings {
   Millis ahead_ms = 0.0;    // a sector just past, after the platter carried it by
   // Sectors past a read that the buffer held (a lower bound; 0: no read-ahead seen).
   std::uint32_t read_ahead_sectors = 0;
-  // Reads of other places after which a sector was no longer in the buffer.
+  // Reads of other places after which a sector was no longer in the buffer (0: not
+  // within kMostEvictingReads).
   unsigned evicting_reads = 0;
 
   // Write-behind: a write without FUA acknowledged from the buffer. None: not probed

@@ -63,6 +63,7 @@ class Crossing {
     bool sure = false;
     std::vector<Paired> paired;
     std::vector<double> read;  // each pair's count, as the last round read them
+    Millis ms_a_cylinder = 0;  // how much longer the seeks inside are one cylinder further on
   };
 
   // Probes and guesses.

@@ -42,6 +42,12 @@ const std::array<PlannedStep, 12> kPlan{{
     {"validate", validate, 0.0, true},
 }};
 
+// The period step found no rotation in repeated reads of the reference before any cache
+// was looked for: a buffer answering some of them, behind a late host, looks so too.
+struct PeriodUnclear : TimingNoiseError {
+  using TimingNoiseError::TimingNoiseError;
+};
+
 std::vector<std::string> step_names() {
   std::vector<std::string> v;
   for (const auto& s : kPlan) v.emplace_back(s.name);
@@ -96,9 +102,10 @@ ExtractResult run(ProbeTarget& target, const ExtractOptions& options, const Cach
   f.result.cache = cache;
   if (in.defeat) in.notes.push_back(cache.describe());
   if (in.target.sectors() < 1024) throw std::runtime_error("the device is too small to hold a disk geometry");
+  const char* current = "";
   try {
     for (const auto& s : kPlan)
-      if (!s.after_profile) s.run(in, f, s.share);
+      if (!s.after_profile) current = s.name, s.run(in, f, s.share);
   } catch (const TimingNoiseError& e) {
     in.finish();
     std::string msg = e.what();
@@ -106,6 +113,7 @@ ExtractResult run(ProbeTarget& target, const ExtractOptions& options, const Cach
       msg += fmt::format(" (timing noise here: completion jitter {:.3f} ms, {:.0f} % of completions late)",
                          in.prober.period_estimate().jitter_ms, 100 * in.prober.late_fraction());
     if (!in.options.timing_advice.empty()) msg += "; to time it: " + in.options.timing_advice;
+    if (!in.defeat && std::string(current) == "period") throw PeriodUnclear(msg);
     throw TimingNoiseError(msg);
   }
   build_profile(in, f);
@@ -117,6 +125,7 @@ ExtractResult run(ProbeTarget& target, const ExtractOptions& options, const Cach
   f.result.probes = in.prober.probes();
   f.result.period = in.prober.period_estimate();
   f.result.notes = in.notes;
+  check_result(in, f);
   record_source(in, f);
   return f.result;
 }
@@ -134,11 +143,22 @@ ExtractResult extract_geometry(ProbeTarget& target, const ExtractOptions& option
   } catch (const CacheAnswersError& e) {
     if (!options.defeat_cache) throw;
     answered = e.what();
+  } catch (const PeriodUnclear& e) {
+    if (!options.defeat_cache) throw;
+    answered = e.what();
   }
   // They did not: find what the buffer does, then probe around it.
   const CacheFindings cache = check_cache(target);
   if (options.progress) std::fprintf(options.progress, "extract: %s\n", cache.describe().c_str());
   if (!cache.any()) throw std::runtime_error(answered);
+  // A buffer that still held the sector after kMostEvictingReads reads of other places
+  // would cost more than that a probe to defeat by reads: say so, rather than probe it unseen.
+  if (cache.read_cache && cache.evicting_reads == 0)
+    throw std::runtime_error(fmt::format(
+        "{}; the drive's read cache still held a sector after {} reads of other places (more segments than "
+        "reads can push out within a budget), so it cannot be probed around: to fix it, turn the read cache "
+        "off (sdparm --set=RCD, hdparm -A0) or extract from the platter alone (diskemu: the model's -nocache)",
+        cache.describe(), kMostEvictingReads));
   CacheDefeat defeat(target, cache);
   return run(defeat, options, cache, &defeat, started);
 }

@@ -58,6 +58,8 @@ struct ExtractOptions {
   Millis resolution_ms = 0.01;    // of reach thresholds
   int max_validation_pairs = 400;
   Seeds seeds;
+  // The number of heads the user gave (--heads), taken where the timing tells none.
+  std::optional<int> heads;
   // Find the drive's buffer first and, where it answers reads, probe around it
   // (cache_defeat.hpp). Off: the probes go straight to the target, as before.
   bool defeat_cache = true;
@@ -89,6 +91,9 @@ struct ExtractResult {
   CacheFindings cache;              // what the drive's buffer did to the first probes
   std::uint64_t cache_evictions = 0;  // reads added so that probes missed the buffer
   std::vector<std::string> notes;  // warnings and cross-checks, also in profile.source
+  // The result's own checks that failed, each with what would fix it (result_checks.cpp):
+  // a profile is written then only when asked for a partial one.
+  std::vector<std::string> failures;
   Millis elapsed_ms = 0.0;
   std::uint64_t probes = 0;
 };

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <limits>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "tools/extract/drive_findings.hpp"
@@ -34,12 +35,18 @@ struct Findings {
   // cylinders from measured_end on were not measured (the steps after it sample below).
   std::uint64_t zones_unsearched = 0;
   std::int64_t measured_end = std::numeric_limits<std::int64_t>::max();
+  // zones: crossings counted as skipping spare cylinders where one cylinder more changes
+  // a seek by less than the threshold can tell (a failure of the result, with why).
+  std::vector<std::string> crossings_unresolved;
   // switch: the head-switch time (and its running guess); writes: overhead and
   // completion offset (-1: not measured).
   Millis head_switch = 0, head_switch_guess = 0;
   Millis write_overhead = -1, write_completion = 0;
   // read cache, write cache, queue (drive_steps.hpp): the buffer and the drive's queue.
   DriveFindings drive;
+  // heads: why the number of heads is assumed, not measured (empty: measured, or given).
+  std::string heads_assumed;
+  std::string heads_how = "measured";  // measured, given or assumed, and why (source.parameters)
 
   // Cylinders of zone z that the steps after the zones step may sample.
   std::int64_t sampled_cylinders(const ZoneLayout& z) const {

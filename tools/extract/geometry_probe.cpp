@@ -27,6 +27,15 @@ double skew_from(double phase_before, double phase_after, double step) {
   return s;
 }
 
+// How far a phase step must stand out to be a boundary: half a sector, or on a drive
+// whose sectors pass in a few microseconds, where a host's completion jitter spans many
+// of them (26 on an 8 TB drive behind a late host), three times that jitter: a track
+// switch's skew there is a tenth of a turn, still far above it.
+double boundary_threshold(const Prober& p, double step) {
+  const double noise = p.phase_noise();
+  return noise > 4.0 * step ? 3.0 * noise : kBoundaryThreshold * step;
+}
+
 }  // namespace
 
 int repeats_for(const Prober& p, double step) {
@@ -170,7 +179,7 @@ TrackScan scan_tracks(Prober& p, std::uint64_t start, double step_hint, int min_
     // A wrong hint (a zone with a very different track size) shows as a stride that
     // wraps or as boundaries everywhere: start again from a fresh rough step.
     std::size_t off = 0;
-    for (double x : d) off += std::fabs(wrap_half(x - d0)) > kBoundaryThreshold * d0 / m;
+    for (double x : d) off += std::fabs(wrap_half(x - d0)) > boundary_threshold(p, d0 / static_cast<double>(m));
     if (d0 <= 0 || d0 > 0.35 || off * 10 > 4 * d.size()) {
       if (step_hint > 0) return scan_tracks(p, start, 0.0, min_boundaries);
       // Reads that came back late or from a buffer scatter single phases: once more, each
@@ -193,7 +202,7 @@ TrackScan scan_tracks(Prober& p, std::uint64_t start, double step_hint, int min_
     }
   }
   step = d0 / static_cast<double>(m);
-  const double thr = kBoundaryThreshold * step;
+  const double thr = boundary_threshold(p, step);
   std::vector<std::size_t> flagged;
   for (std::size_t i = 0; i < d.size(); ++i) {
     if (std::fabs(wrap_half(d[i] - d0)) <= thr) continue;
@@ -245,7 +254,7 @@ std::vector<Boundary> walk_boundaries(Prober& p, std::uint64_t first, std::uint3
     const double pl = p.phase(next - 1), pn = p.phase(next);
     // The last sector must still be on the track that starts at b...
     const double same = std::fabs(wrap_half(pl - pb - static_cast<double>(spt - 1) * step));
-    if (same > kBoundaryThreshold * step) {
+    if (same > boundary_threshold(p, step)) {
       // ...else the track is shorter or longer than spt here: find its end by scanning.
       // A slipped sector inside the track also looks like a boundary (a skew of one
       // sector); the track's end is the boundary nearest to where it was predicted.

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <ctime>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "predictor/disk_model.hpp"
@@ -88,6 +89,31 @@ void build_profile(Instrument& in, Findings& f) {
   f.drive.apply(P);
 }
 
+namespace {
+
+// Per parameter: measured, sampled or assumed, and how.
+nlohmann::json parameter_sources(Instrument& in, const Findings& f) {
+  const ExtractResult& r = f.result;
+  nlohmann::json p;
+  p["rotation_ms"] = fmt::format("measured: {} reads of sector {}", r.period.reads, in.options.reference_lba);
+  p["heads"] = f.heads_how;
+  const std::uint64_t total = in.target.sectors();
+  p["zones"] = f.zones_unsearched >= total
+                   ? fmt::format("measured: {} zones, boundaries searched over the whole device", r.layout.zones.size())
+                   : fmt::format("measured to LBA {} ({:.0f} %); assumed one zone beyond", f.zones_unsearched,
+                                 100.0 * static_cast<double>(f.zones_unsearched) / static_cast<double>(total));
+  p["skews"] = "sampled: track and cylinder switches at a few cylinders of each zone measured";
+  p["head_switch_ms"] = f.head_switch > 0 ? "sampled: reach thresholds across track switches"
+                                          : "assumed 0: not measured";
+  p["seek"] = fmt::format("sampled: {} distances measured, {} fit", r.seek.table.size(), r.seek.form);
+  p["overhead_ms.read"] = "measured: the dead time before the media, less the host's null round trip";
+  p["overhead_ms.write"] = f.write_overhead >= 0 ? "measured: write probes in the --allow-writes range"
+                                                 : "assumed as the read overhead (no --allow-writes range)";
+  return p;
+}
+
+}  // namespace
+
 void record_source(Instrument& in, Findings& f) {
   DiskProfile& P = f.result.profile;
   nlohmann::json src;
@@ -147,6 +173,8 @@ void record_source(Instrument& in, Findings& f) {
                   {"defeated", in.defeat != nullptr},
                   {"evictions", f.result.cache_evictions}};
   src["drive"] = f.drive.to_json();
+  src["parameters"] = parameter_sources(in, f);
+  if (!f.result.failures.empty()) src["failures"] = f.result.failures;
   src["notes"] = f.result.notes;
   P.source = src;
 }

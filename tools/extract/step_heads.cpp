@@ -118,6 +118,105 @@ int heads_by_switch_times(Instrument& in, Findings& f, BoundaryClasses& c, std::
   return 0;
 }
 
+// Equal skews and a head switch as long as a one-cylinder seek (datasheet drives of
+// today): from a track's end to the middle of the track k on, the move is a head switch
+// or a one-cylinder seek until k crosses into the cylinder after next, where it becomes
+// a two-cylinder seek, measurably longer. That step lies at k = 2 heads - h for a track
+// on head h: one track on, one k less, until the track is a cylinder's first (h = 0),
+// where it jumps up to 2 heads. Heads up to kMaxHeads; 0 when no step shows.
+class SeekSteps {
+ public:
+  static constexpr int kMaxHeads = 32;
+  SeekSteps(Instrument& in, const Findings& f) : in_(in), f_(f) {}
+
+  // The number of heads and LBA 0's head (into c), or 0.
+  int find(BoundaryClasses& c) {
+    const int s0 = first_step();
+    if (s0 == 0) return 0;
+    int prev = s0;
+    for (int j = 1; j <= kMaxHeads + 1 && fits(j, prev + 2); ++j) {
+      if (longer(j, prev - 1)) {  // no wrap: the step came one track nearer
+        if (prev - 1 <= 1 || longer(j, prev - 2)) return 0;  // not a staircase
+        --prev;
+        continue;
+      }
+      // Track j is a cylinder's first: its step is at 2 heads, and the track before's at heads + 1.
+      int lo = prev - 1, hi = std::min(2 * kMaxHeads, 2 * prev);
+      if (!fits(j, hi) || !longer(j, hi)) return 0;
+      while (hi - lo > 1) {
+        const int mid = (lo + hi) / 2;
+        (longer(j, mid) ? hi : lo) = mid;
+      }
+      if (hi % 2 != 0 || hi / 2 + 1 != prev) return 0;
+      const int heads = hi / 2;
+      c.heads = heads;
+      c.first_head = ((heads - j) % heads + heads) % heads;
+      return heads;
+    }
+    return 0;
+  }
+
+ private:
+  // From near a track's start (the drive's read-ahead after it must not carry the head
+  // over into the next track, and cylinder, before the move), to the sector of track
+  // j + k that comes round a tenth of a turn after the move could reach it.
+  std::uint64_t src(int j) const { return static_cast<std::uint64_t>(j) * f_.spt0 + 2; }
+  std::uint64_t dst(int j, int k) {
+    const std::uint64_t start = static_cast<std::uint64_t>(j + k) * f_.spt0;
+    const double lead = (in_.tau(f_.spt0) + f_.result.dead_time_ms + threshold_) / in_.prober.period() + 0.1;
+    const double want = in_.prober.phase(src(j)) + lead + 1.0 / f_.spt0;
+    const double off = wrap_unit(want - in_.prober.phase(start));
+    return start + std::min<std::uint64_t>(f_.spt0 - 1, static_cast<std::uint64_t>(off * f_.spt0));
+  }
+  bool fits(int j, int k) const { return static_cast<std::uint64_t>(j + k + 2) * f_.spt0 < in_.target.sectors(); }
+  Millis move(int j, int k, Millis guess) {
+    return in_.move_time(src(j), dst(j, k), f_.spt0, guess, f_.result.dead_time_ms);
+  }
+  // Is the move from track j to track j + k longer than the threshold? A hit proves it
+  // is not (a late host only delays); a miss is believed after several in a row.
+  bool longer(int j, int k) {
+    const Instrument::Move m = in_.oriented({src(j), dst(j, k)});
+    const double ph = in_.prober.phase(m.dst);
+    const Millis slack = in_.tau(f_.spt0) + f_.result.dead_time_ms + threshold_;
+    const int tries = in_.prober.noisy() ? 12 : std::max(2, in_.votes);
+    for (int t = 0; t < tries; ++t)
+      if (in_.prober.reach(m.src, m.dst, ph, slack).hit) return false;
+    return true;
+  }
+  // Track 0's step, by moves of 1, 2, 4, ... tracks then bisection, and the threshold
+  // halfway between the one- and two-cylinder moves; 0 when no move is longer by more
+  // than the noise.
+  int first_step() {
+    threshold_ = 0.4 * in_.prober.period();  // (a first guess for dst's place)
+    const Millis one = move(0, 1, 0.0);
+    // (A step under the host's completion jitter is not told from it: then no heads here.)
+    const Millis gap = std::max(1.5 * in_.options.resolution_ms, 2.0 * f_.result.period.jitter_ms);
+    int lo = 1, hi = 0;
+    for (int k = 2; k <= 2 * kMaxHeads && fits(0, k); k *= 2) {
+      if (move(0, k, one) > one + gap) {
+        hi = k;
+        break;
+      }
+      lo = k;
+    }
+    if (hi == 0) return 0;
+    Millis two = 0;
+    while (hi - lo > 1) {
+      const int mid = (lo + hi) / 2;
+      const Millis t = move(0, mid, one);
+      if (t > one + gap) hi = mid, two = t;
+      else lo = mid;
+    }
+    if (two == 0) two = move(0, hi, one);
+    threshold_ = 0.5 * (one + two);
+    return hi;
+  }
+
+  Instrument& in_;
+  const Findings& f_;
+  Millis threshold_ = 0;
+};
+
 // Zone 0's heads and first skews when the skews did not tell the heads (c: what they
 // said); LBA 0's head.
 std::int32_t zone0_by_switch_times(Instrument& in, Findings& f, BoundaryClasses& c, const std::vector<Boundary>& walk) {
@@ -129,11 +228,24 @@ std::int32_t zone0_by_switch_times(Instrument& in, Findings& f, BoundaryClasses&
                         c.why));
   std::vector<double> moves;
   int heads = heads_by_switch_times(in, f, c, moves);
+  if (heads == 0 && (heads = SeekSteps(in, f).find(c)) > 0)
+    in.note(fmt::format("switch times alike too ({}); {} heads from where a move of k tracks becomes a "
+                        "two-cylinder seek (k = 2 heads - the head of the track it starts on)",
+                        c.why, heads));
   if (heads == 0) {
-    heads = in.options.seeds.heads.value_or(1);
-    in.note(fmt::format("the track switches in the first {} tracks give no number of heads ({}); "
-                        "taking {} head(s){}",
-                        moves.size(), c.why, heads, in.options.seeds.heads ? " from MODE SENSE page 04h" : ""));
+    const std::string why = fmt::format("the track switches in the first {} tracks give no number of heads ({})",
+                                        moves.size(), c.why);
+    if (in.options.heads) {
+      heads = *in.options.heads;
+      f.heads_how = "given (--heads): " + why;
+    } else {
+      heads = in.options.seeds.heads.value_or(1);
+      f.heads_how = "assumed: " + why;
+      if (!in.options.seeds.heads) f.heads_assumed = fmt::format("{}; 1 assumed", why);
+    }
+    in.note(fmt::format("{}; taking {} head(s){}", why, heads,
+                        in.options.heads ? " from --heads"
+                        : in.options.seeds.heads ? " from MODE SENSE page 04h" : ""));
   }
   L.heads = heads;
   if (c.heads == heads) first_head = c.first_head;

@@ -40,4 +40,8 @@ void validate(Instrument& in, Findings& f, double share);
 void build_profile(Instrument& in, Findings& f);
 void record_source(Instrument& in, Findings& f);
 
+// result_checks.cpp: the result's own sanity checks (heads assumed, zones not all
+// measured, a negative seek time, a profile the loader refuses), into result.failures.
+void check_result(Instrument& in, Findings& f);
+
 }  // namespace disksched::extract

@@ -62,6 +62,20 @@ for run in late:27 late:38 late:39 late:40 busy:105; do
     || fail "$noise seed $seed: $(grep FAIL "$d/$noise$seed.check")"
 done
 
+# 1d. Honest exit status: a budget too short to search every zone used to exit 0 with
+# the rest of the device taken for one zone. Now no profile, a non-zero exit naming what
+# failed and the flag that fixes it; --partial writes it, marked partial, still non-zero.
+if "$DISKSCHED" extract --virtual "$d/imp.json" --budget 60 --quiet -o "$d/short.json" > "$d/short.out" 2>&1; then
+  fail "a 60 s budget over the C2247A's zones exited 0: $(tail -n 3 "$d/short.out")"
+fi
+grep -q 'FAILED: zones: measured to LBA .*--budget 120' "$d/short.out" || fail "the failure does not say what and how to fix it: $(cat "$d/short.out")"
+[ ! -e "$d/short.json" ] || fail "a profile that failed its checks was written without --partial"
+if "$DISKSCHED" extract --virtual "$d/imp.json" --budget 60 --quiet --partial -o "$d/short.json" > "$d/short.out" 2>&1; then
+  fail "--partial with a failed check exited 0"
+fi
+/usr/bin/python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["source"]; sys.exit(not (s["partial"] is True and s["failures"][0].startswith("zones:") and s["parameters"]["zones"].startswith("measured to LBA")))' "$d/short.json" \
+  || fail "the partial profile does not say it is partial and why"
+
 # 2. Through NBD, a memory export has no platter: a clear error, no profile.
 if nbdkit -U "$(nbdkit_sock)" memory size=64M --run "'$DISKSCHED' extract --nbd \"\$uri\" --budget 20 --quiet -o '$d/mem.json'" \
      > "$d/mem.out" 2>&1; then

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The drives of today and the imported HP C2247A, each with its cache on, extracted in
+# virtual time with default flags behind a busy and a late host, seed after seed: the
+# exit status, the drive's (virtual) seconds, and `extract check` against the platter.
+# Not a test: a count for docs/extraction.md.
+#   bench/extract/today-seeds.sh DISKSCHED [SEEDS (default 5)] [OUT_DIR]
+# NOISES (environment, default "busy late"): the host noises to run.
+# Prints one line a run and, per drive and noise, "k of n seeds within every tolerance".
+set -uo pipefail
+[ $# -ge 1 ] || { sed -n '2,7p' "$0" >&2; exit 2; }
+bin=$1 seeds=${2:-5}
+out=${3:-$(mktemp -d /tmp/disksched-today-seeds.XXXXXX)}
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/../.." && pwd)
+mkdir -p "$out"
+"$bin" model import "$src/tests/data/disksim-valid/hp_c2247a.parv" -o "$out/c2247a-platter.json" > /dev/null 2>&1 \
+  || { echo "today-seeds: model import failed" >&2; exit 2; }
+python3 - "$out/c2247a-platter.json" "$here/hp_c2247a-drive.json" "$out/c2247a.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1])); p.update(json.load(open(sys.argv[2]))); p["name"] += "-cache"
+json.dump(p, open(sys.argv[3], "w"), indent=1)
+PY
+# name model truth
+drives="sata7200 sata7200-8tb sata7200-8tb-nocache
+laptop5400 laptop5400-320gb laptop5400-320gb-nocache
+sas15k sas15k-600gb sas15k-600gb-nocache
+c2247a $out/c2247a.json $out/c2247a-platter.json"
+while read -r name model truth; do
+  for noise in ${NOISES:-busy late}; do
+    pass=0
+    for seed in $(seq 1 "$seeds"); do
+      run=$out/$name-$noise-$seed
+      start=$(date +%s.%N)
+      "$bin" extract --virtual "$model" --noise "$noise" --seed "$seed" --quiet -o "$run.json" > "$run.out" 2>&1
+      rc=$?
+      wall=$(echo "$(date +%s.%N) - $start" | bc)
+      drive=$(sed -n 's/^took *\([0-9.]*\) s.*/\1/p' "$run.out")
+      verdict="no profile"
+      if [ -f "$run.json" ]; then
+        if "$bin" extract check "$run.json" --against "$truth" > "$run.check" 2>&1; then
+          verdict=PASS; pass=$((pass + 1))
+        else
+          verdict="FAIL: $(grep -c 'FAIL$' "$run.check") quantities"
+        fi
+      fi
+      why=$(grep -m1 -E '^disksched( extract: FAILED)?:' "$run.out" | cut -c1-110)
+      printf '%-10s %-4s seed %-2s exit %d  drive %6s s  wall %5.1f s  %s %s\n' \
+        "$name" "$noise" "$seed" "$rc" "${drive:--}" "$wall" "$verdict" "$why"
+    done
+    echo "$name $noise: $pass of $seeds seeds within every tolerance"
+  done
+done <<< "$drives"
