@@ -49,6 +49,23 @@ struct Request {
   Location loc;
   // Set by the scheduler's pick(): the stops on the way to this request (usually none).
   Travel travel;
+
+  // The one builder of a request as it arrives, under the id its queue knows it by
+  // (the dispatch core's, or the drive queue's own).
+  static Request arrived(std::uint64_t id, Millis arrival_ms, Op op, std::uint64_t offset,
+                         std::uint32_t length, IoClass cls = IoClass::TimeNoncritical,
+                         Millis limit_ms = 0.0, std::uint32_t flags = 0) {
+    Request r;
+    r.id = id;
+    r.op = op;
+    r.offset = offset;
+    r.length = length;
+    r.flags = flags;
+    r.cls = cls;
+    r.limit_ms = limit_ms;
+    r.arrival_ms = arrival_ms;
+    return r;
+  }
 };
 
 }  // namespace disksched

@@ -37,13 +37,7 @@ void run(benchmark::State& state, const char* spec, bool geometry, bool tail = f
   Rng rng(1);
   std::vector<std::uint64_t> out;
   Millis now = 0;
-  auto request = [&] {
-    Request r;
-    r.op = Op::Read;
-    r.offset = rng.below(slots) * 8192;
-    r.length = 8192;
-    return r;
-  };
+  auto request = [&] { return RequestRecord::arriving(Op::Read, rng.below(slots) * 8192, 8192); };
   for (std::uint64_t i = 0; i <= queue; ++i) core.arrive(request(), now, out);
   std::uint64_t at_device = out.front();
   out.clear();

@@ -49,8 +49,8 @@ void Dispatcher::stop() {
 }
 
 void Dispatcher::wake(std::vector<std::uint64_t>& dispatched, std::vector<Waiter*>& woken) {
-  // Called with mu_ held: fills in each dispatched request's record from the core's and
-  // hands it to its waiter (which stops being findable); release() signals them once the
+  // Called with mu_ held: adds the live world's part to each dispatched request's
+  // record (the core has filled in its own part in place) and hands it to its waiter (which stops being findable); release() signals them once the
   // lock is dropped. The dispatch time is taken after the scheduler decided, so the log's
   // completion -> dispatch gap includes the decision.
   if (dispatched.empty()) return;
@@ -59,8 +59,7 @@ void Dispatcher::wake(std::vector<std::uint64_t>& dispatched, std::vector<Waiter
     auto it = waiters_.find(id);
     Waiter* w = it->second;
     waiters_.erase(it);
-    LiveRecord& rec = *w->record;
-    rec.core = core_.record(id);
+    LiveRecord& rec = *w->record;  // its core part filled in place by the core
     rec.dispatch_ns = now_ns;
     rec.predicted = true;
     rec.timescale = options_.timescale;
@@ -96,15 +95,10 @@ void Dispatcher::queue(LiveRecord& rec, Waiter& w) {
   {
     std::lock_guard lock(mu_);
     rec.arrive_ns = clock_();
-    Request r;
-    r.op = rec.core.op;
-    r.offset = rec.core.offset;
-    r.length = rec.core.length;
-    r.flags = rec.core.flags;
-    r.cls = rec.core.cls;
-    r.limit_ms = rec.limit_ms / options_.timescale;
-    rec.core.seq = core_.arrive(r, model_ms(rec.arrive_ns), grants);  // throws: nothing queued
-    waiters_[rec.core.seq] = &w;
+    rec.core.limit_ms = rec.limit_ms / options_.timescale;
+    // Held in place from here to completion; throws: nothing queued.
+    const std::uint64_t id = core_.arrive_held(rec.core, model_ms(rec.arrive_ns), grants);
+    waiters_[id] = &w;
     wake(grants, woken);
   }
   release(woken, &w);
@@ -116,7 +110,7 @@ void Dispatcher::leave(LiveRecord& rec, bool ok) {
   {
     std::lock_guard lock(mu_);
     rec.complete_ns = clock_();
-    rec.core = core_.complete(rec.id(), model_ms(rec.complete_ns), ok, grants);
+    core_.complete(rec.id(), model_ms(rec.complete_ns), ok, grants);  // fills rec.core
     wake(grants, woken);
     maybe_calibrate();
   }

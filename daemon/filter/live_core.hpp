@@ -43,8 +43,11 @@ class LiveCore {
            Options options);
 
   // DispatchCore::arrive / complete / record: ids, records and dispatches as there.
-  std::uint64_t arrive(Request r, Millis now, std::vector<std::uint64_t>& out) {
-    return core_.arrive(std::move(r), now, out);
+  std::uint64_t arrive(const RequestRecord& arrival, Millis now, std::vector<std::uint64_t>& out) {
+    return core_.arrive(arrival, now, out);
+  }
+  std::uint64_t arrive_held(RequestRecord& rec, Millis now, std::vector<std::uint64_t>& out) {
+    return core_.arrive_held(rec, now, out);
   }
   const RequestRecord& complete(std::uint64_t id, Millis now, bool ok,
                                 std::vector<std::uint64_t>& out) {

@@ -1,10 +1,11 @@
 // One request's life in the filter, from arrival to its log line: the one record its
 // worker carries. The dispatcher's waiter points at it and fills it in, the latency log
 // formats its line from it, the metrics observe it. Its `core` part is the dispatch
-// core's own record (id, operation, class, queue length, travel, prediction, model
-// times), copied in whole when the request is dispatched and when it completes; beside
-// it is what only the live world knows: the real clock, the class limit as configured,
-// the scheduler's spec at dispatch, the errno.
+// core's record (id, operation, class, queue length, travel, prediction, model times):
+// the core holds it in place from arrival to completion (DispatchCore::arrive_held) and
+// fills it in where it is, never copied; beside it is what only the live world knows:
+// the real clock, the class limit as configured, the scheduler's spec at dispatch, the
+// errno.
 #pragma once
 
 #include <cstdint>
@@ -32,12 +33,8 @@ struct LiveRecord {
   static LiveRecord arriving(Op op, std::uint64_t offset, std::uint32_t length,
                              std::uint32_t flags, const ClassAssignment& cls) {
     LiveRecord r;
-    r.core.op = op;
-    r.core.offset = offset;
-    r.core.length = length;
-    r.core.flags = flags;
-    r.core.cls = cls.cls;
-    r.limit_ms = cls.limit_ms;
+    r.core = RequestRecord::arriving(op, offset, length, cls.cls, 0.0, flags);
+    r.limit_ms = cls.limit_ms;  // the core's limit (model time) is set as it arrives
     return r;
   }
 

@@ -70,13 +70,7 @@ void DriveQueue::fill_window(Millis now) {
   for (auto& [id, c] : held_) {
     if (options_.window > 0 && in_window_ >= options_.window) return;
     if (c.window_ms >= 0.0 || c.op == Op::Flush) continue;
-    Request r;
-    r.id = id;
-    r.op = c.op;
-    r.offset = c.offset;
-    r.length = c.length;
-    r.arrival_ms = c.accepted_ms;
-    queue_.push(r);
+    queue_.push(Request::arrived(id, c.accepted_ms, c.op, c.offset, c.length));
     c.window_ms = now;
     ++in_window_;
   }

@@ -24,7 +24,18 @@ class BusyTime {
   // commands come, and each is final once the next one starts after it).
   explicit BusyTime(bool destages = false) : destages_come_(destages) {}
   // [from, to) of the controller serving a command; clipped to start after the last.
-  void command(Millis from, Millis to) { add(commands_, last_command_, from, to); }
+  void command(Millis from, Millis to) {
+    if (!destages_come_ && destages_.empty()) {
+      // Commands alone: each is final as it comes, and the union of the one held span
+      // is its length; the same sum add() makes, without holding it.
+      from = std::max(from, last_command_);
+      if (!(to > from)) return;
+      final_ += to - from;
+      final_end_ = last_command_ = to;
+      return;
+    }
+    add(commands_, last_command_, from, to);
+  }
   // [from, to) of the mechanism writing a cached extent back.
   void destage(Millis from, Millis to) { add(destages_, last_destage_, from, to); }
   // The busy time so far, up to `hi`.

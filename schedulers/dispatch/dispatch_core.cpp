@@ -55,26 +55,26 @@ std::optional<Request> DispatchCore::take_hit(Millis now) {
   return queue_.pick(now, head_.predict(now));
 }
 
-std::uint64_t DispatchCore::admit(Request r, Millis now) {
-  const std::uint64_t id = records_.end();
-  r.id = id;
-  r.arrival_ms = now;
-  RequestRecord& rec = records_.add(id);
-  rec.op = r.op;
-  rec.cls = r.cls;
-  rec.flags = r.flags;
-  rec.offset = r.offset;
-  rec.length = r.length;
-  rec.limit_ms = r.limit_ms;
+std::uint64_t DispatchCore::admit(const RequestRecord& arrival, Millis now) {
+  return enqueue(records_.add(records_.end(), arrival), now);
+}
+
+std::uint64_t DispatchCore::admit_held(RequestRecord& rec, Millis now) {
+  return enqueue(records_.hold(records_.end(), rec), now);
+}
+
+std::uint64_t DispatchCore::enqueue(RequestRecord& rec, Millis now) {
+  const std::uint64_t id = rec.seq;
   rec.arrival_ms = now;
-  const bool read = r.op == Op::Read;
   try {
-    queue_.push(r, head_.learnt_tracks());
+    queue_.push(Request::arrived(id, now, rec.op, rec.offset, rec.length, rec.cls, rec.limit_ms,
+                                 rec.flags),
+                head_.learnt_tracks());
   } catch (...) {
     records_.drop_newest();
     throw;
   }
-  if (rank_hits_ && read) {
+  if (rank_hits_ && rec.op == Op::Read) {
     queued_reads_.push_back(id);
     waiting_reads_.insert(id);
   }

@@ -53,13 +53,23 @@ class DispatchCore {
   DispatchCore(std::unique_ptr<Scheduler> scheduler, const DeviceModel& model, HeadSource& head,
                unsigned depth);
 
-  // A request arrives at `now`. The core gives it the next id (arrival order from 0;
-  // r.id is ignored) and returns it, queues it, and dispatches what the device has room
-  // for: their ids are appended to `dispatched`, in dispatch order, each with its record
-  // filled (dispatch time, queue length, travel, prediction). Throws ModelError when the
-  // request lies beyond the device: then nothing is queued and no id is used.
-  std::uint64_t arrive(Request r, Millis now, std::vector<std::uint64_t>& dispatched) {
-    const std::uint64_t id = admit(std::move(r), now);
+  // A request arrives at `now`: its record as RequestRecord::arriving made it. The core
+  // gives it the next id (arrival order from 0) and returns it, queues it, and
+  // dispatches what the device has room for: their ids are appended to `dispatched`, in
+  // dispatch order, each with its record filled (dispatch time, queue length, travel,
+  // prediction). Throws ModelError when the request lies beyond the device: then
+  // nothing is queued and no id is used. arrive() keeps a copy of the record in the
+  // core; arrive_held() fills the caller's `rec` in place, which the caller keeps until
+  // the request has completed (the filter's worker, whose record goes on to the log).
+  std::uint64_t arrive(const RequestRecord& arrival, Millis now,
+                       std::vector<std::uint64_t>& dispatched) {
+    const std::uint64_t id = admit(arrival, now);
+    pump(now, dispatched);
+    return id;
+  }
+  std::uint64_t arrive_held(RequestRecord& rec, Millis now,
+                            std::vector<std::uint64_t>& dispatched) {
+    const std::uint64_t id = admit_held(rec, now);
     pump(now, dispatched);
     return id;
   }
@@ -78,9 +88,16 @@ class DispatchCore {
   // the scheduler chooses (the simulator: a burst arriving at once, or a completion and
   // the request it triggers, are all queued when it picks): admit() and retire() only
   // record, pump() dispatches.
-  std::uint64_t admit(Request r, Millis now);
+  std::uint64_t admit(const RequestRecord& arrival, Millis now);
+  std::uint64_t admit_held(RequestRecord& rec, Millis now);  // rec: the caller's or next_record()
   const RequestRecord& retire(std::uint64_t id, Millis now, bool ok);
   void pump(Millis now, std::vector<std::uint64_t>& dispatched);
+
+  // The id the next arrival will get.
+  std::uint64_t next_id() const { return records_.end(); }
+  // A cleared record in the core's own storage for the next arrival to be built in
+  // (RequestRecord::arrive_as), then admit_held() (the simulator: no copy of it).
+  RequestRecord& next_record() { return records_.next(); }
 
   // The record of an unfinished request (or of the last completed one, until the next
   // arrive()).
@@ -126,6 +143,9 @@ class DispatchCore {
   std::optional<Request> take_hit(Millis now);
   // What goes to the device next: a whole hit (rank_hits_), else the scheduler's pick.
   std::optional<Request> choose(Millis now);
+  // Queues the request of the record just placed in the ring (the one place a record
+  // becomes the queue's Request, its seq the queue's id).
+  std::uint64_t enqueue(RequestRecord& rec, Millis now);
 };
 
 }  // namespace disksched

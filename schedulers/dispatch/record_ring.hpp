@@ -2,6 +2,11 @@
 // a ring that grows when the span between the oldest unfinished request and the newest
 // outgrows it (a starved request keeps its slot). O(1) without hashing or allocation
 // in the steady state.
+//
+// A record is kept in the ring's own storage (the simulator's) or held by the caller,
+// who keeps it in place until the request completes (the filter's worker: its one
+// record from arrival to log line); the ring then points at it and the core fills it in
+// where it is, never copying it out.
 #pragma once
 
 #include <cstddef>
@@ -15,55 +20,81 @@ namespace disksched {
 
 class RecordRing {
  public:
-  RecordRing() : slots_(64), live_(64, 0) {}
+  RecordRing() : own_(64), at_(64, nullptr) {}
 
-  // A fresh record for the next id (ids come in order: `seq` == end()).
-  RequestRecord& add(std::uint64_t seq) {
-    if (seq - oldest_ >= slots_.size()) grow(seq);
-    const std::size_t i = seq & (slots_.size() - 1);
-    live_[i] = 1;
+  // The next id's record (ids come in order: `seq` == end()), a copy of `arrival` in
+  // the ring's storage.
+  RequestRecord& add(std::uint64_t seq, const RequestRecord& arrival) {
+    const std::size_t i = place(seq);
+    own_[i] = arrival;
+    own_[i].seq = seq;
+    at_[i] = &own_[i];
+    return own_[i];
+  }
+  // The ring's own slot for the next id, cleared, for an arrival to be built in place
+  // and then held (hold()); until then it is not the next id's record.
+  RequestRecord& next() {
+    if (end_ - oldest_ >= at_.size()) grow(end_);
+    RequestRecord& r = own_[end_ & (at_.size() - 1)];
     // Cleared in place (a temporary and its copy cost twice the stores).
-    std::destroy_at(&slots_[i]);
-    std::construct_at(&slots_[i]);
-    slots_[i].seq = seq;
-    end_ = seq + 1;
-    return slots_[i];
+    std::destroy_at(&r);
+    std::construct_at(&r);
+    return r;
+  }
+  // The next id's record is `rec`, held in place until release(): the caller's, or the
+  // slot next() gave.
+  RequestRecord& hold(std::uint64_t seq, RequestRecord& rec) {
+    at_[place(seq)] = &rec;
+    rec.seq = seq;
+    return rec;
   }
   bool holds(std::uint64_t seq) const {
-    return seq >= oldest_ && seq < end_ && live_[seq & (slots_.size() - 1)];
+    return seq >= oldest_ && seq < end_ && at_[seq & (at_.size() - 1)] != nullptr;
   }
-  RequestRecord& at(std::uint64_t seq) { return slots_[seq & (slots_.size() - 1)]; }
-  const RequestRecord& at(std::uint64_t seq) const { return slots_[seq & (slots_.size() - 1)]; }
-  // The record stays readable until its slot is reused.
+  RequestRecord& at(std::uint64_t seq) { return *at_[seq & (at_.size() - 1)]; }
+  const RequestRecord& at(std::uint64_t seq) const { return *at_[seq & (at_.size() - 1)]; }
+  // The record stays readable until its slot is reused (a held one: as long as its
+  // holder keeps it).
   void release(std::uint64_t seq) {
-    live_[seq & (slots_.size() - 1)] = 0;
-    while (oldest_ < end_ && !live_[oldest_ & (slots_.size() - 1)]) ++oldest_;
+    at_[seq & (at_.size() - 1)] = nullptr;
+    while (oldest_ < end_ && at_[oldest_ & (at_.size() - 1)] == nullptr) ++oldest_;
   }
-  // Takes back the newest add() (its request was refused).
+  // Takes back the newest add() or hold() (its request was refused).
   void drop_newest() {
-    live_[(end_ - 1) & (slots_.size() - 1)] = 0;
+    at_[(end_ - 1) & (at_.size() - 1)] = nullptr;
     --end_;
   }
   std::uint64_t end() const { return end_; }
 
  private:
-  void grow(std::uint64_t seq) {
-    std::size_t n = slots_.size();
-    while (seq - oldest_ >= n) n *= 2;
-    std::vector<RequestRecord> s(n);
-    std::vector<unsigned char> l(n, 0);
-    for (std::uint64_t q = oldest_; q < end_; ++q) {
-      const std::size_t old = q & (slots_.size() - 1);
-      if (!live_[old]) continue;
-      s[q & (n - 1)] = slots_[old];
-      l[q & (n - 1)] = 1;
-    }
-    slots_.swap(s);
-    live_.swap(l);
+  std::size_t place(std::uint64_t seq) {
+    if (seq - oldest_ >= at_.size()) grow(seq);
+    end_ = seq + 1;
+    return seq & (at_.size() - 1);
   }
 
-  std::vector<RequestRecord> slots_;
-  std::vector<unsigned char> live_;
+  void grow(std::uint64_t seq) {
+    std::size_t n = at_.size();
+    while (seq - oldest_ >= n) n *= 2;
+    std::vector<RequestRecord> own(n);
+    std::vector<RequestRecord*> at(n, nullptr);
+    for (std::uint64_t q = oldest_; q < end_; ++q) {
+      const std::size_t old = q & (at_.size() - 1);
+      if (at_[old] == nullptr) continue;
+      const std::size_t i = q & (n - 1);
+      if (at_[old] == &own_[old]) {
+        own[i] = own_[old];
+        at[i] = &own[i];
+      } else {
+        at[i] = at_[old];  // held by its caller
+      }
+    }
+    own_.swap(own);
+    at_.swap(at);
+  }
+
+  std::vector<RequestRecord> own_;
+  std::vector<RequestRecord*> at_;  // null: no unfinished request has this slot
   std::uint64_t oldest_ = 0;  // no unfinished request has a lower seq
   std::uint64_t end_ = 0;     // one past the newest seq
 };

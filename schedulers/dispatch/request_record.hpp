@@ -42,6 +42,29 @@ struct RequestRecord {
   Prediction prediction;
   bool ok = true;               // false: the device failed it
 
+  // What arrives: the one way a caller makes the record it hands the dispatch core
+  // (which gives it its seq and arrival time), in a fresh record (arriving) or in a
+  // cleared one where it is (DispatchCore::next_record). The simulator adds phase and
+  // client.
+  RequestRecord& arrive_as(Op o, std::uint64_t off, std::uint32_t len,
+                           IoClass c = IoClass::TimeNoncritical, Millis limit = 0.0,
+                           std::uint32_t f = 0) {
+    op = o;
+    offset = off;
+    length = len;
+    cls = c;
+    limit_ms = limit;
+    flags = f;
+    return *this;
+  }
+  static RequestRecord arriving(Op o, std::uint64_t off, std::uint32_t len,
+                                IoClass c = IoClass::TimeNoncritical, Millis limit = 0.0,
+                                std::uint32_t f = 0) {
+    RequestRecord r;
+    r.arrive_as(o, off, len, c, limit, f);
+    return r;
+  }
+
   Millis response_ms() const { return completion_ms - arrival_ms; }
   Millis wait_ms() const { return start_ms - arrival_ms; }
   Millis service_ms() const { return completion_ms - start_ms; }

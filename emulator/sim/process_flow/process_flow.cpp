@@ -238,12 +238,7 @@ struct ProcessFlowSim::Impl {
 
   std::uint64_t issue(std::size_t p, Millis t, Op op, std::uint64_t offset, std::uint32_t length,
                       IoClass cls, IoKind kind, std::size_t slot) {
-    Request r;
-    r.op = op;
-    r.offset = offset;
-    r.length = length;
-    r.cls = cls;
-    const std::uint64_t id = core.admit(r, t);
+    const std::uint64_t id = core.admit(RequestRecord::arriving(op, offset, length, cls), t);
     IoInfo& in = io[id];
     in.io.id = id;
     in.io.cls = cls;

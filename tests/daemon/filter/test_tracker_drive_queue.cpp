@@ -49,11 +49,8 @@ double within_one_sector(const std::string& sched, unsigned depth, DriveQueueOpt
   const std::size_t n = 3000;
   while (arrived < n || !q.idle()) {
     if (arrived < n && next_arrival < q.next_completion_ms()) {
-      Request r;
-      r.op = Op::Read;
-      r.offset = slot(rng) * 8192;
-      r.length = 8192;
-      core.arrive(r, next_arrival, dispatched);
+      core.arrive(RequestRecord::arriving(Op::Read, slot(rng) * 8192, 8192), next_arrival,
+                  dispatched);
       ++arrived;
       send(next_arrival);
       next_arrival += gap(rng);

@@ -118,10 +118,7 @@ std::vector<std::uint64_t> order_under(const std::string& sched) {
   DispatchCore core(make_scheduler(sched, model), model, drive, 1);
   std::vector<std::uint64_t> order;
   auto read = [&](std::uint64_t lba, std::uint32_t n, Millis at) {
-    Request r;
-    r.offset = lba * 512;
-    r.length = n * 512;
-    core.arrive(r, at, order);
+    core.arrive(RequestRecord::arriving(Op::Read, lba * 512, n * 512), at, order);
   };
   read(0, 10, 0.0);
   read(130, 2, 0.5);

@@ -135,11 +135,7 @@ std::vector<Served> through_live_core(const std::string& spec, const char* model
       send(d.t);
     } else {
       const Arrival& a = arrivals[next++];
-      Request r;
-      r.op = a.op;
-      r.offset = a.offset;
-      r.length = a.length;
-      core.arrive(r, a.time_ms, dispatched);
+      core.arrive(RequestRecord::arriving(a.op, a.offset, a.length), a.time_ms, dispatched);
       send(a.time_ms);
     }
   }

@@ -32,12 +32,13 @@ struct Core : LiveCore {
   std::map<std::uint64_t, std::uint64_t> test_id, core_id;
   std::uint64_t next = 0;
 
-  void arrive(Request r, Millis t, std::vector<RequestRecord>& out) {
+  // r.seq: the test's name for it (the core gives its own).
+  void arrive(const RequestRecord& r, Millis t, std::vector<RequestRecord>& out) {
     std::vector<std::uint64_t> d;
     const std::uint64_t id = LiveCore::arrive(r, t, d);
     REQUIRE(id == next++);
-    test_id[id] = r.id;
-    core_id[r.id] = id;
+    test_id[id] = r.seq;
+    core_id[r.seq] = id;
     emit(d, out);
   }
   Prediction complete(std::uint64_t id, Millis t, bool ok, std::vector<RequestRecord>& out) {
@@ -66,12 +67,9 @@ Core make_core(const char* spec, std::unique_ptr<DeviceModel> model, unsigned de
   return Core(std::move(model), std::move(s), o);
 }
 
-Request req(std::uint64_t id, Op op, std::uint64_t offset, std::uint32_t length = 4096) {
-  Request r;
-  r.id = id;
-  r.op = op;
-  r.offset = offset;
-  r.length = length;
+RequestRecord req(std::uint64_t id, Op op, std::uint64_t offset, std::uint32_t length = 4096) {
+  RequestRecord r = RequestRecord::arriving(op, offset, length);
+  r.seq = id;
   return r;
 }
 
@@ -112,6 +110,40 @@ TEST_CASE("depth 1: one request at the device, the next on completion", "[filter
   REQUIRE(st.completed == 3);
   REQUIRE(st.sum_queue_len == Approx(1 + 2 + 1));
   REQUIRE(st.sum_response_ms == Approx(5 + 8 + 10));
+}
+
+TEST_CASE("a held record is filled where its caller keeps it, across the ring's growth",
+          "[filter][dispatch]") {
+  // The filter's worker holds its request's record from arrival to log line; the core
+  // writes dispatch and completion into it in place. 100 more arrivals while it is at
+  // the device make the core's ring grow (64 slots at first) around it.
+  auto core = make_core("fcfs", std::make_unique<LbnModel>(64 * kMiB));
+  std::vector<std::uint64_t> d;
+  RequestRecord held = RequestRecord::arriving(Op::Write, 4 * kMiB, 8192, IoClass::TimeLimited, 50.0);
+  const std::uint64_t id = core.arrive_held(held, 1.0, d);
+  REQUIRE(d == std::vector<std::uint64_t>{id});
+  REQUIRE(held.seq == id);
+  REQUIRE(held.arrival_ms == 1.0);
+  REQUIRE(held.dispatch_ms == 1.0);
+  REQUIRE(held.queue_len == 1);
+  REQUIRE(&core.record(id) == &held);
+  d.clear();
+  for (std::uint64_t i = 0; i < 100; ++i)
+    core.LiveCore::arrive(RequestRecord::arriving(Op::Read, (8 + i) * kMiB / 4, 4096), 2.0, d);
+  REQUIRE(d.empty());
+  const RequestRecord& done = core.LiveCore::complete(id, 7.5, true, d);
+  REQUIRE(&done == &held);
+  REQUIRE(held.completion_ms == 7.5);
+  REQUIRE(held.ok);
+  REQUIRE(held.op == Op::Write);
+  REQUIRE(held.offset == 4 * kMiB);
+  REQUIRE(held.cls == IoClass::TimeLimited);
+  REQUIRE(held.limit_ms == 50.0);
+  // The next (FCFS: the first of the hundred) kept its own record through the growth.
+  REQUIRE(d == std::vector<std::uint64_t>{id + 1});
+  REQUIRE(core.record(id + 1).offset == 8 * kMiB / 4);
+  REQUIRE(core.record(id + 1).dispatch_ms == 7.5);
+  REQUIRE(core.record(id + 100).offset == 107 * kMiB / 4);
 }
 
 TEST_CASE("depth N keeps N at the device", "[filter][dispatch]") {
@@ -230,9 +262,9 @@ TEST_CASE("rotation-aware pick uses the head tracked from completions (satf, hp9
   core.arrive(req(1, Op::Read, 300 * kMiB, 8192), 0.0, out);
   REQUIRE(out.size() == 1);
   out.clear();
-  std::vector<Request> queued;
+  std::vector<RequestRecord> queued;
   for (std::uint64_t i = 2; i <= 12; ++i) {
-    Request r = req(i, Op::Read, (i * 104729 % 1300) * kMiB, 8192);
+    RequestRecord r = req(i, Op::Read, (i * 104729 % 1300) * kMiB, 8192);
     queued.push_back(r);
     core.arrive(r, 0.5, out);
   }
