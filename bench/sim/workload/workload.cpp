@@ -170,17 +170,32 @@ Workload Workload::parse(std::string_view spec_text) {
     return w;
   }
 
+  w.parse_trace(spec, rest);
+  return w;
+}
+
+void Workload::parse_trace(const std::string& spec, const std::string& rest) {
   // trace:FORMAT:PATH[,key=value...], options peeled off the end.
   auto colon2 = rest.find(':');
   if (colon2 == std::string::npos || colon2 == 0)
     throw WorkloadError(fmt::format("workload 'trace': expected trace:FORMAT:PATH, got '{}'; formats: {}",
                                     spec, fmt::join(trace_formats(), ", ")));
-  w.trace_format_ = lower(trim(rest.substr(0, colon2)));
+  trace_format_ = lower(trim(rest.substr(0, colon2)));
   const auto& formats = trace_formats();
-  if (std::find(formats.begin(), formats.end(), w.trace_format_) == formats.end())
+  if (std::find(formats.begin(), formats.end(), trace_format_) == formats.end())
     throw WorkloadError(fmt::format("workload 'trace': unknown format '{}'; valid: {}",
-                                    w.trace_format_, fmt::join(formats, ", ")));
+                                    trace_format_, fmt::join(formats, ", ")));
   std::string path_and_opts = rest.substr(colon2 + 1);
+  const std::vector<std::string> opts = peel_trace_options(path_and_opts);
+  trace_path_ = path_and_opts;
+  if (trace_path_.empty()) throw WorkloadError("workload 'trace': empty path");
+  parse_items("trace", {opts.begin(), opts.end()}, values_);
+  check_trace_options(opts);
+  load_trace();
+}
+
+std::vector<std::string> Workload::peel_trace_options(std::string& path_and_opts) {
+  const auto& defs = params_of(kind_);
   std::vector<std::string> opts;
   while (true) {
     auto comma = path_and_opts.rfind(',');
@@ -190,19 +205,19 @@ Workload Workload::parse(std::string_view spec_text) {
     if (eq == std::string::npos) break;
     std::string key = lower(trim(tail.substr(0, eq)));
     if (key == "classes") {  // a text option: ORIGIN:CLASS items joined by '/'
-      if (!w.classes_text_.empty()) throw WorkloadError("workload 'trace': classes= given twice");
-      w.classes_text_ = trim(tail.substr(eq + 1));
+      if (!classes_text_.empty()) throw WorkloadError("workload 'trace': classes= given twice");
+      classes_text_ = trim(tail.substr(eq + 1));
       try {
-        w.classes_ = TraceClassMap::parse(w.classes_text_);
+        classes_ = TraceClassMap::parse(classes_text_);
       } catch (const std::invalid_argument& e) {
         throw WorkloadError(fmt::format("workload 'trace': {}", e.what()));
       }
-      if (w.classes_text_.empty()) w.classes_text_ = "default";
+      if (classes_text_.empty()) classes_text_ = "default";
       path_and_opts = path_and_opts.substr(0, comma);
       continue;
     }
     if (key == "dev" && lower(trim(tail.substr(eq + 1))) == "all") {
-      w.all_devices_ = true;  // merge every device onto the model, on purpose
+      all_devices_ = true;  // merge every device onto the model, on purpose
       path_and_opts = path_and_opts.substr(0, comma);
       continue;
     }
@@ -218,33 +233,37 @@ Workload Workload::parse(std::string_view spec_text) {
     opts.insert(opts.begin(), std::string(tail));
     path_and_opts = path_and_opts.substr(0, comma);
   }
-  w.trace_path_ = path_and_opts;
-  if (w.trace_path_.empty()) throw WorkloadError("workload 'trace': empty path");
-  parse_items("trace", {opts.begin(), opts.end()}, w.values_);
+  return opts;
+}
+
+void Workload::check_trace_options(const std::vector<std::string>& opts) const {
   auto given = [&](std::string_view key) {
     return std::any_of(opts.begin(), opts.end(),
                        [&](const std::string& o) { return lower(o).rfind(std::string(key) + "=", 0) == 0; });
   };
-  if (given("events") && w.trace_format_ != "blkparse")
+  if (given("events") && trace_format_ != "blkparse")
     throw WorkloadError(fmt::format("workload 'trace': events= chooses blkparse events; a '{}' "
-                                    "trace has none", w.trace_format_));
-  if (given("time") && w.trace_format_ != "ascii" && w.trace_format_ != "csv")
+                                    "trace has none", trace_format_));
+  if (given("time") && trace_format_ != "ascii" && trace_format_ != "csv")
     throw WorkloadError(fmt::format("workload 'trace': time= sets the unit of ascii and csv "
-                                    "times; a '{}' trace's time unit is fixed", w.trace_format_));
-  if (!w.classes_text_.empty() && w.trace_format_ != "ascii" && w.trace_format_ != "srt" &&
-      w.trace_format_ != "blkparse")
+                                    "times; a '{}' trace's time unit is fixed", trace_format_));
+  if (!classes_text_.empty() && trace_format_ != "ascii" && trace_format_ != "srt" &&
+      trace_format_ != "blkparse")
     throw WorkloadError(fmt::format("workload 'trace': classes= maps the flags of ascii, srt and "
-                                    "blkparse traces; a '{}' trace has none", w.trace_format_));
-  if (given("dev") && w.all_devices_)
+                                    "blkparse traces; a '{}' trace has none", trace_format_));
+  if (given("dev") && all_devices_)
     throw WorkloadError("workload 'trace': dev= given twice");
+}
+
+void Workload::load_trace() {
   TraceOptions read_opts;
-  read_opts.sector_bytes = static_cast<std::uint32_t>(w.number("sector"));
-  read_opts.events = w.choice("events") == "d" ? BlkEvents::Issued : BlkEvents::Queued;
-  const std::string unit = w.choice("time");
+  read_opts.sector_bytes = static_cast<std::uint32_t>(number("sector"));
+  read_opts.events = choice("events") == "d" ? BlkEvents::Issued : BlkEvents::Queued;
+  const std::string unit = choice("time");
   read_opts.ms_per_time_unit = unit == "s" ? 1000.0 : unit == "ms" ? 1.0 : unit == "us" ? 1e-3 : 1e-6;
-  auto data = std::make_shared<TraceData>(read_trace(w.trace_format_, w.trace_path_, read_opts));
-  const double dev = w.number("dev");
-  if (dev < 0 && !w.all_devices_) refuse_several_devices(*data);
+  auto data = std::make_shared<TraceData>(read_trace(trace_format_, trace_path_, read_opts));
+  const double dev = number("dev");
+  if (dev < 0 && !all_devices_) refuse_several_devices(*data);
   if (dev >= 0) {
     auto& r = data->records;
     r.erase(std::remove_if(r.begin(), r.end(),
@@ -256,15 +275,14 @@ Workload Workload::parse(std::string_view spec_text) {
     }
   }
   if (data->records.empty()) {
-    const std::string other = dev >= 0 ? "" : guess_trace_format(w.trace_path_, w.trace_format_);
+    const std::string other = dev >= 0 ? "" : guess_trace_format(trace_path_, trace_format_);
     throw WorkloadError(fmt::format(
-        "workload 'trace': '{}' holds no requests to replay{}{}", w.trace_path_,
+        "workload 'trace': '{}' holds no requests to replay{}{}", trace_path_,
         dev >= 0 ? fmt::format(" for dev={}", dev) : "",
         other.empty() ? "" : fmt::format("; the file looks like a '{}' trace: try trace:{}:{}",
-                                         other, other, w.trace_path_)));
+                                         other, other, trace_path_)));
   }
-  w.trace_ = std::move(data);
-  return w;
+  trace_ = std::move(data);
 }
 
 double Workload::number(const std::string& key) const {

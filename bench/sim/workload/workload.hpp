@@ -128,6 +128,13 @@ class Workload {
   const TraceClassMap& class_map() const { return classes_; }
 
  private:
+  // parse() of trace:FORMAT:PATH[,options]: the options peeled off the end of the path,
+  // checked against the format, then the trace read.
+  void parse_trace(const std::string& spec, const std::string& rest);
+  std::vector<std::string> peel_trace_options(std::string& path_and_opts);
+  void check_trace_options(const std::vector<std::string>& opts) const;
+  void load_trace();
+
   std::string kind_;
   SpecValues values_;
   std::string trace_format_, trace_path_;
