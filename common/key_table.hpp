@@ -40,6 +40,12 @@ const KeyRow<Config>* find_key(std::span<const KeyRow<Config>> table, std::strin
 std::string bad_value_message(std::string_view key, std::string_view value,
                               std::string_view expected);
 
+// What a setter throws for a bad value: the component's error with that message.
+template <class Error>
+Error bad_value(std::string_view key, std::string_view value, std::string_view expected) {
+  return Error(bad_value_message(key, value, expected));
+}
+
 // "a, b, c": the keys' names in the table's order.
 std::string key_names(std::span<const KeyDoc> docs);
 // `name=VALUE  help`, one key after another, the help wrapped in a column of its own.

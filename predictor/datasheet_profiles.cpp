@@ -282,7 +282,7 @@ const std::vector<Builtin>& builtins() {
              "formats": "512e",
              "checked": "capacity, format, rpm and interface against the drive's own report; cache, seek and rate figures as we recall the data sheet, not re-checked against its text"},
            "fitted": {
-             "to": "the measured drive (ublk and fio, as published with ublk-disksim's validation; ../shared/reference/real-drives.md): QD1 random 4 KiB read mean 17.3 ms, median 17.4, p99 28.7; flush after 8 / 64 scattered 4 KiB writes 103 / 656 ms; 1 MiB of cache for random writes. bench/sim/drives-of-today.sh prints ours beside them",
+             "to": "the measured drive (ublk and fio, as published with ublk-disksim's validation; ../shared/reference/real-drives.md): QD1 random 4 KiB read mean 17.3 ms, median 17.4, p99 28.7; flush after 8 / 64 scattered 4 KiB writes 103 / 656 ms; 1 MiB of cache for random writes. bench/experiments/drives-of-today.sh prints ours beside them",
              "overhead_ms": "read 4.5: the measured mean less the datasheet's seek and latency (the host path through ublk included)",
              "full_stroke_ms": "18: the tail (p99 28.7 ms) less a revolution and the read overhead",
              "write_buffer_bytes": "1 MiB (the measured cache for random writes), destaged shortest positioning first among the oldest 4 (write_buffer_window: as its queue reorders about 4; the flushes' 9.4 ms a write whatever their number says the drive does not exploit a larger pool)",

@@ -40,111 +40,146 @@ const std::pair<std::uint64_t, std::uint64_t>* find_pair(
 
 }  // namespace
 
-DiskLayout::DiskLayout(const DiskProfile& p) : heads_(p.heads), mapping_(p.layout.mapping) {
+namespace {
+
+// Names zone i of profile p in an error.
+std::string zone_where(const DiskProfile& p, std::size_t i) {
+  const ZoneSpec& zs = p.zones[i];
+  return fmt::format("{}: zone {} (cylinders {}-{})", p.name, i, zs.first_cylinder,
+                     zs.last_cylinder);
+}
+
+// Positions (sectors, or tracks for tracks-per-zone) per sparing unit of a zone of
+// `tracks` tracks and `sectors` sectors.
+std::uint64_t sparing_unit(const DiskProfile& p, const ZoneSpec& zs, std::uint64_t tracks,
+                           std::uint64_t sectors) {
   const auto heads = static_cast<std::uint64_t>(p.heads);
-  const Sparing sp = p.layout.sparing;
+  const std::uint32_t spt = zs.sectors_per_track;
+  switch (p.layout.sparing) {
+    case Sparing::None: return sectors;
+    case Sparing::TracksPerZone: return tracks;
+    case Sparing::SectorsPerTrack: return spt;
+    case Sparing::SectorsPerCylinder:
+    case Sparing::SectorsPerCylinderSlipToEnd: return heads * spt;
+    case Sparing::SectorsAtEnd: return zs.spares > 0 ? heads * spt : sectors;
+    case Sparing::SectorsPerRange:  // a last range cut short has no spares (DiskSim)
+      return static_cast<std::uint64_t>(p.layout.range_cylinders) * heads * spt;
+    case Sparing::SectorsPerZone:
+    case Sparing::SectorsPerZoneSlipToEnd: return sectors;
+  }
+  return 0;
+}
+
+}  // namespace
+
+DiskLayout::DiskLayout(const DiskProfile& p) : heads_(p.heads), mapping_(p.layout.mapping) {
   std::uint64_t lbn = 0;
   for (std::size_t i = 0; i < p.zones.size(); ++i) {
-    const ZoneSpec& zs = p.zones[i];
-    const auto where = [&] { return fmt::format("{}: zone {} (cylinders {}-{})", p.name, i,
-                                                zs.first_cylinder, zs.last_cylinder); };
-    Zone z;
-    z.first_cylinder = zs.first_cylinder;
-    z.last_cylinder = zs.last_cylinder;
-    z.spt = zs.sectors_per_track;
-    const auto cyls = static_cast<std::uint64_t>(zs.last_cylinder - zs.first_cylinder + 1);
-    const std::uint64_t tracks = cyls * heads;
-    const std::uint64_t sectors = tracks * z.spt;
-    z.track_units = sp == Sparing::TracksPerZone;
-    z.slip_to_end = sp == Sparing::SectorsPerCylinderSlipToEnd || sp == Sparing::SectorsAtEnd ||
-                    sp == Sparing::SectorsPerZoneSlipToEnd;
-    z.positions = z.track_units ? tracks : sectors;
-    switch (sp) {
-      case Sparing::None: z.unit = sectors; break;
-      case Sparing::TracksPerZone: z.unit = tracks; break;
-      case Sparing::SectorsPerTrack: z.unit = z.spt; break;
-      case Sparing::SectorsPerCylinder:
-      case Sparing::SectorsPerCylinderSlipToEnd: z.unit = heads * z.spt; break;
-      case Sparing::SectorsAtEnd: z.unit = zs.spares > 0 ? heads * z.spt : sectors; break;
-      case Sparing::SectorsPerRange:  // a last range cut short has no spares (DiskSim)
-        z.unit = static_cast<std::uint64_t>(p.layout.range_cylinders) * heads * z.spt;
-        break;
-      case Sparing::SectorsPerZone:
-      case Sparing::SectorsPerZoneSlipToEnd: z.unit = sectors; break;
-    }
-    if (sp == Sparing::None && zs.spares > 0)
-      throw ModelError(fmt::format("{}: {} spares but layout.sparing is \"none\": name the sparing "
-                                   "scheme that places them",
-                                   where(), zs.spares));
-    if (sp == Sparing::None && !zs.slips.empty())
-      throw ModelError(fmt::format("{}: slips need a sparing scheme (layout.sparing) that says "
-                                   "where the slipped data goes",
-                                   where()));
-    if (zs.spares >= z.unit)
-      throw ModelError(fmt::format("{}: {} spares leave no data in a sparing unit of {} {}", where(),
-                                   zs.spares, z.unit, z.track_units ? "tracks" : "sectors"));
-    z.per_unit = z.unit - zs.spares;
-    const std::uint64_t units = z.positions / z.unit;
-    // A last unit cut short (a zone that is not a whole number of ranges) is all data.
-    const std::uint64_t partial = z.positions % z.unit;
-    if (partial > z.per_unit)
-      throw ModelError(fmt::format("{}: its last range of {} sectors, cut short, holds more than a "
-                                   "whole range's {} data sectors: expected fewer spares than a "
-                                   "cylinder's sectors",
-                                   where(), partial, z.per_unit));
-
-    z.slips = zs.slips;
-    std::sort(z.slips.begin(), z.slips.end());
-    z.slips.erase(std::unique(z.slips.begin(), z.slips.end()), z.slips.end());
-    if (!z.slips.empty() && z.slips.back() >= z.positions)
-      throw ModelError(fmt::format("{}: slip {} is beyond the zone's {} {}", where(), z.slips.back(),
-                                   z.positions, z.track_units ? "tracks" : "sectors"));
-    if (z.slip_to_end) {
-      for (std::uint64_t s : z.slips) {
-        if (s % z.unit >= z.per_unit)
-          throw ModelError(fmt::format("{}: slip {} lies in spare space", where(), s));
-        z.slip_data.push_back(s / z.unit * z.per_unit + s % z.unit);
-      }
-    } else {
-      // Slips within a unit use its spares; more would spill into the next unit.
-      std::size_t k = 0;
-      while (k < z.slips.size()) {
-        const std::uint64_t u = z.slips[k] / z.unit;
-        std::size_t n = 0;
-        while (k < z.slips.size() && z.slips[k] / z.unit == u) ++k, ++n;
-        const std::uint64_t room = u == units ? 0  // the short last range has no spares
-                                   : z.unit - z.per_unit - (z.track_units ? zs.remaps.size() : 0);
-        if (n > room)
-          throw ModelError(fmt::format("{}: {} slips in one sparing unit (from position {}) but "
-                                       "{} spare{} to take them",
-                                       where(), n, u * z.unit, room, room == 1 ? "" : "s"));
-      }
-    }
-    const std::uint64_t data = (units * z.per_unit + partial) * (z.track_units ? z.spt : 1) -
-                               (z.slip_to_end ? z.slip_data.size() : 0);
-    if (zs.empty_front >= data)
-      throw ModelError(fmt::format("{}: empty_front {} leaves none of its {} data sectors",
-                                   where(), zs.empty_front, data));
-    z.front = zs.empty_front;
-    z.lbns = data - z.front;
-    z.first_lbn = lbn;
-    lbn += z.lbns;
-
-    for (const auto& [defect, spare] : zs.remaps) {
-      if (defect >= z.positions || spare >= z.positions)
-        throw ModelError(fmt::format("{}: remap [{}, {}] is beyond the zone's {} {}", where(),
-                                     defect, spare, z.positions, z.track_units ? "tracks" : "sectors"));
-      z.remap.emplace_back(defect, spare);
-      z.remap_back.emplace_back(spare, defect);
-    }
-    std::sort(z.remap.begin(), z.remap.end());
-    std::sort(z.remap_back.begin(), z.remap_back.end());
-    z.direct = !z.track_units && z.unit == z.per_unit && z.slips.empty() && z.remap.empty();
-    zones_.push_back(std::move(z));
+    zones_.push_back(zone_from_spec(p, i, lbn));
+    lbn += zones_.back().lbns;
   }
   cylinders_ = zones_.back().last_cylinder + 1;
   lbns_ = lbn;
+  place_remaps(p);
+  place_legacy_defects(p);
+  lbas_ = lbns_ - legacy_slips_.size();
+  single_direct_ = zones_.size() == 1 && zones_.front().direct && legacy_slips_.empty();
+}
 
+DiskLayout::Zone DiskLayout::zone_from_spec(const DiskProfile& p, std::size_t i,
+                                            std::uint64_t first_lbn) {
+  const auto heads = static_cast<std::uint64_t>(p.heads);
+  const Sparing sp = p.layout.sparing;
+  const ZoneSpec& zs = p.zones[i];
+  const auto where = [&] { return zone_where(p, i); };
+  Zone z;
+  z.first_cylinder = zs.first_cylinder;
+  z.last_cylinder = zs.last_cylinder;
+  z.spt = zs.sectors_per_track;
+  const auto cyls = static_cast<std::uint64_t>(zs.last_cylinder - zs.first_cylinder + 1);
+  const std::uint64_t tracks = cyls * heads;
+  const std::uint64_t sectors = tracks * z.spt;
+  z.track_units = sp == Sparing::TracksPerZone;
+  z.slip_to_end = sp == Sparing::SectorsPerCylinderSlipToEnd || sp == Sparing::SectorsAtEnd ||
+                  sp == Sparing::SectorsPerZoneSlipToEnd;
+  z.positions = z.track_units ? tracks : sectors;
+  z.unit = sparing_unit(p, zs, tracks, sectors);
+  if (sp == Sparing::None && zs.spares > 0)
+    throw ModelError(fmt::format("{}: {} spares but layout.sparing is \"none\": name the sparing "
+                                 "scheme that places them",
+                                 where(), zs.spares));
+  if (sp == Sparing::None && !zs.slips.empty())
+    throw ModelError(fmt::format("{}: slips need a sparing scheme (layout.sparing) that says "
+                                 "where the slipped data goes",
+                                 where()));
+  if (zs.spares >= z.unit)
+    throw ModelError(fmt::format("{}: {} spares leave no data in a sparing unit of {} {}", where(),
+                                 zs.spares, z.unit, z.track_units ? "tracks" : "sectors"));
+  z.per_unit = z.unit - zs.spares;
+  const std::uint64_t units = z.positions / z.unit;
+  // A last unit cut short (a zone that is not a whole number of ranges) is all data.
+  const std::uint64_t partial = z.positions % z.unit;
+  if (partial > z.per_unit)
+    throw ModelError(fmt::format("{}: its last range of {} sectors, cut short, holds more than a "
+                                 "whole range's {} data sectors: expected fewer spares than a "
+                                 "cylinder's sectors",
+                                 where(), partial, z.per_unit));
+  place_slips(z, p, i, units);
+  const std::uint64_t data = (units * z.per_unit + partial) * (z.track_units ? z.spt : 1) -
+                             (z.slip_to_end ? z.slip_data.size() : 0);
+  if (zs.empty_front >= data)
+    throw ModelError(fmt::format("{}: empty_front {} leaves none of its {} data sectors",
+                                 where(), zs.empty_front, data));
+  z.front = zs.empty_front;
+  z.lbns = data - z.front;
+  z.first_lbn = first_lbn;
+
+  for (const auto& [defect, spare] : zs.remaps) {
+    if (defect >= z.positions || spare >= z.positions)
+      throw ModelError(fmt::format("{}: remap [{}, {}] is beyond the zone's {} {}", where(),
+                                   defect, spare, z.positions, z.track_units ? "tracks" : "sectors"));
+    z.remap.emplace_back(defect, spare);
+    z.remap_back.emplace_back(spare, defect);
+  }
+  std::sort(z.remap.begin(), z.remap.end());
+  std::sort(z.remap_back.begin(), z.remap_back.end());
+  z.direct = !z.track_units && z.unit == z.per_unit && z.slips.empty() && z.remap.empty();
+  return z;
+}
+
+void DiskLayout::place_slips(Zone& z, const DiskProfile& p, std::size_t i, std::uint64_t units) {
+  const ZoneSpec& zs = p.zones[i];
+  const auto where = [&] { return zone_where(p, i); };
+  z.slips = zs.slips;
+  std::sort(z.slips.begin(), z.slips.end());
+  z.slips.erase(std::unique(z.slips.begin(), z.slips.end()), z.slips.end());
+  if (!z.slips.empty() && z.slips.back() >= z.positions)
+    throw ModelError(fmt::format("{}: slip {} is beyond the zone's {} {}", where(), z.slips.back(),
+                                 z.positions, z.track_units ? "tracks" : "sectors"));
+  if (z.slip_to_end) {
+    for (std::uint64_t s : z.slips) {
+      if (s % z.unit >= z.per_unit)
+        throw ModelError(fmt::format("{}: slip {} lies in spare space", where(), s));
+      z.slip_data.push_back(s / z.unit * z.per_unit + s % z.unit);
+    }
+    return;
+  }
+  // Slips within a unit use its spares; more would spill into the next unit.
+  std::size_t k = 0;
+  while (k < z.slips.size()) {
+    const std::uint64_t u = z.slips[k] / z.unit;
+    std::size_t n = 0;
+    while (k < z.slips.size() && z.slips[k] / z.unit == u) ++k, ++n;
+    const std::uint64_t room = u == units ? 0  // the short last range has no spares
+                               : z.unit - z.per_unit - (z.track_units ? zs.remaps.size() : 0);
+    if (n > room)
+      throw ModelError(fmt::format("{}: {} slips in one sparing unit (from position {}) but "
+                                   "{} spare{} to take them",
+                                   where(), n, u * z.unit, room, room == 1 ? "" : "s"));
+  }
+}
+
+void DiskLayout::place_remaps(const DiskProfile& p) {
   // Remaps: the defect must hold data, the spare must not; their LBNs run elsewhere.
   for (std::size_t i = 0; i < zones_.size(); ++i) {
     Zone& z = zones_[i];
@@ -170,8 +205,11 @@ DiskLayout::DiskLayout(const DiskProfile& p) : heads_(p.heads), mapping_(p.layou
     }
   }
   std::sort(remapped_.begin(), remapped_.end());
+}
 
+void DiskLayout::place_legacy_defects(const DiskProfile& p) {
   // The older profiles' defects: slipped over the whole disk's LBNs.
+  const auto heads = static_cast<std::uint64_t>(p.heads);
   for (const auto& d : p.defects) {
     if (d.cylinder < 0 || d.cylinder >= cylinders_ || d.head < 0 || d.head >= heads_ || in_gap(d.cylinder))
       throw ModelError(fmt::format("{}: defect {}:{}:{} is not on the disk", p.name, d.cylinder,
@@ -190,8 +228,6 @@ DiskLayout::DiskLayout(const DiskProfile& p) : heads_(p.heads), mapping_(p.layou
   if (legacy_slips_.size() >= lbns_)
     throw ModelError(fmt::format("{}: {} defects leave no sector of the {}", p.name,
                                  legacy_slips_.size(), lbns_));
-  lbas_ = lbns_ - legacy_slips_.size();
-  single_direct_ = zones_.size() == 1 && zones_.front().direct && legacy_slips_.empty();
 }
 
 std::uint64_t DiskLayout::zone_first_lba(std::size_t zone) const {

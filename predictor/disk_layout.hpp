@@ -97,6 +97,12 @@ class DiskLayout {
     // CHS and run end are then plain arithmetic, the common case the hot path takes.
     bool direct = false;
   };
+  // The constructor's steps: one zone from its spec, its slips, then the remaps and the
+  // older profiles' defects over all zones.
+  static Zone zone_from_spec(const DiskProfile& p, std::size_t i, std::uint64_t first_lbn);
+  static void place_slips(Zone& z, const DiskProfile& p, std::size_t i, std::uint64_t units);
+  void place_remaps(const DiskProfile& p);
+  void place_legacy_defects(const DiskProfile& p);
   std::optional<std::uint64_t> slot_of(const Zone& z, std::uint64_t position) const;
   std::uint64_t position_of(const Zone& z, std::uint64_t slot) const;
   Chs chs_of(const Zone& z, std::uint64_t position, std::uint64_t slot) const;

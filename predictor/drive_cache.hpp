@@ -112,6 +112,27 @@ class DriveCache {
   void forget(std::uint64_t lba, std::uint64_t end);
   HeadState position_of(std::uint64_t lba, Op op, Millis t) const;
 
+  // serve(), step by step (drive_cache.cpp).
+  struct Command;
+  struct ReadPlan;
+  struct WritePlan;
+  Command command_of(Millis start, Op op, std::uint64_t lba, std::uint32_t sectors, bool fua) const;
+  // The command's overhead: the profile's and the controller's, for a hit or a miss.
+  Millis command_ms(const Command& cmd, bool miss) const;
+  // The mechanism, free to move for a new run at `t` or once its committed work is done.
+  HeadState mechanism_from(Millis t) const;
+  DriveResult serve_other(const Command& cmd);  // flush, trim
+  DriveResult serve_read(const Command& cmd);
+  void read_from_stream(const Command& cmd, ReadPlan& plan, DriveResult& out);
+  void read_from_buffer_or_media(const Command& cmd, ReadPlan& plan, DriveResult& out);
+  void read_timing(const Command& cmd, const ReadPlan& plan, DriveResult& out) const;
+  DriveResult serve_write(const Command& cmd);
+  WritePlan write_command(const Command& cmd, DriveResult& out) const;
+  void write_media_run(const Command& cmd, WritePlan& w) const;
+  void keep_written(std::uint64_t lba, std::uint64_t end);
+  void write_timing(const Command& cmd, const WritePlan& w, const HeadState& end_head,
+                    DriveResult& out);
+
   const DeviceModel& model_;
   DriveParams params_;
   std::uint32_t sector_bytes_;

@@ -339,12 +339,10 @@ const char* mapping_name(Mapping m) {
   return "?";
 }
 
-DiskProfile profile_from_json(const json& j, const std::string& origin) {
-  Reader r(j, origin, "");
-  r.only({"schema", "version", "kind", "name", "sector_bytes", "physical_sector_bytes", "heads", "rpm", "rotation_ms",
-          "zones", "track_skew_sectors", "cylinder_skew_sectors", "head_switch_ms",
-          "overhead_ms", "completion_ms", "seek", "rotation_phase", "track_phase", "defects",
-          "layout", "write_settle_ms", "capacity_sectors", "source", "controller", "bus", "cache"});
+namespace {
+
+// schema, version and kind: a profile of a disk, in the version this build reads.
+void check_header(const Reader& r) {
   if (r.has("schema") && r.string("schema") != "disksched-geometry")
     r.fail("schema", r.at("schema"), "\"disksched-geometry\"");
   std::int64_t version = r.integer("version", 1, 1000);
@@ -352,8 +350,10 @@ DiskProfile profile_from_json(const json& j, const std::string& origin) {
     r.fail("version", r.at("version"), fmt::format("{} (this disksched reads version {})",
                                                    kProfileVersion, kProfileVersion));
   if (r.has("kind") && r.string("kind") != "disk") r.fail("kind", r.at("kind"), "\"disk\"");
+}
 
-  DiskProfile p;
+// The disk-wide fields: name, sector sizes, heads, rotation, skews, overheads, layout.
+void read_disk_fields(const Reader& r, const std::string& origin, DiskProfile& p) {
   p.name = r.string("name", std::string("disk"));
   p.sector_bytes = static_cast<std::uint32_t>(r.integer("sector_bytes", 1, 1 << 20, 512));
   if ((p.sector_bytes & (p.sector_bytes - 1)) != 0)
@@ -383,103 +383,133 @@ DiskProfile profile_from_json(const json& j, const std::string& origin) {
   p.write_settle_ms = r.number("write_settle_ms", -kMaxMs, kMaxMs, 0.0);
   if (r.has("capacity_sectors"))
     p.capacity_sectors = static_cast<std::uint64_t>(r.integer("capacity_sectors", 1, INT64_MAX));
+}
 
-  if (!r.has("zones")) r.missing("zones", "a non-empty list of zones");
-  const json& zones = r.at("zones");
-  if (!zones.is_array() || zones.empty()) r.fail("zones", zones, "a non-empty list of zones");
-  std::int64_t next_cyl = 0;
-  for (std::size_t i = 0; i < zones.size(); ++i) {
-    Reader z(zones[i], origin, fmt::format("zones[{}]", i));
-    z.only({"first_cylinder", "last_cylinder", "sectors_per_track", "track_skew_sectors",
-            "cylinder_skew_sectors", "first_block_sectors", "empty_front", "spares", "slips",
-            "remaps"});
-    ZoneSpec zs;
-    zs.first_cylinder = z.integer("first_cylinder", 0, kMaxCylinders - 1);
-    if (i == 0 && zs.first_cylinder != 0)
-      z.fail("first_cylinder", zones[i].at("first_cylinder"), "0 (the first zone starts the disk)");
-    // Gaps between zones (cylinders without data) are a real drive's layout; without a
-    // "layout" a gap is more likely a typo.
-    if (r.has("layout") ? zs.first_cylinder < next_cyl : zs.first_cylinder != next_cyl)
-      z.fail("first_cylinder", zones[i].at("first_cylinder"),
-             r.has("layout")
-                 ? fmt::format("{} or more (zones in order, not overlapping)", next_cyl)
-                 : fmt::format("{} (zones are contiguous, in order, from cylinder 0; gaps need "
-                               "a \"layout\" object)",
-                               next_cyl));
-    zs.last_cylinder = z.integer("last_cylinder", zs.first_cylinder, kMaxCylinders - 1);
-    zs.sectors_per_track = static_cast<std::uint32_t>(z.integer("sectors_per_track", 1, 1 << 20));
-    if (z.has("track_skew_sectors")) zs.track_skew_sectors = z.number("track_skew_sectors", 0, 1e6);
-    if (z.has("cylinder_skew_sectors"))
-      zs.cylinder_skew_sectors = z.number("cylinder_skew_sectors", 0, 1e6);
-    if (z.has("first_block_sectors")) zs.first_block_sectors = z.number("first_block_sectors", 0, 1e6);
-    zs.empty_front = static_cast<std::uint64_t>(z.integer("empty_front", 0, INT64_MAX, 0));
-    zs.spares = static_cast<std::uint64_t>(z.integer("spares", 0, INT64_MAX, 0));
-    zs.slips = read_indices(z, "slips");
-    zs.remaps = read_remaps(z);
-    next_cyl = zs.last_cylinder + 1;
-    // A physical sector never straddles two tracks.
-    const std::uint32_t per_physical = p.physical_sector_bytes == 0 ? 1 : p.physical_sector_bytes / p.sector_bytes;
-    if (zs.sectors_per_track % per_physical != 0)
-      z.fail("sectors_per_track", zones[i].at("sectors_per_track"),
-             fmt::format("a multiple of {} (physical_sector_bytes {} / sector_bytes {}: whole "
-                         "physical sectors per track)",
-                         per_physical, p.physical_sector_bytes, p.sector_bytes));
-    p.zones.push_back(zs);
-  }
-  // Sectors in all, checked against the largest export (no wrap-around).
+// zones[i], which must start at `next_cyl` (or, with a "layout", at or after it).
+ZoneSpec read_zone(const Reader& r, const json& zj, std::size_t i, std::int64_t next_cyl,
+                   const DiskProfile& p) {
+  Reader z(zj, r.origin(), fmt::format("zones[{}]", i));
+  z.only({"first_cylinder", "last_cylinder", "sectors_per_track", "track_skew_sectors",
+          "cylinder_skew_sectors", "first_block_sectors", "empty_front", "spares", "slips",
+          "remaps"});
+  ZoneSpec zs;
+  zs.first_cylinder = z.integer("first_cylinder", 0, kMaxCylinders - 1);
+  if (i == 0 && zs.first_cylinder != 0)
+    z.fail("first_cylinder", zj.at("first_cylinder"), "0 (the first zone starts the disk)");
+  // Gaps between zones (cylinders without data) are a real drive's layout; without a
+  // "layout" a gap is more likely a typo.
+  if (r.has("layout") ? zs.first_cylinder < next_cyl : zs.first_cylinder != next_cyl)
+    z.fail("first_cylinder", zj.at("first_cylinder"),
+           r.has("layout")
+               ? fmt::format("{} or more (zones in order, not overlapping)", next_cyl)
+               : fmt::format("{} (zones are contiguous, in order, from cylinder 0; gaps need "
+                             "a \"layout\" object)",
+                             next_cyl));
+  zs.last_cylinder = z.integer("last_cylinder", zs.first_cylinder, kMaxCylinders - 1);
+  zs.sectors_per_track = static_cast<std::uint32_t>(z.integer("sectors_per_track", 1, 1 << 20));
+  if (z.has("track_skew_sectors")) zs.track_skew_sectors = z.number("track_skew_sectors", 0, 1e6);
+  if (z.has("cylinder_skew_sectors"))
+    zs.cylinder_skew_sectors = z.number("cylinder_skew_sectors", 0, 1e6);
+  if (z.has("first_block_sectors")) zs.first_block_sectors = z.number("first_block_sectors", 0, 1e6);
+  zs.empty_front = static_cast<std::uint64_t>(z.integer("empty_front", 0, INT64_MAX, 0));
+  zs.spares = static_cast<std::uint64_t>(z.integer("spares", 0, INT64_MAX, 0));
+  zs.slips = read_indices(z, "slips");
+  zs.remaps = read_remaps(z);
+  // A physical sector never straddles two tracks.
+  const std::uint32_t per_physical = p.physical_sector_bytes == 0 ? 1 : p.physical_sector_bytes / p.sector_bytes;
+  if (zs.sectors_per_track % per_physical != 0)
+    z.fail("sectors_per_track", zj.at("sectors_per_track"),
+           fmt::format("a multiple of {} (physical_sector_bytes {} / sector_bytes {}: whole "
+                       "physical sectors per track)",
+                       per_physical, p.physical_sector_bytes, p.sector_bytes));
+  return zs;
+}
+
+// Sectors in all, checked against the largest export (no wrap-around).
+std::uint64_t total_sectors(const Reader& r, const DiskProfile& p) {
   std::uint64_t sectors = 0;
   for (const auto& zs : p.zones) {
     const unsigned __int128 zone = static_cast<unsigned __int128>(zs.last_cylinder -
                                                                   zs.first_cylinder + 1) *
                                    static_cast<std::uint64_t>(p.heads) * zs.sectors_per_track;
     if (zone * p.sector_bytes > kMaxCapacityBytes - static_cast<unsigned __int128>(sectors) * p.sector_bytes)
-      r.fail("zones", zones,
+      r.fail("zones", r.at("zones"),
              fmt::format("a capacity of at most {} bytes (2^63 - 1, the largest NBD export): "
                          "cylinders x heads ({}) x sectors_per_track x sector_bytes ({}) is more",
                          kMaxCapacityBytes, p.heads, p.sector_bytes));
     sectors += static_cast<std::uint64_t>(zone);
   }
-  p.seek = read_seek(r, next_cyl);
+  return sectors;
+}
 
+void read_track_phases(const Reader& r, std::int64_t cylinders, DiskProfile& p) {
+  if (!r.has("track_phase")) return;
+  const json& tp = r.at("track_phase");
+  if (!tp.is_array()) r.fail("track_phase", tp, "a list of {cylinder, head, phase}");
+  for (std::size_t i = 0; i < tp.size(); ++i) {
+    Reader t(tp[i], r.origin(), fmt::format("track_phase[{}]", i));
+    t.only({"cylinder", "head", "phase"});
+    TrackPhase ph;
+    ph.cylinder = t.integer("cylinder", 0, cylinders - 1);
+    ph.head = static_cast<std::int32_t>(t.integer("head", 0, p.heads - 1));
+    ph.phase = t.number("phase", 0, 1);
+    if (ph.phase >= 1.0) ph.phase = 0.0;
+    p.track_phase.push_back(ph);
+  }
+}
+
+// The older profiles' defects; fewer than the disk's `sectors`.
+void read_defects(const Reader& r, std::int64_t cylinders, std::uint64_t sectors, DiskProfile& p) {
+  if (!r.has("defects")) return;
   auto find_zone = [&](std::int64_t c) -> const ZoneSpec* {
     for (const auto& z : p.zones)
       if (c >= z.first_cylinder && c <= z.last_cylinder) return &z;
     return nullptr;
   };
-  if (r.has("track_phase")) {
-    const json& tp = r.at("track_phase");
-    if (!tp.is_array()) r.fail("track_phase", tp, "a list of {cylinder, head, phase}");
-    for (std::size_t i = 0; i < tp.size(); ++i) {
-      Reader t(tp[i], origin, fmt::format("track_phase[{}]", i));
-      t.only({"cylinder", "head", "phase"});
-      TrackPhase ph;
-      ph.cylinder = t.integer("cylinder", 0, next_cyl - 1);
-      ph.head = static_cast<std::int32_t>(t.integer("head", 0, p.heads - 1));
-      ph.phase = t.number("phase", 0, 1);
-      if (ph.phase >= 1.0) ph.phase = 0.0;
-      p.track_phase.push_back(ph);
-    }
+  const json& d = r.at("defects");
+  if (!d.is_array()) r.fail("defects", d, "a list of {cylinder, head, sector}");
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    Reader t(d[i], r.origin(), fmt::format("defects[{}]", i));
+    t.only({"cylinder", "head", "sector"});
+    Defect df;
+    df.cylinder = t.integer("cylinder", 0, cylinders - 1);
+    df.head = static_cast<std::int32_t>(t.integer("head", 0, p.heads - 1));
+    const ZoneSpec* z = find_zone(df.cylinder);
+    if (z == nullptr) t.fail("cylinder", d[i].at("cylinder"), "a cylinder inside a zone (not in a gap)");
+    df.sector = static_cast<std::uint32_t>(t.integer("sector", 0, z->sectors_per_track - 1));
+    p.defects.push_back(df);
   }
-  if (r.has("defects")) {
-    const json& d = r.at("defects");
-    if (!d.is_array()) r.fail("defects", d, "a list of {cylinder, head, sector}");
-    for (std::size_t i = 0; i < d.size(); ++i) {
-      Reader t(d[i], origin, fmt::format("defects[{}]", i));
-      t.only({"cylinder", "head", "sector"});
-      Defect df;
-      df.cylinder = t.integer("cylinder", 0, next_cyl - 1);
-      df.head = static_cast<std::int32_t>(t.integer("head", 0, p.heads - 1));
-      const ZoneSpec* z = find_zone(df.cylinder);
-      if (z == nullptr) t.fail("cylinder", d[i].at("cylinder"), "a cylinder inside a zone (not in a gap)");
-      df.sector = static_cast<std::uint32_t>(t.integer("sector", 0, z->sectors_per_track - 1));
-      p.defects.push_back(df);
-    }
-    std::set<std::tuple<std::int64_t, std::int32_t, std::uint32_t>> distinct;
-    for (const auto& df : p.defects) distinct.insert({df.cylinder, df.head, df.sector});
-    if (distinct.size() >= sectors)
-      r.fail("defects", d, fmt::format("fewer defects than the disk's {} sectors (every sector "
-                                       "is a defect: the capacity would be 0)", sectors));
+  std::set<std::tuple<std::int64_t, std::int32_t, std::uint32_t>> distinct;
+  for (const auto& df : p.defects) distinct.insert({df.cylinder, df.head, df.sector});
+  if (distinct.size() >= sectors)
+    r.fail("defects", d, fmt::format("fewer defects than the disk's {} sectors (every sector "
+                                     "is a defect: the capacity would be 0)", sectors));
+}
+
+}  // namespace
+
+DiskProfile profile_from_json(const json& j, const std::string& origin) {
+  Reader r(j, origin, "");
+  r.only({"schema", "version", "kind", "name", "sector_bytes", "physical_sector_bytes", "heads", "rpm", "rotation_ms",
+          "zones", "track_skew_sectors", "cylinder_skew_sectors", "head_switch_ms",
+          "overhead_ms", "completion_ms", "seek", "rotation_phase", "track_phase", "defects",
+          "layout", "write_settle_ms", "capacity_sectors", "source", "controller", "bus", "cache"});
+  check_header(r);
+  DiskProfile p;
+  read_disk_fields(r, origin, p);
+
+  if (!r.has("zones")) r.missing("zones", "a non-empty list of zones");
+  const json& zones = r.at("zones");
+  if (!zones.is_array() || zones.empty()) r.fail("zones", zones, "a non-empty list of zones");
+  std::int64_t next_cyl = 0;
+  for (std::size_t i = 0; i < zones.size(); ++i) {
+    p.zones.push_back(read_zone(r, zones[i], i, next_cyl, p));
+    next_cyl = p.zones.back().last_cylinder + 1;
   }
+  const std::uint64_t sectors = total_sectors(r, p);
+  p.seek = read_seek(r, next_cyl);
+  read_track_phases(r, next_cyl, p);
+  read_defects(r, next_cyl, sectors, p);
   p.drive = drive_params_from_json(j, origin);
   if (r.has("source")) p.source = r.at("source");
   return p;

@@ -34,7 +34,7 @@
 #include <libnbd.h>
 #include <nlohmann/json.hpp>
 
-#include "bench/sim/workload/workload.hpp"
+#include "bench/experiments/workload/workload.hpp"
 #include "common/clock.hpp"
 #include "common/progress_line.hpp"
 #include "common/units.hpp"
@@ -273,7 +273,7 @@ void Replayer::progress(bool force) {
 bool Replayer::run(const Workload& w, std::vector<LogRow>& rows,
                    std::vector<LiveRecord>& records) {
   const DeviceExtent dev{size_, 512};
-  // The seed of `disksched sim` replication `rep` (bench/sim/sweep/experiment.cpp).
+  // The seed of `disksched sim` replication `rep` (bench/experiments/sweep/experiment.cpp).
   const std::uint64_t seed = Rng::derive(o_.seed, o_.rep);
   const std::uint64_t total = o_.warmup + o_.requests;
   bool saturated = false;

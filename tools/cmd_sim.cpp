@@ -12,11 +12,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "bench/sim/sweep/experiment.hpp"
-#include "bench/sim/repro/repro.hpp"
-#include "bench/sim/sweep/sweep.hpp"
-#include "bench/sim/sweep/sweep_points.hpp"
-#include "bench/sim/workload/workload.hpp"
+#include "bench/experiments/sweep/experiment.hpp"
+#include "bench/experiments/repro/repro.hpp"
+#include "bench/experiments/sweep/sweep.hpp"
+#include "bench/experiments/sweep/sweep_points.hpp"
+#include "bench/experiments/workload/workload.hpp"
 #include "common/units.hpp"
 #include "emulator/sim/process_flow/flow_report.hpp"
 #include "emulator/sim/process_flow/flow_workload.hpp"

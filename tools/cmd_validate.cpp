@@ -20,7 +20,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
-#include "bench/sim/trace/trace_reader.hpp"
+#include "bench/experiments/trace/trace_reader.hpp"
 #include "bench/validate/validate_replay.hpp"
 #include "common/spec.hpp"
 #include "predictor/disk_model.hpp"

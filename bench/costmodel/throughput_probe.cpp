@@ -4,8 +4,8 @@
 
 #include <fmt/format.h>
 
-#include "bench/sim/sweep/experiment.hpp"
-#include "bench/sim/workload/workload.hpp"
+#include "bench/experiments/sweep/experiment.hpp"
+#include "bench/experiments/workload/workload.hpp"
 #include "predictor/drive_cache.hpp"
 
 namespace disksched {

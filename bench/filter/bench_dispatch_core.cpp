@@ -9,7 +9,7 @@
 #include <optional>
 #include <vector>
 
-#include "bench/sim/workload/workload.hpp"
+#include "bench/experiments/workload/workload.hpp"
 #include "daemon/filter/live_core.hpp"
 #include "predictor/lbn_model.hpp"
 #include "schedulers/registry.hpp"

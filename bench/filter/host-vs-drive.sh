@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One live point of the host-vs-drive comparison (bench/sim/host-vs-drive.sh has the
+# One live point of the host-vs-drive comparison (bench/experiments/host-vs-drive.sh has the
 # sweep): `disksched replay` issues Poisson arrivals of 4 KiB random reads (seed 1,
 # replication 0) through nbdkit --filter=disksched on diskemu, and `disksched sim` runs the
 # same arrivals in virtual time, two ways:

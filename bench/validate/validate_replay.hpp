@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/sim/trace/trace_reader.hpp"
+#include "bench/experiments/trace/trace_reader.hpp"
 #include "emulator/device/virtual_device.hpp"
 #include "predictor/device_model.hpp"
 

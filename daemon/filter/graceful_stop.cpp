@@ -1,46 +1,26 @@
 #include "daemon/filter/graceful_stop.hpp"
 
-#include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <stdexcept>
-#include <string>
 #include <utility>
+
+#include "common/stop_signals.hpp"
 
 namespace disksched {
 namespace {
 
-constexpr int kSignals[] = {SIGTERM, SIGINT};
-// One instance per process (signal handlers are): its pipe and nbdkit's handlers.
-int wake_pipe[2] = {-1, -1};
-struct sigaction previous[2];
-bool installed = false;
+// One per process (signal handlers are): its pipe and nbdkit's handlers.
+StopSignals signals;
 
-void on_signal(int sig) {
-  const unsigned char b = static_cast<unsigned char>(sig);
-  const int saved = errno;
-  [[maybe_unused]] ssize_t n = write(wake_pipe[1], &b, 1);
-  errno = saved;
-}
+void on_signal(int sig, siginfo_t*, void*) { signals.wake(static_cast<unsigned char>(sig)); }
 
-void restore_handlers() {
-  if (!installed) return;
-  for (std::size_t i = 0; i < std::size(kSignals); ++i) sigaction(kSignals[i], &previous[i], nullptr);
-  installed = false;
-}
+void restore_handlers() { signals.restore(); }
 
 // Waits up to `ms` for a byte on the pipe; returns it, or -1 on timeout.
-int next_byte(int ms) {
-  pollfd p{wake_pipe[0], POLLIN, 0};
-  if (poll(&p, 1, ms) <= 0) return -1;
-  unsigned char b = 0;
-  return read(wake_pipe[0], &b, 1) == 1 ? b : -1;
-}
+int next_byte(int ms) { return signals.next_byte(ms); }
 
 }  // namespace
 
@@ -52,26 +32,16 @@ GracefulStop::~GracefulStop() { stop(); }
 
 void GracefulStop::start() {
   if (thread_.joinable()) return;
-  if (pipe2(wake_pipe, O_CLOEXEC) == -1)
-    throw std::runtime_error(std::string("graceful stop: pipe: ") + std::strerror(errno));
-  struct sigaction sa {};
-  sa.sa_handler = on_signal;
-  sa.sa_flags = SA_RESTART;
-  sigemptyset(&sa.sa_mask);
-  for (std::size_t i = 0; i < std::size(kSignals); ++i) sigaction(kSignals[i], &sa, &previous[i]);
-  installed = true;
+  signals.install("graceful stop", on_signal);
   thread_ = std::thread([this] { run(); });
 }
 
 void GracefulStop::stop() {
   if (!thread_.joinable()) return;
-  const unsigned char zero = 0;  // "exit" to the thread
-  [[maybe_unused]] ssize_t n = write(wake_pipe[1], &zero, 1);
+  signals.wake(0);  // "exit" to the thread
   thread_.join();
   restore_handlers();
-  close(wake_pipe[0]);
-  close(wake_pipe[1]);
-  wake_pipe[0] = wake_pipe[1] = -1;
+  signals.close_pipe();
 }
 
 void GracefulStop::run() {

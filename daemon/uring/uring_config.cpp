@@ -6,9 +6,7 @@ namespace disksched::uring {
 
 namespace {
 
-ConfigError bad(std::string_view key, std::string_view value, std::string_view expected) {
-  return ConfigError(bad_value_message(key, value, expected));
-}
+constexpr auto* bad = &bad_value<ConfigError>;
 
 // The keys' setters, one a key (the table below says which).
 using Config = UringConfig;

@@ -26,6 +26,17 @@
 //
 // Depth 1 is today's device without a queue, exactly: the commands reach the device in
 // arrival order and each starts at max(arrival, previous completion).
+//
+// Why this is not a configuration of the one dispatch core (schedulers/dispatch/
+// dispatch_core.hpp): the two are layers that run at once, the host's core deciding what
+// the drive is sent and this deciding, inside the drive, what it does next
+// (ARCHITECTURE.md, "Latency targets over a drive that queues"). What they share is
+// shared: the request queue with its overlap rule and the registry's schedulers. What
+// this adds is the firmware's and has no place in the host's decision path: the window
+// the policy sees, forcing by age, a flush that is not queued, commands waiting beyond
+// the depth; and it serves the VirtualDevice directly, with no head source, records or
+// log lines to keep. Folding these into DispatchCore would put a drive's rules in the
+// filter's every dispatch.
 #pragma once
 
 #include <cstddef>

@@ -21,9 +21,7 @@ std::uint64_t parse_u64(const KeyParsers& p, std::string_view text) {
   return v;
 }
 
-ConfigError bad(std::string_view key, std::string_view value, std::string_view expected) {
-  return ConfigError(bad_value_message(key, value, expected));
-}
+constexpr auto* bad = &bad_value<ConfigError>;
 
 // The keys' setters, one a key (the table below says which).
 using Config = DiskemuConfig;

@@ -1,6 +1,6 @@
 // How requests come into the simulator: an open stream of timed arrivals, or the
 // clients of a closed loop. The simulator only sees these interfaces; the workloads
-// that implement them (synthetic generators, trace replay) live in bench/sim/.
+// that implement them (synthetic generators, trace replay) live in bench/experiments/.
 #pragma once
 
 #include <cstddef>

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "bench/sim/sweep/sweep_points.hpp"
+#include "bench/experiments/sweep/sweep_points.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// Fuzz target: one trace format of bench/sim/trace_reader (the format is chosen at
+// Fuzz target: one trace format of bench/experiments/trace_reader (the format is chosen at
 // build time, -DTRACE_FORMAT="...", one executable and one corpus per format). Each
 // input is read with the default options and with the other reading the format offers
 // (blkparse: the queued stream with merges; ascii and csv: nanosecond times).
@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "bench/sim/trace/trace_reader.hpp"
+#include "bench/experiments/trace/trace_reader.hpp"
 
 namespace {
 

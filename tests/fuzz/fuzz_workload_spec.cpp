@@ -14,8 +14,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "bench/sim/trace/trace_reader.hpp"
-#include "bench/sim/workload/workload.hpp"
+#include "bench/experiments/trace/trace_reader.hpp"
+#include "bench/experiments/workload/workload.hpp"
 
 namespace {
 

@@ -37,19 +37,32 @@ double sustained_mb_s(const DiskModel& m, std::int64_t first, std::int64_t cylin
   return static_cast<double>(bytes) / (c.transfer_ms * 1e3);
 }
 
+// The datasheet's capacity (`bytes`, and less than `over` more), average rotational
+// latency (half a revolution) and average seek.
+void check_capacity_latency_seek(const DiskModel& m, std::uint64_t bytes, std::uint64_t over,
+                                 Approx latency_ms, double average_seek_ms) {
+  CHECK(m.capacity_bytes() >= bytes);
+  CHECK(m.capacity_bytes() <= bytes + over);
+  CHECK(m.rotation_ms() / 2 == latency_ms);
+  CHECK(datasheet_average_seek(m) == Approx(average_seek_ms).epsilon(0.005));
+}
+
+// The single-track and full-stroke seeks.
+void check_seek_ends(const DiskModel& m, double single_ms, double full_stroke_ms) {
+  CHECK(m.seek_ms(1) == Approx(single_ms));
+  CHECK(m.seek_ms(m.cylinders() - 1) == Approx(full_stroke_ms));
+}
+
 }  // namespace
 
 TEST_CASE("sata7200-8tb meets its datasheet figures") {
   const DiskModel m(*datasheet_builtin("sata7200-8tb"));
   CHECK(m.sector_bytes() == 512);
-  // 8 TB, and not much more (the zones overshoot by less than a cylinder each).
-  CHECK(m.capacity_bytes() >= 8'000'000'000'000ull);
-  CHECK(m.capacity_bytes() <= 8'004'000'000'000ull);
-  // Average latency 4.16 ms: half a revolution at 7200 rpm.
-  CHECK(m.rotation_ms() / 2 == Approx(4.1667).margin(0.001));
-  CHECK(datasheet_average_seek(m) == Approx(8.0).epsilon(0.005));
-  CHECK(m.seek_ms(1) == Approx(0.8));
-  CHECK(m.seek_ms(m.cylinders() - 1) == Approx(16.0));
+  // 8 TB, and not much more (the zones overshoot by less than a cylinder each). Average
+  // latency 4.16 ms: half a revolution at 7200 rpm.
+  check_capacity_latency_seek(m, 8'000'000'000'000ull, 4'000'000'000ull,
+                              Approx(4.1667).margin(0.001), 8.0);
+  check_seek_ends(m, 0.8, 16.0);
   // 205 MB/s sustained at the outer edge, switches included; inner about half.
   CHECK(sustained_mb_s(m, 0, 4) == Approx(205).epsilon(0.01));
   CHECK(sustained_mb_s(m, m.cylinders() - 4, 4) == Approx(102.5).epsilon(0.01));
@@ -80,19 +93,13 @@ TEST_CASE("sequential transfer loses no revolution at a track or cylinder switch
 TEST_CASE("the 5400 rpm and 15k rpm profiles meet their datasheet figures") {
   SECTION("laptop5400-320gb: Travelstar 5K320 seek figures") {
     const DiskModel m(*datasheet_builtin("laptop5400-320gb"));
-    CHECK(m.capacity_bytes() >= 320'000'000'000ull);
-    CHECK(m.capacity_bytes() <= 320'200'000'000ull);
-    CHECK(m.rotation_ms() / 2 == Approx(5.5).margin(0.06));
-    CHECK(datasheet_average_seek(m) == Approx(12.0).epsilon(0.005));
-    CHECK(m.seek_ms(1) == Approx(1.0));
-    CHECK(m.seek_ms(m.cylinders() - 1) == Approx(20.0));
+    check_capacity_latency_seek(m, 320'000'000'000ull, 200'000'000ull, Approx(5.5).margin(0.06),
+                                12.0);
+    check_seek_ends(m, 1.0, 20.0);
   }
   SECTION("sas15k-600gb: Cheetah 15K.7 rates, inner and outer") {
     const DiskModel m(*datasheet_builtin("sas15k-600gb"));
-    CHECK(m.capacity_bytes() >= 600'000'000'000ull);
-    CHECK(m.capacity_bytes() <= 600'200'000'000ull);
-    CHECK(m.rotation_ms() / 2 == Approx(2.0));
-    CHECK(datasheet_average_seek(m) == Approx(3.4).epsilon(0.005));
+    check_capacity_latency_seek(m, 600'000'000'000ull, 200'000'000ull, Approx(2.0), 3.4);
     CHECK(sustained_mb_s(m, 0, 4) == Approx(204).epsilon(0.01));
     CHECK(sustained_mb_s(m, m.cylinders() - 4, 4) == Approx(122).epsilon(0.01));
   }

@@ -17,7 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "bench/sim/workload/workload.hpp"
+#include "bench/experiments/workload/workload.hpp"
 #include "predictor/device_model.hpp"
 #include "predictor/disk_model.hpp"
 #include "predictor/head_tracker.hpp"

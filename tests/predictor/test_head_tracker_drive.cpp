@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "bench/sim/workload/workload.hpp"
+#include "bench/experiments/workload/workload.hpp"
 #include "predictor/datasheet_profiles.hpp"
 #include "predictor/device_model.hpp"
 #include "predictor/disk_model.hpp"

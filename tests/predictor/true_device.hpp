@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "bench/sim/workload/workload.hpp"
+#include "bench/experiments/workload/workload.hpp"
 #include "predictor/device_model.hpp"
 #include "predictor/spin.hpp"
 

@@ -5,7 +5,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "bench/sim/trace/trace_reader.hpp"
+#include "bench/experiments/trace/trace_reader.hpp"
 #include "bench/validate/validate_replay.hpp"
 #include "predictor/device_model.hpp"
 #include "predictor/disk_model.hpp"

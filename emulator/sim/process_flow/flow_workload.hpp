@@ -18,7 +18,7 @@
 //   preempt=on|off the system (system.hpp)
 //   seed=1         the CPU-time draws
 // Every default is GP's value where GP give one (Table 2, sec. 5.2); the rest are our
-// choices, documented in bench/sim/RESULTS.md (GP93).
+// choices, documented in bench/experiments/RESULTS.md (GP93).
 #pragma once
 
 #include <memory>

@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "bench/sim/workload/workload.hpp"
+#include "bench/experiments/workload/workload.hpp"
 #include "predictor/lbn_model.hpp"
 #include "daemon/filter/control_commands.hpp"
 #include "daemon/filter/dispatcher.hpp"

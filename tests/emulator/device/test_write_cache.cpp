@@ -11,6 +11,7 @@
 #include <optional>
 #include <random>
 #include <set>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -27,6 +28,29 @@ constexpr std::uint32_t kSector = 512;
 constexpr double kEps = 1e-9;
 
 DiskProfile small_disk() { return testing::small_disk("write-cache-test"); }
+
+// The small disk with a profile cache that takes writes behind (DiskSim's rules): two
+// read segments, one write segment, no bus or controller time.
+DiskProfile write_behind_disk() {
+  DiskProfile p = small_disk();
+  p.drive.has_cache = true;
+  p.drive.cache.segments = 2;
+  p.drive.cache.segment_sectors = 200;
+  p.drive.cache.write_segments = 1;
+  p.drive.cache.fast_write = 2;
+  return p;
+}
+
+using Lbas = std::vector<std::uint64_t>;
+
+// The first LBA of each extent a command (or a power cut) destaged, in the order it
+// destaged them.
+template <class WithDestaged>
+Lbas destaged_lbas(const WithDestaged& s) {
+  Lbas out;
+  for (const auto& d : s.destaged) out.push_back(d.extent.lba);
+  return out;
+}
 
 VirtualDevice cached(std::uint64_t sectors, double high_water = 1.0) {
   DeviceOptions o;
@@ -71,10 +95,7 @@ TEST_CASE("FLUSH destages shortest positioning first and completes when all is o
   write(d, 0.0, kC);
   CHECK(d.write_cache()->dirty_sectors() == 3);
   const Service f = d.serve(0.0, Op::Flush, 0, 0);
-  REQUIRE(f.destaged.size() == 3);
-  CHECK(f.destaged[0].extent.lba == kC);
-  CHECK(f.destaged[1].extent.lba == kA);
-  CHECK(f.destaged[2].extent.lba == kB);
+  REQUIRE(destaged_lbas(f) == Lbas{kC, kA, kB});
   CHECK_THAT(f.destaged[0].media_ms, WithinAbs(1.6, kEps));
   CHECK_THAT(f.destaged[1].media_ms, WithinAbs(5.1, kEps));
   CHECK_THAT(f.destaged[2].media_ms, WithinAbs(12.1, kEps));
@@ -93,8 +114,7 @@ TEST_CASE("a full cache makes a write wait for the destage of another", "[write-
   write(d, 0.0, kB);
   const Service w = d.serve(0.0, Op::Write, kC * kSector, kSector);
   // No room: the shortest of A and B from cylinder 0 is B (positioning 2.0 vs 5.0).
-  REQUIRE(w.destaged.size() == 1);
-  CHECK(w.destaged[0].extent.lba == kB);
+  REQUIRE(destaged_lbas(w) == Lbas{kB});
   CHECK_THAT(w.destaged[0].media_ms, WithinAbs(2.1, kEps));
   CHECK_THAT(w.start_ms, WithinAbs(2.1, kEps));
   CHECK(w.hit);
@@ -110,8 +130,7 @@ TEST_CASE("above the high-water mark the cache drains below it before the next c
   CHECK(w.destaged.empty());
   CHECK(d.write_cache()->dirty_sectors() == 3);
   const Service r = d.serve(0.0, Op::Read, 0, kSector);  // 3 > 2: one destage first (C)
-  REQUIRE(r.destaged.size() == 1);
-  CHECK(r.destaged[0].extent.lba == kC);
+  REQUIRE(destaged_lbas(r) == Lbas{kC});
   CHECK_THAT(r.start_ms, WithinAbs(1.6, kEps));
 }
 
@@ -168,8 +187,7 @@ TEST_CASE("a power cut loses what is not on the media, and only that", "[write-c
   write(d, 0.0, kC);
   // At 3.0 only C (on the media at 1.6) made it; A would be there at 5.1.
   const VirtualDevice::PowerCut cut = d.power_cut(3.0);
-  REQUIRE(cut.destaged.size() == 1);
-  CHECK(cut.destaged[0].extent.lba == kC);
+  REQUIRE(destaged_lbas(cut) == Lbas{kC});
   CHECK(cut.lost == std::vector<Extent>{{kA, 1}, {kB, 1}});
   CHECK(d.write_cache()->empty());
   // It serves on: a write after the cut is cached again.
@@ -229,12 +247,7 @@ TEST_CASE("a power cut never loses a flushed or FUA write (random writes, flushe
 
 TEST_CASE("write-cache=0 is write-through even where the profile has write-behind",
           "[write-cache]") {
-  DiskProfile p = small_disk();
-  p.drive.has_cache = true;
-  p.drive.cache.segments = 2;
-  p.drive.cache.segment_sectors = 200;
-  p.drive.cache.write_segments = 1;
-  p.drive.cache.fast_write = 2;
+  const DiskProfile p = write_behind_disk();
   DeviceOptions through;
   through.write_cache = WriteCacheOptions{0, 0.75};
   VirtualDevice d(std::make_unique<DiskModel>(p), through);
@@ -272,18 +285,6 @@ TEST_CASE("a write taken into the buffer does not wait for the destage under way
 }
 
 namespace {
-
-// The small disk with a profile cache that takes writes behind (DiskSim's rules): two
-// read segments, one write segment, no bus or controller time.
-DiskProfile write_behind_disk() {
-  DiskProfile p = small_disk();
-  p.drive.has_cache = true;
-  p.drive.cache.segments = 2;
-  p.drive.cache.segment_sectors = 200;
-  p.drive.cache.write_segments = 1;
-  p.drive.cache.fast_write = 2;
-  return p;
-}
 
 std::set<std::uint64_t> lbas(const std::vector<Destage>& v) {
   std::set<std::uint64_t> out;
@@ -427,10 +428,7 @@ TEST_CASE("a profile's write buffer holds what its size holds and destages by po
   CHECK(d.write_cache()->dirty_sectors() == 3);
   // The flush destages them shortest positioning first (C, A, B), not in arrival order.
   const Service f = d.serve(0.0, Op::Flush, 0, 0);
-  REQUIRE(f.destaged.size() == 3);
-  CHECK(f.destaged[0].extent.lba == kC);
-  CHECK(f.destaged[1].extent.lba == kA);
-  CHECK(f.destaged[2].extent.lba == kB);
+  REQUIRE(destaged_lbas(f) == Lbas{kC, kA, kB});
   CHECK_THAT(f.destaged[2].media_ms, WithinAbs(12.1, kEps));
 }
 
@@ -439,10 +437,7 @@ TEST_CASE("a write buffer's window: the destage chooses among the oldest few", "
   VirtualDevice d = with_write_buffer(1);
   for (const std::uint64_t lba : {kA, kB, kC}) d.serve(0.0, Op::Write, lba * kSector, kSector);
   const Service f = d.serve(0.0, Op::Flush, 0, 0);
-  REQUIRE(f.destaged.size() == 3);
-  CHECK(f.destaged[0].extent.lba == kA);
-  CHECK(f.destaged[1].extent.lba == kB);
-  CHECK(f.destaged[2].extent.lba == kC);
+  REQUIRE(destaged_lbas(f) == Lbas{kA, kB, kC});
   CHECK_THAT(f.destaged[0].media_ms, WithinAbs(5.1, kEps));
   // A window of two: B or A first (B is nearer from cylinder 0: 2.1), then the nearer of
   // A and C.

@@ -28,21 +28,28 @@ constexpr std::uint64_t kA = 2 * 200 + 100 + 50, kB = 5 * 200 + 20, kC = 8 * 200
 
 using Listed = disksched::testing::ListedArrivals;
 
-SimResult run(std::optional<WriteCacheOptions> cache) {
-  DiskProfile p = testing::small_disk("sim-write-cache");
+// `items` through FCFS on the small disk with the bus, every one measured.
+SimResult run_fcfs(const char* name, std::optional<WriteCacheOptions> cache,
+                   const std::vector<Arrival>& items) {
+  DiskProfile p = testing::small_disk(name);
   p.drive.has_bus = true;
   p.drive.bus.write_sector = 0.05;
   const DiskModel model(p);
   SimConfig cfg;
   cfg.warmup = 0;
-  cfg.measured = 4;
+  cfg.measured = items.size();
   cfg.device.write_cache = cache;
   Simulator sim(model, make_scheduler("fcfs", model), cfg);
-  Listed arrivals({{0.0, Op::Write, kA * kSector, kSector},
+  Listed arrivals(items);
+  return sim.run(arrivals);
+}
+
+SimResult run(std::optional<WriteCacheOptions> cache) {
+  return run_fcfs("sim-write-cache", cache,
+                  {{0.0, Op::Write, kA * kSector, kSector},
                    {0.0, Op::Write, kB * kSector, kSector},
                    {0.0, Op::Write, kC * kSector, kSector},
                    {50.0, Op::Read, 0, kSector}});
-  return sim.run(arrivals);
 }
 
 }  // namespace
@@ -82,20 +89,10 @@ TEST_CASE("sim --write-cache: writes faster than the media keep the device busy 
   // 40 scattered writes at once into a cache of 8 sectors marked at 4: the drive drains
   // to the mark before each write it takes, so commands wait for the mechanism and the
   // busy time (commands and destages, overlapping) is never more than the window.
-  DiskProfile p = testing::small_disk("sim-write-cache-full");
-  p.drive.has_bus = true;
-  p.drive.bus.write_sector = 0.05;
-  const DiskModel model(p);
-  SimConfig cfg;
-  cfg.warmup = 0;
-  cfg.measured = 40;
-  cfg.device.write_cache = WriteCacheOptions{8 * kSector, 0.5};
-  Simulator sim(model, make_scheduler("fcfs", model), cfg);
   std::vector<Arrival> items;
   for (std::uint64_t i = 0; i < 40; ++i)
     items.push_back({0.0, Op::Write, ((i * 7919) % 1800 + 100) * kSector, kSector});
-  Listed arrivals(items);
-  const SimResult r = sim.run(arrivals);
+  const SimResult r = run_fcfs("sim-write-cache-full", WriteCacheOptions{8 * kSector, 0.5}, items);
   REQUIRE(r.measured.size() == 40);
   const Millis window = r.window_end_ms - r.window_start_ms;
   CHECK(window > 40 * 1.0);  // each write past the first five waits for a destage

@@ -29,14 +29,21 @@ class FrozenClock final : public Clock {
   const Nanos t_;
 };
 
+// A 10 ms fixed device played on a manual clock at `scale`, with statistics.
+struct TenMsDevice {
+  explicit TenMsDevice(double scale) : rt(dev, clock, Timebase(origin, scale), &stats) {}
+  VirtualDevice dev{load_model("fixed:ms=10")};
+  ManualClock clock{origin};
+  DeviceStats stats;
+  RealTimeDevice rt;
+};
+
 }  // namespace
 
 TEST_CASE("a request completes exactly at the modelled time, scaled by timescale", "[diskemu]") {
   for (double scale : {1.0, 0.5, 0.01, 3.0}) {
-    VirtualDevice dev(load_model("fixed:ms=10"));
-    ManualClock clock(origin);
-    DeviceStats stats;
-    RealTimeDevice rt(dev, clock, Timebase(origin, scale), &stats);
+    TenMsDevice d(scale);
+    auto& [dev, clock, stats, rt] = d;
     clock.advance(2 * ms);
     const Admission a = rt.admit(Op::Read, 0, 4096);
     CHECK(a.arrival_ns == origin + 2 * ms);
@@ -53,10 +60,8 @@ TEST_CASE("a request completes exactly at the modelled time, scaled by timescale
 }
 
 TEST_CASE("requests admitted while the device is busy queue behind it", "[diskemu]") {
-  VirtualDevice dev(load_model("fixed:ms=10"));
-  ManualClock clock(origin);
-  DeviceStats stats;
-  RealTimeDevice rt(dev, clock, Timebase(origin, 0.5), &stats);
+  TenMsDevice d(0.5);
+  auto& [dev, clock, stats, rt] = d;
   const Admission a = rt.admit(Op::Read, 0, 512);
   clock.advance(1 * ms);                                  // device time 2 ms
   const Admission b = rt.admit(Op::Write, 512, 512);
@@ -80,10 +85,8 @@ TEST_CASE("requests admitted while the device is busy queue behind it", "[diskem
 }
 
 TEST_CASE("lateness is how far past the due time the wait ended", "[diskemu]") {
-  VirtualDevice dev(load_model("fixed:ms=10"));
-  ManualClock clock(origin);
-  DeviceStats stats;
-  RealTimeDevice rt(dev, clock, Timebase(origin, 1.0), &stats);
+  TenMsDevice d(1.0);
+  auto& [dev, clock, stats, rt] = d;
   const Admission a = rt.admit(Op::Read, 0, 512);
   clock.set(a.due_ns + 37'000);   // the thread was descheduled past its deadline
   CHECK(rt.complete(a) == 37'000);

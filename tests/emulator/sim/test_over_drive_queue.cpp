@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "bench/sim/workload/workload.hpp"
+#include "bench/experiments/workload/workload.hpp"
 #include "emulator/sim/simulator.hpp"
 #include "emulator/sim/stats.hpp"
 #include "schedulers/registry.hpp"

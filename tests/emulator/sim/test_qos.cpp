@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/sim/workload/workload.hpp"
+#include "bench/experiments/workload/workload.hpp"
 #include "emulator/sim/simulator.hpp"
 #include "schedulers/registry.hpp"
 

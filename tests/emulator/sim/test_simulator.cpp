@@ -8,7 +8,7 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
-#include "bench/sim/workload/workload.hpp"
+#include "bench/experiments/workload/workload.hpp"
 #include "emulator/sim/simulator.hpp"
 #include "emulator/sim/stats.hpp"
 #include "predictor/device_model.hpp"

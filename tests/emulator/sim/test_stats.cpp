@@ -6,7 +6,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "bench/sim/workload/workload.hpp"
+#include "bench/experiments/workload/workload.hpp"
 #include "emulator/sim/stats.hpp"
 
 using namespace disksched;

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "bench/sim/workload/workload.hpp"
+#include "bench/experiments/workload/workload.hpp"
 #include "daemon/filter/live_core.hpp"
 #include <map>
 #include "predictor/lbn_model.hpp"
