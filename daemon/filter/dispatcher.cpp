@@ -162,7 +162,14 @@ void Dispatcher::calibration_loop() {
       continue;
     }
     lock.unlock();
-    const Calibration c = calibrate_delta(*scratch, samples, {}, learnt.get());
+    Calibration c = calibrate_delta(*scratch, samples, {}, learnt.get());
+    // The geometry is judged at what the host can resolve: a drive of today's sector
+    // (2.3 us) passes faster than completions reach the filter steadily (tens of us),
+    // while a geometry that does not describe the device misses by much more.
+    const Millis judge_ms = std::max(scratch->sector_time_ms(), kJudgeToleranceUs / real_us(1.0));
+    if (c.samples >= LiveCore::kJudgedSamples && c.within < 0.5 && core_.model().rotational() &&
+        judge_ms > scratch->sector_time_ms())
+      c.within = calibrate_delta(*scratch, samples, {.tolerance_ms = judge_ms}, learnt.get()).within;
     lock.lock();
     calibration_pending_ = false;
     if (core_.adopt_calibration(c)) say_calibration_gave_up(c);
@@ -171,10 +178,10 @@ void Dispatcher::calibration_loop() {
         core_.model().rotational()) {
       warned_ = true;
       options_.warn(fmt::format(
-          "only {:.0f}% of the last {} requests were predicted within the tolerance for any "
-          "delta: does the geometry ({}) describe the device, and does sched-timescale ({}) "
+          "only {:.0f}% of the last {} requests were predicted within a sector or {:.0f} us for "
+          "any delta: does the geometry ({}) describe the device, and does sched-timescale ({}) "
           "match its speed?",
-          100 * c.within, c.samples, core_.model().name(), options_.timescale) +
+          100 * c.within, c.samples, kJudgeToleranceUs, core_.model().name(), options_.timescale) +
           (core_.tracker().writes_buffered()
                ? " (writes complete in bus time here: the device has a write cache. They are "
                  "predicted as buffered and leave the head where the last read left it; the "

@@ -117,6 +117,9 @@ class Dispatcher {
   std::int64_t now_ns() const { return clock_(); }
   // Model milliseconds -> real microseconds.
   double real_us(Millis model_ms) const { return model_ms * options_.timescale * 1e3; }
+  // A geometry that predicts most completions within a sector or this (real time) is
+  // taken to describe the device (calibration's back-off and the warning).
+  static constexpr double kJudgeToleranceUs = 100.0;
   // One sector time of the model in real microseconds (0 without rotation).
   double sector_us() const { return sector_us_; }
   std::uint64_t capacity_bytes() const { return capacity_bytes_; }

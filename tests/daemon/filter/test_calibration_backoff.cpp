@@ -33,10 +33,7 @@ std::vector<Attempt> serve(LiveCore& core, const char* model, std::uint64_t n,
   std::vector<std::uint64_t> dispatched;
   Millis t = 0;
   for (std::uint64_t i = 0; i < n; ++i) {
-    Request r;
-    r.op = Op::Read;
-    r.offset = (i * 7919 % 4096) * 65536;
-    r.length = 4096;
+    const RequestRecord r = RequestRecord::arriving(Op::Read, (i * 7919 % 4096) * 65536, 4096);
     const std::uint64_t id = core.arrive(r, t, dispatched);
     REQUIRE(dispatched.size() == 1);
     dispatched.clear();
