@@ -162,14 +162,8 @@ void Dispatcher::calibration_loop() {
       continue;
     }
     lock.unlock();
-    Calibration c = calibrate_delta(*scratch, samples, {}, learnt.get());
-    // The geometry is judged at what the host can resolve: a drive of today's sector
-    // (2.3 us) passes faster than completions reach the filter steadily (tens of us),
-    // while a geometry that does not describe the device misses by much more.
     const Millis judge_ms = std::max(scratch->sector_time_ms(), kJudgeToleranceUs / real_us(1.0));
-    if (c.samples >= LiveCore::kJudgedSamples && c.within < 0.5 && core_.model().rotational() &&
-        judge_ms > scratch->sector_time_ms())
-      c.within = calibrate_delta(*scratch, samples, {.tolerance_ms = judge_ms}, learnt.get()).within;
+    const Calibration c = LiveCore::calibrate_judged(*scratch, samples, learnt.get(), judge_ms);
     lock.lock();
     calibration_pending_ = false;
     if (core_.adopt_calibration(c)) say_calibration_gave_up(c);

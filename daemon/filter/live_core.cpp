@@ -57,6 +57,16 @@ bool LiveCore::adopt_calibration(const Calibration& c) {
   return false;
 }
 
+Calibration LiveCore::calibrate_judged(const DeviceModel& scratch,
+                                       const std::vector<TrackerSample>& samples,
+                                       const TrackAngles* learnt, Millis judge_ms) {
+  Calibration c = calibrate_delta(scratch, samples, {}, learnt);
+  if (c.samples >= kJudgedSamples && c.within < 0.5 && scratch.rotational() &&
+      judge_ms > scratch.sector_time_ms())
+    c.within = calibrate_delta(scratch, samples, {.tolerance_ms = judge_ms}, learnt).within;
+  return c;
+}
+
 bool LiveCore::refit_lbn(const std::vector<TrackerSample>& samples) {
   auto* lbn = dynamic_cast<LbnModel*>(model_.get());
   if (lbn == nullptr) return false;

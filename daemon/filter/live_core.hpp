@@ -82,6 +82,14 @@ class LiveCore {
   unsigned poor_calibrations() const { return poor_in_a_row_; }
   static constexpr std::size_t kJudgedSamples = 64;
   static constexpr unsigned kPoorCalibrations = 8;
+  // Calibrates delta on `scratch` (the caller's model instance) at a sector's tolerance;
+  // where most samples miss that, their share `within` is taken again at `judge_ms`, what
+  // the host can resolve: a drive of today's sector (2.3 us) passes faster than
+  // completions reach the filter steadily, while a geometry that does not describe the
+  // device misses by much more. The delta stays the sector tolerance's.
+  static Calibration calibrate_judged(const DeviceModel& scratch,
+                                      const std::vector<TrackerSample>& samples,
+                                      const TrackAngles* learnt, Millis judge_ms);
   // Without a geometry (the LBN model): refit its terms to the samples and take the
   // whole service time into the model (delta 0). False for other models or too few
   // samples.

@@ -111,3 +111,42 @@ TEST_CASE("a good calibration brings the wait back to calibrate_every", "[filter
     backed_off = backed_off || attempts[i].request - attempts[i - 1].request > 8;
   CHECK(backed_off);
 }
+
+TEST_CASE("a drive of today is judged at what the host resolves, not at its 2.3 us sector",
+          "[filter][calibration]") {
+  auto model = load_model("sata7200-8tb");
+  const Millis period = model->rotation_ms(), sector = model->sector_time_ms();
+  REQUIRE(sector < 0.003);
+  // Samples whose completions the geometry predicts but for the host's report jitter
+  // (0-30 us, a dozen sectors), or not at all (anywhere in a rotation).
+  auto samples_with = [&](const std::function<Millis(std::uint64_t)>& off) {
+    std::vector<TrackerSample> v;
+    for (std::uint64_t i = 0; i < 200; ++i) {
+      TrackerSample s;
+      s.from.spin.period_ms = period;
+      const Millis wait = period * static_cast<double>(i * 37 % 100) / 100.0;
+      s.shifted = TrackerSample::Shifted{0.0, 5.0 + wait, wait, period};
+      s.dispatch_ms = 20.0 * static_cast<double>(i);
+      s.complete_ms = s.dispatch_ms + 5.0 + wait + off(i);
+      v.push_back(s);
+    }
+    return v;
+  };
+  const auto jittered = samples_with([](std::uint64_t i) { return 0.03 * (i * 7 % 10) / 9.0; });
+  const auto unrelated = samples_with([&](std::uint64_t i) { return period * (i * 13 % 17) / 17.0; });
+  // At a sector's tolerance both look alike: most samples missed.
+  CHECK(calibrate_delta(*model, jittered).within < 0.5);
+  CHECK(calibrate_delta(*model, unrelated).within < 0.5);
+  // Judged within 0.1 ms, the jittered ones are predicted, the unrelated ones are not.
+  const Calibration j = LiveCore::calibrate_judged(*model, jittered, nullptr, 0.1);
+  const Calibration u = LiveCore::calibrate_judged(*model, unrelated, nullptr, 0.1);
+  CHECK(j.within > 0.9);
+  CHECK(u.within < 0.5);
+  CHECK(j.delta_ms == calibrate_delta(*model, jittered).delta_ms);  // the sector's delta
+  // Fed to the back-off, the first is a good attempt, the second a poor one.
+  LiveCore a = make_core("sata7200-8tb", 128), b = make_core("sata7200-8tb", 128);
+  a.adopt_calibration(j);
+  b.adopt_calibration(u);
+  CHECK(a.poor_calibrations() == 0);
+  CHECK(b.poor_calibrations() == 1);
+}
