@@ -13,6 +13,7 @@
 #include <memory>
 #include <numeric>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -175,6 +176,7 @@ struct Prediction {
   DiskProfile profile;
   DriveQueueOptions queue;
   std::string how;
+  std::vector<std::string> failures;  // the extraction's checks of its result that failed
 };
 
 Prediction predict(const DiskProfile& truth, DriveQueueOptions tq, const Options& o) {
@@ -191,7 +193,9 @@ Prediction predict(const DiskProfile& truth, DriveQueueOptions tq, const Options
     eo.seed = o.seed;
     const extract::ExtractResult r = extract::extract_geometry(t, eo);
     p.profile = r.profile;
-    p.how = "profile extracted in virtual time";
+    p.failures = r.failures;
+    p.how = r.failures.empty() ? "profile extracted in virtual time"
+                               : "profile extracted in virtual time, PARTIAL (failed its checks)";
   } else {
     p.profile = o.profile.empty() ? truth : load_profile(o.profile);
     p.how = o.profile.empty() ? "geometry: the truth's platter (not extracted)" : "geometry: " + o.profile;
@@ -226,8 +230,17 @@ void run(const Options& o) {
   bare.drive.cache = CacheParams{};
   bare.drive.has_cache = false;
   const Answers ba = answer(bare, queue_options(1, false), o);
-  if (!o.output.empty()) save_profile(p.profile, o.output);
+  DiskProfile saved = p.profile;
+  if (!p.failures.empty()) saved.source["partial"] = true;
+  if (!o.output.empty()) save_profile(saved, o.output);
   print(o.label.empty() ? o.drive : o.label, fmt::format("drive queue {}; {}", tq.depth, p.how), ta, pa, ba);
+  // The table shows what a failed extraction predicts; the status says it failed.
+  for (const auto& e : p.failures) fmt::print(stderr, "disksched predicts: extraction FAILED: {}\n", e);
+  if (!p.failures.empty())
+    throw std::runtime_error(fmt::format(
+        "predicts: the extracted profile failed {} check(s) of its result (above); its "
+        "predictions are shown, but it is not a profile to trust{}",
+        p.failures.size(), o.output.empty() ? "" : " (saved marked partial)"));
 }
 
 }  // namespace
