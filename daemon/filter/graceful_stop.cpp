@@ -44,6 +44,22 @@ void GracefulStop::stop() {
   signals.close_pipe();
 }
 
+int GracefulStop::until_quiet(Clock::time_point until, bool signal_ends) {
+  auto quiet_since = Clock::time_point::max();
+  // Polls the filter every 10 ms: it says nothing when it goes idle.
+  for (auto now = Clock::now(); now < until; now = Clock::now()) {
+    if (!idle_())
+      quiet_since = Clock::time_point::max();
+    else if (quiet_since == Clock::time_point::max())
+      quiet_since = now;
+    else if (now - quiet_since >= options_.quiet)
+      break;
+    const int b = next_byte(10);
+    if (b == 0 || (b > 0 && signal_ends)) return b;
+  }
+  return -1;
+}
+
 void GracefulStop::run() {
   int sig = -1;
   while (sig <= 0) {
@@ -56,40 +72,15 @@ void GracefulStop::run() {
             "nbdkit: disksched: %s: serving the requests clients have sent (at most %lld "
             "ms), then stopping; signal again to stop at once\n",
             strsignal(sig), static_cast<long long>(options_.limit.count()));
-  using Clock = std::chrono::steady_clock;
-  const auto deadline = Clock::now() + options_.limit;
-  auto quiet_since = Clock::time_point::max();
-  // Polls the filter every 10 ms: it says nothing when it goes idle.
-  for (;;) {
-    const auto now = Clock::now();
-    if (now >= deadline) break;
-    if (!idle_())
-      quiet_since = Clock::time_point::max();
-    else if (quiet_since == Clock::time_point::max())
-      quiet_since = now;
-    else if (now - quiet_since >= options_.quiet)
-      break;
-    const int b = next_byte(10);
-    if (b == 0) return;   // cleanup: nbdkit is stopping anyway
-    if (b > 0) break;     // a second signal
-  }
+  // A second signal ends the drain at once; cleanup (0) means nbdkit is stopping anyway.
+  if (until_quiet(Clock::now() + options_.limit, true) == 0) return;
   // Whatever is still coming fails at once (hurrying()). nbdkit 1.32 aborts when a
   // connection ends while two of its threads send replies (raw_send_socket: 'sock >= 0'),
   // so the connections are ended only once the filter has gone quiet, or after `settle`.
   hurrying_.store(true, std::memory_order_release);
   restore_handlers();
   raise(sig);             // nbdkit's own handler: stop serving
-  const auto settled = Clock::now() + options_.settle;
-  quiet_since = Clock::time_point::max();
-  while (Clock::now() < settled) {
-    if (!idle_())
-      quiet_since = Clock::time_point::max();
-    else if (quiet_since == Clock::time_point::max())
-      quiet_since = Clock::now();
-    else if (Clock::now() - quiet_since >= options_.quiet)
-      break;
-    if (next_byte(10) == 0) return;
-  }
+  if (until_quiet(Clock::now() + options_.settle, false) == 0) return;
   // nbdkit waits for every connection to end; an idle client would never end its own.
   do {
     if (end_connections_) end_connections_();

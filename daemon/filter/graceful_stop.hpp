@@ -46,7 +46,11 @@ class GracefulStop {
   bool hurrying() const { return hurrying_.load(std::memory_order_acquire); }
 
  private:
+  using Clock = std::chrono::steady_clock;
   void run();
+  // Waits until the filter has held no request for `quiet`, or until `until`. Returns the
+  // byte that ended it early: 0 (cleanup), or a signal when `signal_ends`; else -1.
+  int until_quiet(Clock::time_point until, bool signal_ends);
 
   Options options_;
   std::function<bool()> idle_;

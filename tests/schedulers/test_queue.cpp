@@ -16,13 +16,7 @@ namespace {
 
 Request io(std::uint64_t id, Op op, std::uint64_t offset, std::uint32_t length,
            Millis arrival = 0) {
-  Request r;
-  r.id = id;
-  r.op = op;
-  r.offset = offset;
-  r.length = length;
-  r.arrival_ms = arrival;
-  return r;
+  return Request::arrived(id, arrival, op, offset, length);
 }
 
 
