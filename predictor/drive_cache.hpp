@@ -110,7 +110,6 @@ class DriveCache {
   std::pair<std::uint64_t, std::uint64_t> track_of(std::uint64_t lba) const;
   std::size_t victim();
   void forget(std::uint64_t lba, std::uint64_t end);
-  HeadState position_of(std::uint64_t lba, Op op, Millis t) const;
 
   // serve(), step by step (drive_cache.cpp).
   struct Command;
