@@ -23,14 +23,7 @@ constexpr double kEps = 1e-9;
 DiskProfile small_disk() { return testing::small_disk("cache-test"); }
 
 DriveParams read_ahead_drive() {
-  DriveParams d;
-  d.has_controller = d.has_cache = true;
-  d.controller.command[0][0][0] = 0.5;  // read hit after read
-  d.cache.segments = 2;
-  d.cache.segment_sectors = 200;
-  d.cache.write_segments = 2;
-  d.cache.continuous_read = 3;
-  d.cache.max_read_ahead = 50;
+  DriveParams d = testing::read_ahead_drive();
   d.cache.read_ahead_over_requested = true;
   return d;
 }
