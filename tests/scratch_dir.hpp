@@ -1,5 +1,5 @@
 // A fresh directory under /tmp, removed with its files at the end of the test, and the
-// whole-file reads and writes the tests that save into one use.
+// whole-file reads and writes of the tests that keep files in one.
 #pragma once
 
 #include <stdlib.h>
@@ -13,6 +13,15 @@
 
 namespace disksched::testing {
 
+inline std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+inline void put(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
 struct ScratchDir {
   std::string path;
   ScratchDir() {
@@ -24,13 +33,11 @@ struct ScratchDir {
   ScratchDir(const ScratchDir&) = delete;
   ScratchDir& operator=(const ScratchDir&) = delete;
   std::string operator/(const std::string& name) const { return path + "/" + name; }
+  // Writes `text` to the file `name` in it; returns the file's path.
+  std::string write(const std::string& name, const std::string& text) const {
+    put(*this / name, text);
+    return *this / name;
+  }
 };
-
-inline std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-inline void put(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 
 }  // namespace disksched::testing
