@@ -34,12 +34,6 @@ std::vector<std::uint64_t> ids(const std::vector<Picked>& p) {
   return out;
 }
 
-HeadState at_cylinder(std::int64_t c) {
-  HeadState h;
-  h.cylinder = c;
-  return h;
-}
-
 std::uint64_t last_block(const DeviceModel& m) { return m.capacity_bytes() / m.sector_bytes() - 1; }
 
 // An edge-to-edge scheduler and its turn-at-the-last-request twin, each having picked
