@@ -4,12 +4,16 @@
 // at time 0, and LBA = cylinder * 200 + head * 100 + sector.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "predictor/profile.hpp"
 #include "predictor/seek_forms.hpp"
 
 namespace disksched::testing {
+
+inline constexpr std::uint32_t kSector = 512;  // bytes
+inline constexpr double kEps = 1e-9;           // ms: times in virtual time agree to this
 
 inline DiskProfile small_disk(std::string name) {
   DiskProfile p;
