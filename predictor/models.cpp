@@ -12,6 +12,7 @@
 #include "predictor/profile.hpp"
 #include "predictor/fixed_model.hpp"
 #include "predictor/mems/mems_model.hpp"
+#include "predictor/seek_forms.hpp"
 
 namespace disksched {
 
@@ -32,12 +33,8 @@ DiskProfile gp93_profile() {
   p.rotation_ms = 60000.0 / 3600.0;
   const std::uint32_t spt[] = {71, 67, 64, 60, 57, 53, 50, 46};
   for (std::int64_t z = 0; z < 8; ++z) p.zones.push_back(ZoneSpec{z * 204, z * 204 + 203, spt[z], {}, {}});
-  p.seek.form = SeekCurveSpec::Form::TwoPiece;
-  p.seek.short_a = 3.0;
-  p.seek.short_b = 0.4178088019752634;
-  p.seek.boundary = 1632;  // one piece: the long form is never used
-  p.seek.long_a = 3.0 + 0.4178088019752634 * 40.39801975;
-  p.seek.long_b = 0.0;
+  // Boundary 1632: one piece, the long form is never used.
+  p.seek = two_piece_seek(3.0, 0.4178088019752634, 1632, 3.0 + 0.4178088019752634 * 40.39801975, 0.0);
   p.source = {{"reference", "Ganger & Patt 1993, Table 2"},
               {"notes", "cylinders, zone boundaries, per-zone sectors and the seek curve's shape "
                         "are our choices; the mean seek over random pairs is GP's 12.0 ms"}};

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "common/regular_file.hpp"
+#include "predictor/seek_forms.hpp"
 
 namespace disksched {
 namespace {
@@ -626,12 +627,7 @@ DiskProfile hp97560_profile() {
   p.heads = 19;
   p.rotation_ms = 60000.0 / 4002.0;
   p.zones = {ZoneSpec{0, 1963, 72, {}, {}}};
-  p.seek.form = SeekCurveSpec::Form::TwoPiece;
-  p.seek.short_a = 3.24;
-  p.seek.short_b = 0.400;
-  p.seek.boundary = 383;
-  p.seek.long_a = 8.20;
-  p.seek.long_b = 0.0075;
+  p.seek = two_piece_seek(3.24, 0.400, 383, 8.20, 0.0075);
   p.source = {{"reference", "Jacobson & Wilkes, HPL-CSP-91-7rev1, sec. 3"},
               {"notes", "JW's simulated model: seek + rotation + transfer, no skew, "
                         "no head switch, no controller overhead"}};

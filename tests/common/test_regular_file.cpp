@@ -10,29 +10,16 @@
 #include <catch2/catch.hpp>
 
 #include "common/regular_file.hpp"
+#include "tests/scratch_dir.hpp"
 
 using namespace disksched;
 using Catch::Matchers::Contains;
 
+using testing::put;
+using testing::ScratchDir;
+using testing::slurp;
+
 namespace {
-
-struct ScratchDir {
-  std::string path;
-  ScratchDir() {
-    char tmpl[] = "/tmp/disksched-regular-XXXXXX";
-    REQUIRE(mkdtemp(tmpl) != nullptr);
-    path = tmpl;
-  }
-  ~ScratchDir() { std::filesystem::remove_all(path); }
-  std::string operator/(const std::string& name) const { return path + "/" + name; }
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-void put(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 
 std::size_t entries(const std::string& dir) {
   std::size_t n = 0;

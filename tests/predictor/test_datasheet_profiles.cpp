@@ -136,17 +136,10 @@ TEST_CASE("a datasheet profile stays small and survives a round trip through JSO
 }
 
 TEST_CASE("datasheet figures that cannot be met together are refused, saying which") {
-  DatasheetSpec d;
-  d.name = "odd";
-  d.capacity_bytes = 1e12;
-  d.rpm = 7200;
-  d.heads = 4;
-  d.zones = 4;
-  d.sustained_outer_mb_s = 200;
-  d.sustained_inner_mb_s = 100;
-  d.single_track_ms = 1.0;
-  d.full_stroke_ms = 16.0;
-  d.avg_seek_ms = 4.0;  // a curve rising to 16 ms averages more than this
+  // An average seek of 4 ms: a curve rising to 16 ms averages more than this.
+  DatasheetSpec d{.name = "odd", .capacity_bytes = 1e12, .rpm = 7200, .heads = 4, .zones = 4,
+                  .sustained_outer_mb_s = 200, .sustained_inner_mb_s = 100, .avg_seek_ms = 4.0,
+                  .single_track_ms = 1.0, .full_stroke_ms = 16.0, .overhead_ms = {}};
   CHECK_THROWS_WITH(datasheet_profile(d), Catch::Contains("average seek of 4 ms") &&
                                               Catch::Contains("full-stroke"));
   d.avg_seek_ms = 8.0;

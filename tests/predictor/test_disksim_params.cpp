@@ -2,6 +2,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 
 #include <sys/stat.h>
 
@@ -153,22 +154,22 @@ TEST_CASE("source includes files relative to the including file, at top level an
 }
 
 TEST_CASE("an error names file:line and what was expected", "[disksim]") {
-  CHECK(error_of("disksim_bus B {\n type = 1\n Other = 2 }") ==
-        "t.parv:3: expected ',' or '}' after the value of 'type', found the word 'Other'");
-  CHECK(error_of("disksim_bus B {\n type 1 }") ==
-        "t.parv:2: expected '=' after the key 'type', found the number 1");
-  CHECK(error_of("disksim_bus B {\n type = }") ==
-        "t.parv:2: expected a value (a number, a word, '[ list ]', 'type { block }' or "
-        "'source FILE'), found '}'");
-  CHECK(error_of("disksim_bus B {\n x = [ 1, 2\n") ==
-        "t.parv:3: expected ',' or ']' in a list, found the end of the input");
-  CHECK(error_of("disksim_bus {\n}") ==
-        "t.parv:1: expected a name after the block type 'disksim_bus', found '{'");
-  CHECK(error_of("= 3") ==
-        "t.parv:1: expected a block definition 'type Name { ... }', 'source FILE', "
-        "'instantiate [ ... ] as Name' or 'topology ...', found '='");
-  CHECK(error_of("instantiate [ a ] B") == "t.parv:1: expected 'as' after 'instantiate [ ... ]', found the word 'B'");
-  CHECK(error_of("b B { x = 1; }") == "t.parv:1: expected ',' or '}' after the value of 'x', found ';'");
+  const std::pair<std::string, std::string> cases[] = {
+      {"disksim_bus B {\n type = 1\n Other = 2 }",
+       "t.parv:3: expected ',' or '}' after the value of 'type', found the word 'Other'"},
+      {"disksim_bus B {\n type 1 }", "t.parv:2: expected '=' after the key 'type', found the number 1"},
+      {"disksim_bus B {\n type = }",
+       "t.parv:2: expected a value (a number, a word, '[ list ]', 'type { block }' or 'source FILE'), "
+       "found '}'"},
+      {"disksim_bus B {\n x = [ 1, 2\n", "t.parv:3: expected ',' or ']' in a list, found the end of the input"},
+      {"disksim_bus {\n}", "t.parv:1: expected a name after the block type 'disksim_bus', found '{'"},
+      {"= 3",
+       "t.parv:1: expected a block definition 'type Name { ... }', 'source FILE', "
+       "'instantiate [ ... ] as Name' or 'topology ...', found '='"},
+      {"instantiate [ a ] B", "t.parv:1: expected 'as' after 'instantiate [ ... ]', found the word 'B'"},
+      {"b B { x = 1; }", "t.parv:1: expected ',' or '}' after the value of 'x', found ';'"},
+  };
+  for (const auto& [text, message] : cases) CHECK(error_of(text) == message);
   CHECK(error_of("source x.model") == "t.parv:1: 'source x.model': this input cannot include files");
   CHECK(error_of("b B { x = " + std::string(200, '[')).find("nested deeper than 64 levels") != std::string::npos);
 }

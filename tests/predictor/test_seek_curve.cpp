@@ -3,6 +3,7 @@
 
 #include "predictor/device_model.hpp"
 #include "predictor/seek_curve.hpp"
+#include "predictor/seek_forms.hpp"
 
 using namespace disksched;
 
@@ -26,14 +27,7 @@ TEST_CASE("two-piece curve is the closed form at every distance", "[seek]") {
 }
 
 TEST_CASE("three-piece curve uses the single-cylinder time at distance 1", "[seek]") {
-  SeekCurveSpec s;
-  s.form = SeekCurveSpec::Form::ThreePiece;
-  s.single_cylinder_ms = 0.9;
-  s.short_a = 1.0;
-  s.short_b = 0.5;
-  s.boundary = 100;
-  s.long_a = 4.0;
-  s.long_b = 0.01;
+  const SeekCurveSpec s = three_piece_seek(0.9, 1.0, 0.5, 100, 4.0, 0.01);
   SeekCurve c(s, 1000);
   CHECK(c(1) == 0.9);
   CHECK(c(4) == Approx(2.0));

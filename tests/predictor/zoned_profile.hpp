@@ -3,6 +3,7 @@
 #pragma once
 
 #include "predictor/profile.hpp"
+#include "predictor/seek_forms.hpp"
 
 namespace disksched::testing {
 
@@ -18,13 +19,7 @@ inline DiskProfile zoned_profile(bool with_defects = true) {
   p.head_switch_ms = 0.8;
   p.overhead_ms = PerOp{0.3, 0.4, 0.1};
   p.completion_ms = PerOp{0.05, 0.07, 0.0};
-  p.seek.form = SeekCurveSpec::Form::ThreePiece;
-  p.seek.single_cylinder_ms = 1.0;
-  p.seek.short_a = 1.2;
-  p.seek.short_b = 0.3;
-  p.seek.boundary = 40;
-  p.seek.long_a = 2.5;
-  p.seek.long_b = 0.05;
+  p.seek = three_piece_seek(1.0, 1.2, 0.3, 40, 2.5, 0.05);
   if (with_defects) p.defects = {{0, 0, 5}, {0, 0, 6}, {31, 2, 99}, {99, 3, 79}};
   return p;
 }

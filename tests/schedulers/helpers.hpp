@@ -143,6 +143,13 @@ inline HeadState head_at(const Request& r, Millis t = 0) {
   return h;
 }
 
+// The head on cylinder `c` at t = 0, head 0.
+inline HeadState at_cylinder(std::int64_t c) {
+  HeadState h;
+  h.cylinder = c;
+  return h;
+}
+
 // Picks until the scheduler is empty, moving the head onto each request picked (no
 // time passes: `now` stays put). Returns the ids in dispatch order.
 inline std::vector<std::uint64_t> pick_all(Scheduler& s, HeadState head, Millis now = 0) {
@@ -169,6 +176,14 @@ inline std::vector<std::uint64_t> serve_all(Scheduler& s, const DeviceModel& mod
 
 inline std::unique_ptr<Scheduler> make(const std::string& spec, const DeviceModel& m) {
   return make_scheduler(spec, m);
+}
+
+// A scheduler of `spec` holding `requests`.
+inline std::unique_ptr<Scheduler> holding(const std::string& spec, const DeviceModel& m,
+                                          const std::vector<Request>& requests) {
+  auto s = make(spec, m);
+  for (const auto& r : requests) s->add(r);
+  return s;
 }
 
 using Ids = std::vector<std::uint64_t>;

@@ -17,12 +17,6 @@ Request req(std::uint64_t id, std::int64_t cyl, Millis arrival, IoClass cls,
   return placed(id, cyl, arrival, lba == 0 ? static_cast<std::uint64_t>(cyl) * 1368 : lba, 0, cls);
 }
 
-HeadState at_cylinder(std::int64_t c) {
-  HeadState h;
-  h.cylinder = c;
-  return h;
-}
-
 }  // namespace
 
 TEST_CASE("priority: critical and time-limited before noncritical (GP sec. 6.1)",
@@ -124,10 +118,7 @@ TEST_CASE("priority expired=mix moves a timed-out request into the high queue (G
           "[priority][timeout]") {
   auto m = hp97560();
   auto build = [&](const std::string& spec) {
-    auto s = make(spec, *m);
-    s->add(req(1, 1000, 0, kLow));   // old, far
-    s->add(req(2, 10, 40, kLow));    // young, near
-    return s;
+    return holding(spec, *m, {req(1, 1000, 0, kLow), req(2, 10, 40, kLow)});  // old and far, young and near
   };
   // Without a timeout the elevator takes the near one first.
   CHECK(pick_all(*build("priority:timeout=0"), at_cylinder(0)) == Ids{2, 1});
@@ -147,10 +138,7 @@ TEST_CASE("priority queues=3: past half its timeout a request outranks the low q
           "[priority][timeout]") {
   auto m = hp97560();
   auto build = [&](const std::string& spec) {
-    auto s = make(spec, *m);
-    s->add(req(1, 1000, 0, kLow));
-    s->add(req(2, 10, 30, kLow));
-    return s;
+    return holding(spec, *m, {req(1, 1000, 0, kLow), req(2, 10, 30, kLow)});
   };
   // At 60 ms: request 1 waited 60 >= 100/2, request 2 only 30.
   CHECK(build("priority:timeout=100ms")->pick(60, at_cylinder(0))->id == 2);

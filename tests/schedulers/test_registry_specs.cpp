@@ -49,18 +49,21 @@ TEST_CASE("registry: an unknown key is named with the valid keys", "[registry]")
 
 TEST_CASE("registry: a value out of range names it and the range", "[registry]") {
   auto m = hp97560();
-  auto e = error_of("vr:r=2", *m);
-  CHECK_THAT(e, Catch::Contains("r=2") && Catch::Contains("[0, 1]"));
-  e = error_of("sswt:threshold=-1", *m);
-  CHECK_THAT(e, Catch::Contains("threshold=-1") && Catch::Contains("out of range"));
-  e = error_of("sswt:threshold=lots", *m);
-  CHECK_THAT(e, Catch::Contains("'lots'") && Catch::Contains("not a number"));
-  e = error_of("sswt:threshold=600.5", *m);
-  CHECK_THAT(e, Catch::Contains("threshold=600.5") && Catch::Contains("whole number"));
-  e = error_of("sstf:by=sector", *m);
-  CHECK_THAT(e, Catch::Contains("'sector'") && Catch::Contains("cyl|lbn"));
-  e = error_of("priority:variant=3", *m);
-  CHECK_THAT(e, Catch::Contains("'3'") && Catch::Contains("1|2"));
+  // The spec, the value as the error names it, and the range or rule it breaks.
+  const struct {
+    const char* spec;
+    const char* value;
+    const char* rule;
+  } cases[] = {
+      {"vr:r=2", "r=2", "[0, 1]"},
+      {"sswt:threshold=-1", "threshold=-1", "out of range"},
+      {"sswt:threshold=lots", "'lots'", "not a number"},
+      {"sswt:threshold=600.5", "threshold=600.5", "whole number"},
+      {"sstf:by=sector", "'sector'", "cyl|lbn"},
+      {"priority:variant=3", "'3'", "1|2"},
+  };
+  for (const auto& c : cases)
+    CHECK_THAT(error_of(c.spec, *m), Catch::Contains(c.value) && Catch::Contains(c.rule));
 }
 
 TEST_CASE("registry: time parameters take ns, us, ms and s", "[registry][units]") {

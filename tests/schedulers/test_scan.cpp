@@ -3,6 +3,7 @@
 // alternately moved from one edge of the disk to the other and back"; sec. 2: C-SCAN
 // "when the end of the disk is reached, [seeks] back to the beginning"). The trip is a
 // stop on the way to the next request (request.hpp, Travel).
+#include <memory>
 #include <vector>
 
 #include "tests/schedulers/helpers.hpp"
@@ -33,13 +34,25 @@ std::vector<std::uint64_t> ids(const std::vector<Picked>& p) {
   return out;
 }
 
-HeadState at_cylinder(std::int64_t c) {
-  HeadState h;
-  h.cylinder = c;
-  return h;
-}
-
 std::uint64_t last_block(const DeviceModel& m) { return m.capacity_bytes() / m.sector_bytes() - 1; }
+
+// An edge-to-edge scheduler and its turn-at-the-last-request twin, each having picked
+// from cylinder 100 the same requests at cylinders 90, 105, 130 and 20.
+struct Swept {
+  std::unique_ptr<Scheduler> edge;
+  std::vector<Picked> edge_picks, turn_picks;
+};
+Swept sweep(const char* edge, const char* turn, const DeviceModel& m) {
+  Swept w{make(edge, m), {}, {}};
+  auto t = make(turn, m);
+  for (const auto& r : {placed(1, 90, 0), placed(2, 105, 0), placed(3, 130, 0), placed(4, 20, 0)}) {
+    w.edge->add(r);
+    t->add(r);
+  }
+  w.edge_picks = picks(*w.edge, at_cylinder(100));
+  w.turn_picks = picks(*t, at_cylinder(100));
+  return w;
+}
 
 }  // namespace
 
@@ -48,16 +61,9 @@ TEST_CASE("SCAN serves in LOOK's order and runs on to the edge before turning",
   auto m = hp97560();
   const std::int64_t top = m->locate(last_block(*m)).cylinder;
   REQUIRE(top > 1000);
-  const std::vector<Request> rs = {placed(1, 90, 0), placed(2, 105, 0), placed(3, 130, 0),
-                                   placed(4, 20, 0)};
-  auto scan = make("scan", *m);
-  auto look = make("look", *m);
-  for (const auto& r : rs) {
-    scan->add(r);
-    look->add(r);
-  }
-  const auto s = picks(*scan, at_cylinder(100));
-  const auto l = picks(*look, at_cylinder(100));
+  const Swept w = sweep("scan", "look", *m);
+  const auto& s = w.edge_picks;
+  const auto& l = w.turn_picks;
   REQUIRE(ids(s) == Ids{2, 3, 1, 4});
   CHECK(ids(l) == ids(s));
   for (const auto& p : l) CHECK(p.travel.empty());  // LOOK turns at the last request
@@ -68,8 +74,8 @@ TEST_CASE("SCAN serves in LOOK's order and runs on to the edge before turning",
   CHECK(m->locate(s[2].travel.lba[0]).cylinder == top);
   CHECK(s[3].travel.empty());
   // Sweeping down from 20 with nothing below: on to cylinder 0, then up again.
-  scan->add(placed(5, 50, 0));
-  auto r = scan->pick(0, at_cylinder(20));
+  w.edge->add(placed(5, 50, 0));
+  auto r = w.edge->pick(0, at_cylinder(20));
   REQUIRE(r);
   CHECK(r->id == 5);
   REQUIRE(r->travel.stops == 1);
@@ -115,16 +121,9 @@ TEST_CASE("C-SCAN runs on to the high edge and back to the low edge between swee
           "[seek][cscan]") {
   auto m = hp97560();
   const std::int64_t top = m->locate(last_block(*m)).cylinder;
-  const std::vector<Request> rs = {placed(1, 90, 0), placed(2, 105, 0), placed(3, 130, 0),
-                                   placed(4, 20, 0)};
-  auto cscan = make("cscan", *m);
-  auto clook = make("clook", *m);
-  for (const auto& r : rs) {
-    cscan->add(r);
-    clook->add(r);
-  }
-  const auto s = picks(*cscan, at_cylinder(100));
-  const auto l = picks(*clook, at_cylinder(100));
+  const Swept w = sweep("cscan", "clook", *m);
+  const auto& s = w.edge_picks;
+  const auto& l = w.turn_picks;
   REQUIRE(ids(s) == Ids{2, 3, 4, 1});
   CHECK(ids(l) == ids(s));
   for (const auto& p : l) CHECK(p.travel.empty());

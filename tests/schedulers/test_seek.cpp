@@ -10,12 +10,6 @@ using namespace disksched::testing;
 
 namespace {
 
-HeadState at_cylinder(std::int64_t c) {
-  HeadState h;
-  h.cylinder = c;
-  return h;
-}
-
 void add_all(Scheduler& s, const std::vector<Request>& rs) {
   for (const auto& r : rs) s.add(r);
 }

@@ -9,6 +9,7 @@
 #include "bench/validate/validate_replay.hpp"
 #include "predictor/device_model.hpp"
 #include "predictor/disk_model.hpp"
+#include "predictor/seek_forms.hpp"
 
 using namespace disksched;
 using Catch::Matchers::Contains;
@@ -110,9 +111,7 @@ TEST_CASE("hits of the simulated drive's buffer are counted per class", "[valida
   p.heads = 2;
   p.rotation_ms = 10.0;
   p.zones = {ZoneSpec{0, 9, 100, {}, {}}};
-  p.seek.short_a = 1.0;
-  p.seek.boundary = 5;
-  p.seek.long_a = 1.0;
+  p.seek = two_piece_seek(1.0, 0.0, 5, 1.0, 0.0);
   p.drive.has_cache = true;
   p.drive.cache.segments = 2;
   p.drive.cache.segment_sectors = 200;

@@ -29,7 +29,7 @@ constexpr std::size_t kAlign = 4096;
 
 BlockTarget::BlockTarget(const std::string& path,
                          std::optional<std::pair<std::uint64_t, std::uint64_t>> writable)
-    : path_(path) {
+    : HostTarget(path) {
   // O_DSYNC makes every write probe reach the medium (FUA), even with a write cache on.
   const int flags = (writable ? O_RDWR | O_DSYNC : O_RDONLY) | O_DIRECT | O_CLOEXEC;
   fd_ = ::open(path.c_str(), flags);
@@ -57,13 +57,10 @@ BlockTarget::BlockTarget(const std::string& path,
   if (posix_memalign(&buf_, kAlign, buf_bytes_) != 0) throw std::bad_alloc();
   std::memset(buf_, 0, buf_bytes_);
   if (writable) {
-    writable_ = rewritable_sectors(*writable, sector_, sectors_);
-    const auto [first, last] = *writable_;
-    const std::uint64_t len = (last - first + 1) * sector_;
-    saved_.resize(len);
+    const auto [start, len] = keep_writable(*writable);
     for (std::uint64_t off = 0; off < len; off += buf_bytes_) {
       const std::size_t n = std::min<std::uint64_t>(buf_bytes_, len - off);
-      if (pread(fd_, buf_, n, static_cast<off_t>(first * sector_ + off)) != static_cast<ssize_t>(n))
+      if (pread(fd_, buf_, n, static_cast<off_t>(start + off)) != static_cast<ssize_t>(n))
         sys_fail(fmt::format("{}: reading the writable range", path));
       std::memcpy(saved_.data() + off, buf_, n);
     }
@@ -76,20 +73,21 @@ BlockTarget::~BlockTarget() {
   std::free(buf_);
 }
 
-Millis BlockTarget::now_ms() { return monotonic_ms(); }
-
-void BlockTarget::wait_until(Millis t_ms) { wait_until_monotonic(t_ms); }
+template <typename Io>
+ProbeResult BlockTarget::timed(const char* op, std::uint64_t lba, Io&& io) {
+  bool ok = false;
+  const ProbeResult r = timed_probe(io, &ok);
+  if (!ok) sys_fail(fmt::format("{}: {} at sector {}", name_, op, lba));
+  return r;
+}
 
 ProbeResult BlockTarget::read(std::uint64_t lba, std::uint32_t count) {
   const std::size_t n = std::size_t{count} * sector_;
   if (n > buf_bytes_ || lba + count > sectors_)
-    throw std::runtime_error(fmt::format("{}: read of {} sectors at {} is out of range", path_, count, lba));
-  bool ok = false;
-  const ProbeResult r = timed_probe(
-      [&] { return pread(fd_, buf_, n, static_cast<off_t>(lba * sector_)) == static_cast<ssize_t>(n); },
-      &ok);
-  if (!ok) sys_fail(fmt::format("{}: read at sector {}", path_, lba));
-  return r;
+    throw std::runtime_error(fmt::format("{}: read of {} sectors at {} is out of range", name_, count, lba));
+  return timed("read", lba, [&] {
+    return pread(fd_, buf_, n, static_cast<off_t>(lba * sector_)) == static_cast<ssize_t>(n);
+  });
 }
 
 ProbeResult BlockTarget::write(std::uint64_t lba, std::uint32_t count) {
@@ -99,22 +97,18 @@ ProbeResult BlockTarget::write(std::uint64_t lba, std::uint32_t count) {
 std::optional<ProbeResult> BlockTarget::write_buffered(std::uint64_t lba, std::uint32_t count) {
   if (buffered_fd_ < 0) {
     if (!writable_) return std::nullopt;
-    buffered_fd_ = ::open(path_.c_str(), O_RDWR | O_DIRECT | O_CLOEXEC);
+    buffered_fd_ = ::open(name_.c_str(), O_RDWR | O_DIRECT | O_CLOEXEC);
     if (buffered_fd_ < 0) return std::nullopt;
   }
   return put(buffered_fd_, lba, count);
 }
 
 ProbeResult BlockTarget::put(int fd, std::uint64_t lba, std::uint32_t count) {
-  check_write_probe(writable_, lba, count);
   const std::size_t n = std::size_t{count} * sector_;
-  std::memcpy(buf_, saved_.data() + (lba - writable_->first) * sector_, n);
-  bool ok = false;
-  const ProbeResult r = timed_probe(
-      [&] { return pwrite(fd, buf_, n, static_cast<off_t>(lba * sector_)) == static_cast<ssize_t>(n); },
-      &ok);
-  if (!ok) sys_fail(fmt::format("{}: write at sector {}", path_, lba));
-  return r;
+  std::memcpy(buf_, saved_at(lba, count), n);
+  return timed("write", lba, [&] {
+    return pwrite(fd, buf_, n, static_cast<off_t>(lba * sector_)) == static_cast<ssize_t>(n);
+  });
 }
 
 }  // namespace disksched::extract

@@ -11,7 +11,8 @@
 namespace disksched::extract {
 
 EmulatedTarget::EmulatedTarget(std::unique_ptr<DeviceModel> model, DriveQueueOptions queue, HostPath host)
-    : device_(std::move(model)),
+    : VirtualClockTarget(1000.0),  // somewhere arbitrary: nothing may depend on t = 0
+      device_(std::move(model)),
       queue_(device_, std::move(queue)),
       host_(host),
       rng_(host.seed),
@@ -22,8 +23,6 @@ std::string EmulatedTarget::describe() const {
   return fmt::format("emulated:{} (drive queue {}, {})", device_.model().name(), queue_.options().depth,
                      queue_.policy());
 }
-
-void EmulatedTarget::wait_until(Millis t_ms) { now_ = std::max(now_, t_ms); }
 
 Millis EmulatedTarget::seen_after() {
   Millis d = host_.completion_ms;

@@ -13,6 +13,7 @@
 #include "emulator/device/drive_queue.hpp"
 #include "emulator/device/virtual_device.hpp"
 #include "tools/extract/drive_target.hpp"
+#include "tools/extract/virtual_clock_target.hpp"
 
 namespace disksched::extract {
 
@@ -26,7 +27,7 @@ struct HostPath {
   std::uint64_t seed = 1;
 };
 
-class EmulatedTarget final : public ProbeTarget, public DriveTarget {
+class EmulatedTarget final : public VirtualClockTarget, public DriveTarget {
  public:
   // Throws SpecError / std::invalid_argument for queue options the drive queue refuses.
   EmulatedTarget(std::unique_ptr<DeviceModel> model, DriveQueueOptions queue, HostPath host = {});
@@ -34,8 +35,6 @@ class EmulatedTarget final : public ProbeTarget, public DriveTarget {
   std::string describe() const override;
   std::uint32_t sector_bytes() const override { return sector_bytes_; }
   std::uint64_t sectors() const override { return sectors_; }
-  Millis now_ms() override { return now_; }
-  void wait_until(Millis t_ms) override;
   ProbeResult read(std::uint64_t lba, std::uint32_t count) override;
   ProbeResult write(std::uint64_t lba, std::uint32_t count) override;
   std::optional<ProbeResult> write_buffered(std::uint64_t lba, std::uint32_t count) override;
@@ -58,7 +57,6 @@ class EmulatedTarget final : public ProbeTarget, public DriveTarget {
   std::mt19937_64 rng_;
   std::uint32_t sector_bytes_;
   std::uint64_t sectors_;
-  Millis now_ = 1000.0;  // somewhere arbitrary: nothing may depend on t = 0
 };
 
 }  // namespace disksched::extract

@@ -24,7 +24,7 @@ namespace {
 
 NbdTarget::NbdTarget(const std::string& uri, std::uint32_t sector_bytes,
                      std::optional<std::pair<std::uint64_t, std::uint64_t>> writable)
-    : uri_(uri) {
+    : HostTarget(uri) {
   h_ = nbd_create();
   if (!h_) nbd_fail("libnbd");
   if (nbd_connect_uri(h_, uri.c_str()) == -1) {
@@ -45,11 +45,8 @@ NbdTarget::NbdTarget(const std::string& uri, std::uint32_t sector_bytes,
   if (writable) {
     if (nbd_is_read_only(h_) == 1)
       throw std::runtime_error(fmt::format("{} is read-only; --allow-writes cannot be honoured", uri));
-    writable_ = rewritable_sectors(*writable, sector_, sectors_);
-    const auto [first, last] = *writable_;
-    const std::uint64_t len = (last - first + 1) * sector_;
-    saved_.resize(len);
-    if (nbd_pread(h_, saved_.data(), len, first * sector_, 0) == -1)
+    const auto [start, len] = keep_writable(*writable);
+    if (nbd_pread(h_, saved_.data(), len, start, 0) == -1)
       nbd_fail(fmt::format("{}: reading the writable range", uri));
   }
 }
@@ -62,14 +59,10 @@ NbdTarget::~NbdTarget() {
   }
 }
 
-Millis NbdTarget::now_ms() { return monotonic_ms(); }
-
-void NbdTarget::wait_until(Millis t_ms) { wait_until_monotonic(t_ms); }
-
 ProbeResult NbdTarget::read(std::uint64_t lba, std::uint32_t count) {
   const std::size_t n = std::size_t{count} * sector_;
   if (n > buf_.size() || lba + count > sectors_)
-    throw std::runtime_error(fmt::format("{}: read of {} sectors at {} is out of range", uri_, count, lba));
+    throw std::runtime_error(fmt::format("{}: read of {} sectors at {} is out of range", name_, count, lba));
   bool ok = false;
   const ProbeResult r = timed_probe(
       [&] {
@@ -83,7 +76,7 @@ ProbeResult NbdTarget::read(std::uint64_t lba, std::uint32_t count) {
         return done == 1;
       },
       &ok);
-  if (!ok) nbd_fail(fmt::format("{}: read at sector {}", uri_, lba));
+  if (!ok) nbd_fail(fmt::format("{}: read at sector {}", name_, lba));
   return r;
 }
 
@@ -98,13 +91,12 @@ std::optional<ProbeResult> NbdTarget::write_buffered(std::uint64_t lba, std::uin
 }
 
 ProbeResult NbdTarget::put(std::uint64_t lba, std::uint32_t count, std::uint32_t flags) {
-  check_write_probe(writable_, lba, count);
   const std::size_t n = std::size_t{count} * sector_;
-  const std::uint8_t* data = saved_.data() + (lba - writable_->first) * sector_;
+  const std::uint8_t* data = saved_at(lba, count);
   bool ok = false;
   const ProbeResult r =
       timed_probe([&] { return nbd_pwrite(h_, data, n, lba * sector_, flags) != -1; }, &ok);
-  if (!ok) nbd_fail(fmt::format("{}: write at sector {}", uri_, lba));
+  if (!ok) nbd_fail(fmt::format("{}: write at sector {}", name_, lba));
   return r;
 }
 

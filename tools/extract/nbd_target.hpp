@@ -9,26 +9,19 @@
 #include <utility>
 #include <vector>
 
-#include "tools/extract/probe_target.hpp"
+#include "tools/extract/host_target.hpp"
 
 struct nbd_handle;
 
 namespace disksched::extract {
 
-class NbdTarget final : public ProbeTarget {
+class NbdTarget final : public HostTarget {
  public:
   // `sector_bytes` = 0: the server's minimum block size, at least 512.
   NbdTarget(const std::string& uri, std::uint32_t sector_bytes = 0,
             std::optional<std::pair<std::uint64_t, std::uint64_t>> writable_bytes = {});
   ~NbdTarget() override;
-  NbdTarget(const NbdTarget&) = delete;
-  NbdTarget& operator=(const NbdTarget&) = delete;
 
-  std::string describe() const override { return uri_; }
-  std::uint32_t sector_bytes() const override { return sector_; }
-  std::uint64_t sectors() const override { return sectors_; }
-  Millis now_ms() override;
-  void wait_until(Millis t_ms) override;
   ProbeResult read(std::uint64_t lba, std::uint32_t count) override;
   ProbeResult write(std::uint64_t lba, std::uint32_t count) override;
   std::optional<ProbeResult> write_buffered(std::uint64_t lba, std::uint32_t count) override;
@@ -38,22 +31,15 @@ class NbdTarget final : public ProbeTarget {
   }
   // The same client path against a captive `nbdkit null` (when nbdkit is installed).
   std::optional<Millis> null_round_trip_ms() override;
-  // The writable range in sectors, [first, last].
-  std::optional<std::pair<std::uint64_t, std::uint64_t>> writable_sectors() const { return writable_; }
 
  private:
   // A write of the saved bytes back to [lba, lba + count) with these NBD flags.
   ProbeResult put(std::uint64_t lba, std::uint32_t count, std::uint32_t flags);
-  std::string uri_;
   nbd_handle* h_ = nullptr;
   bool spin_ = false;
   nbd_handle* null_ = nullptr;
   bool null_tried_ = false;
-  std::uint32_t sector_ = 512;
-  std::uint64_t sectors_ = 0;
   std::vector<std::uint8_t> buf_;
-  std::optional<std::pair<std::uint64_t, std::uint64_t>> writable_;  // [first, last] sector
-  std::vector<std::uint8_t> saved_;
 };
 
 }  // namespace disksched::extract

@@ -40,7 +40,7 @@ std::optional<HostNoise> noise_preset(std::string_view name, std::uint64_t seed)
 std::string_view noise_preset_names() { return "none, vm, late or busy"; }
 
 VirtualTarget::VirtualTarget(std::unique_ptr<DeviceModel> model, HostNoise noise)
-    : model_(std::move(model)), noise_(noise), rng_(noise.seed) {
+    : VirtualClockTarget(0.0), model_(std::move(model)), noise_(noise), rng_(noise.seed) {
   if (!model_) throw std::invalid_argument("virtual target needs a model");
   head_ = model_->initial_state();
   if (noise_.rpm_error != 0.0 && model_->rotational()) {
@@ -58,8 +58,6 @@ VirtualTarget::VirtualTarget(std::unique_ptr<DeviceModel> model, HostNoise noise
 std::string VirtualTarget::describe() const {
   return fmt::format("virtual:{}", model_->name());
 }
-
-void VirtualTarget::wait_until(Millis t_ms) { now_ = std::max(now_, t_ms); }
 
 Millis VirtualTarget::jitter(Millis mean) {
   if (mean <= 0.0) return 0.0;

@@ -27,7 +27,7 @@
 
 #include "predictor/device_model.hpp"
 #include "predictor/drive_cache.hpp"
-#include "tools/extract/probe_target.hpp"
+#include "tools/extract/virtual_clock_target.hpp"
 
 namespace disksched::extract {
 
@@ -73,7 +73,7 @@ struct HostNoise {
 std::optional<HostNoise> noise_preset(std::string_view name, std::uint64_t seed);
 std::string_view noise_preset_names();
 
-class VirtualTarget final : public ProbeTarget {
+class VirtualTarget final : public VirtualClockTarget {
  public:
   // Takes the model; `rpm_error` re-anchors its rotation at (1 + e) times the speed.
   VirtualTarget(std::unique_ptr<DeviceModel> model, HostNoise noise);
@@ -83,8 +83,6 @@ class VirtualTarget final : public ProbeTarget {
   std::uint64_t sectors() const override {
     return model_->capacity_bytes() / model_->sector_bytes();
   }
-  Millis now_ms() override { return now_; }
-  void wait_until(Millis t_ms) override;
   ProbeResult read(std::uint64_t lba, std::uint32_t count) override;
   ProbeResult write(std::uint64_t lba, std::uint32_t count) override;
   std::optional<ProbeResult> write_buffered(std::uint64_t lba, std::uint32_t count) override;
@@ -108,7 +106,6 @@ class VirtualTarget final : public ProbeTarget {
   std::mt19937_64 rng_;
   HeadState head_;
   std::optional<DriveCache> drive_;  // the controller and buffer, when the profile has one
-  Millis now_ = 0.0;
   std::uint64_t probes_ = 0;
   std::uint64_t hits_ = 0;
   std::FILE* trace_ = nullptr;  // DISKSCHED_VT_TRACE set: every request served, on stderr

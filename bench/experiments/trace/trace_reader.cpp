@@ -87,6 +87,15 @@ struct Where {
                                value, expected));
 }
 
+// A read or a write as one letter of either case; anything else fails naming `field` and
+// what was `expected`.
+Op read_or_write(const Where& w, std::string_view field, std::string_view s,
+                 std::string_view expected) {
+  if (s == "R" || s == "r") return Op::Read;
+  if (s == "W" || s == "w") return Op::Write;
+  fail(w, field, s, expected);
+}
+
 std::vector<std::string_view> split_ws(std::string_view s) {
   std::vector<std::string_view> out;
   std::size_t i = 0;
@@ -215,12 +224,7 @@ void read_validate(std::istream& in, const std::string& name, std::uint32_t sect
     if (f.size() != 6)
       fail(w, "line", line, "6 fields 'R|W Hit|Miss|Doub|Trip block size access_us think_us'");
     TraceRecord r;
-    if (f[0] == "R" || f[0] == "r")
-      r.op = Op::Read;
-    else if (f[0] == "W" || f[0] == "w")
-      r.op = Op::Write;
-    else
-      fail(w, "op", f[0], "R or W");
+    r.op = read_or_write(w, "op", f[0], "R or W");
     if (f[1] == "Hit")
       r.buffer = BufferFlag::Hit;
     else if (f[1] == "Miss")
@@ -299,12 +303,7 @@ void read_spc(std::istream& in, const std::string& name, std::uint32_t sector, T
     r.offset = byte_offset(w, "LBA", f[1], to_uint<std::uint64_t>(w, "LBA", f[1]), sector);
     r.length = byte_length(w, "Size", f[2], to_uint<std::uint64_t>(w, "Size", f[2]), 1);
     check_end(w, "LBA", f[1], r.offset, r.length);
-    if (f[3] == "r" || f[3] == "R")
-      r.op = Op::Read;
-    else if (f[3] == "w" || f[3] == "W")
-      r.op = Op::Write;
-    else
-      fail(w, "Opcode", f[3], "r or w");
+    r.op = read_or_write(w, "Opcode", f[3], "r or w");
     r.time_ms = to_double(w, "Timestamp", f[4]) * 1000.0;
     check_arrival(w, "Timestamp", f[4], r.time_ms);
     t.records.push_back(r);

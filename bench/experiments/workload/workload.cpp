@@ -580,20 +580,34 @@ void take_extent(Req& q, const TraceRecord& r, const Folder& folder, std::size_t
   folder.apply(q.offset, q.length, index);
 }
 
+// The walk both trace streams make: the records in order, times divided by the factor,
+// each record's extent folded onto the device as the record at its index.
+struct TraceCursor {
+  std::shared_ptr<const TraceData> t;
+  Folder folder;
+  double factor;
+  std::size_t i = 0;
+
+  // The next record, or null after the last.
+  const TraceRecord* next() { return i < t->records.size() ? &t->records[i++] : nullptr; }
+  // `q` takes the extent of the record next() returned last.
+  template <class Req>
+  void take_extent_of(Req& q, const TraceRecord& r) const { take_extent(q, r, folder, i - 1); }
+};
+
 class TraceStream final : public ArrivalStream {
  public:
   TraceStream(std::shared_ptr<const TraceData> t, Folder folder, double time_factor,
               TraceClassMap classes)
-      : t_(std::move(t)), folder_(folder), factor_(time_factor), classes_(classes) {}
+      : records_{std::move(t), folder, time_factor}, classes_(classes) {}
 
   std::optional<Arrival> next() override {
-    while (i_ < t_->records.size()) {
-      const TraceRecord& r = t_->records[i_++];
-      if (r.length == 0) continue;  // flushes carry no extent; the simulator has no cache
+    while (const TraceRecord* r = records_.next()) {
+      if (r->length == 0) continue;  // flushes carry no extent; the simulator has no cache
       Arrival a;
-      a.time_ms = r.time_ms / factor_;
-      take_extent(a, r, folder_, i_ - 1);
-      const TraceClass c = class_of(classes_, r);
+      a.time_ms = r->time_ms / records_.factor;
+      records_.take_extent_of(a, *r);
+      const TraceClass c = class_of(classes_, *r);
       a.cls = c.cls;
       a.limit_ms = c.limit_ms;
       return a;
@@ -602,11 +616,8 @@ class TraceStream final : public ArrivalStream {
   }
 
  private:
-  std::shared_ptr<const TraceData> t_;
-  Folder folder_;
-  double factor_;
+  TraceCursor records_;
   TraceClassMap classes_;
-  std::size_t i_ = 0;
 };
 
 // DiskSim validate: one client, each request issued the recorded think time after the
@@ -614,27 +625,23 @@ class TraceStream final : public ArrivalStream {
 class TraceClosed final : public ClosedStream {
  public:
   TraceClosed(std::shared_ptr<const TraceData> t, Folder folder, double time_factor)
-      : t_(std::move(t)), folder_(folder), factor_(time_factor) {}
+      : records_{std::move(t), folder, time_factor} {}
   std::size_t population() const override { return 1; }
   std::optional<ClosedStep> next(std::size_t) override {
-    while (i_ < t_->records.size()) {
-      const TraceRecord& r = t_->records[i_++];
+    while (const TraceRecord* r = records_.next()) {
       const Millis think = prev_think_;
-      prev_think_ = r.think_ms / factor_;
-      if (r.length == 0) continue;
+      prev_think_ = r->think_ms / records_.factor;
+      if (r->length == 0) continue;
       ClosedStep s;
       s.think_ms = think;
-      take_extent(s, r, folder_, i_ - 1);
+      records_.take_extent_of(s, *r);
       return s;
     }
     return std::nullopt;
   }
 
  private:
-  std::shared_ptr<const TraceData> t_;
-  Folder folder_;
-  double factor_;
-  std::size_t i_ = 0;
+  TraceCursor records_;
   Millis prev_think_ = 0.0;
 };
 

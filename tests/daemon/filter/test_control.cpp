@@ -20,6 +20,7 @@
 #include "daemon/filter/dispatcher.hpp"
 #include "predictor/lbn_model.hpp"
 #include "schedulers/registry.hpp"
+#include "tests/scratch_dir.hpp"
 
 using namespace disksched;
 using Catch::Matchers::Contains;
@@ -193,28 +194,9 @@ TEST_CASE("control commands: 'show' ended by CRLF is show", "[filter][control]")
   REQUIRE_THAT(reopen["error"].get<std::string>(), Contains("sched-log="));
 }
 
-namespace {
-
-// A fresh directory under /tmp, removed with its files at the end of the test.
-struct ScratchDir {
-  std::string path;
-  ScratchDir() {
-    char tmpl[] = "/tmp/disksched-save-XXXXXX";
-    REQUIRE(mkdtemp(tmpl) != nullptr);
-    path = tmpl;
-  }
-  ~ScratchDir() { std::filesystem::remove_all(path); }
-  std::string operator/(const std::string& name) const { return path + "/" + name; }
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-void put(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
-
-}  // namespace
+using testing::put;
+using testing::ScratchDir;
+using testing::slurp;
 
 TEST_CASE("save: only into sched-save-dir, by name or by a path in it", "[filter][control][save]") {
   ScratchDir dir, elsewhere;

@@ -14,23 +14,12 @@
 
 using namespace disksched;
 using Catch::Matchers::WithinAbs;
+using testing::kEps, testing::kSector;
 
 namespace {
 
-constexpr std::uint32_t kSector = 512;
-constexpr double kEps = 1e-9;
-
-DiskProfile small_disk() { return testing::small_disk("cache-test"); }
-
 DriveParams read_ahead_drive() {
-  DriveParams d;
-  d.has_controller = d.has_cache = true;
-  d.controller.command[0][0][0] = 0.5;  // read hit after read
-  d.cache.segments = 2;
-  d.cache.segment_sectors = 200;
-  d.cache.write_segments = 2;
-  d.cache.continuous_read = 3;
-  d.cache.max_read_ahead = 50;
+  DriveParams d = testing::read_ahead_drive();
   d.cache.read_ahead_over_requested = true;
   return d;
 }
@@ -51,7 +40,7 @@ DriveParams write_behind_drive() {
 }
 
 std::unique_ptr<DeviceModel> disk_with(const DriveParams& d) {
-  DiskProfile p = small_disk();
+  DiskProfile p = testing::small_disk("cache-test");
   p.drive = d;
   return std::make_unique<DiskModel>(p);
 }
@@ -62,7 +51,7 @@ TEST_CASE("drive blocks of zeros cost what the platter alone costs", "[drive]") 
   DriveParams zeros;
   zeros.has_controller = zeros.has_bus = zeros.has_cache = true;
   VirtualDevice drive(disk_with(zeros));
-  VirtualDevice platter(std::make_unique<DiskModel>(small_disk()));
+  VirtualDevice platter(std::make_unique<DiskModel>(testing::small_disk("cache-test")));
   REQUIRE(drive.drive() != nullptr);
   REQUIRE(platter.drive() == nullptr);
   const struct { Millis at; Op op; std::uint64_t lba; std::uint32_t n; } reqs[] = {

@@ -14,6 +14,7 @@
 #include "predictor/head_tracker.hpp"
 #include "schedulers/dispatch/dispatch_core.hpp"
 #include "schedulers/registry.hpp"
+#include "tests/emulator/device/small_disk.hpp"
 #include "tests/predictor/zoned_profile.hpp"
 
 using namespace disksched;
@@ -92,21 +93,8 @@ namespace {
 // 10 cylinders x 2 heads x 100 sectors, 10 ms a rotation, seeks 1 ms; a read hit costs
 // 0.5 ms of command overhead; read-ahead after a read.
 DiskProfile small_cached_disk() {
-  DiskProfile p;
-  p.heads = 2;
-  p.rotation_ms = 10.0;
-  p.zones = {ZoneSpec{0, 9, 100, {}, {}}};
-  p.seek.form = SeekCurveSpec::Form::TwoPiece;
-  p.seek.short_a = p.seek.long_a = 1.0;
-  p.seek.boundary = 5;
-  DriveParams& d = p.drive;
-  d.has_controller = d.has_cache = true;
-  d.controller.command[0][0][0] = 0.5;
-  d.cache.segments = 2;
-  d.cache.segment_sectors = 200;
-  d.cache.write_segments = 2;
-  d.cache.continuous_read = 3;
-  d.cache.max_read_ahead = 50;
+  DiskProfile p = testing::small_disk("disk");
+  p.drive = testing::read_ahead_drive();
   return p;
 }
 

@@ -21,11 +21,9 @@
 
 using namespace disksched;
 using Catch::Matchers::WithinAbs;
+using testing::kEps, testing::kSector;
 
 namespace {
-
-constexpr std::uint32_t kSector = 512;
-constexpr double kEps = 1e-9;
 
 DiskProfile small_disk() { return testing::small_disk("write-cache-test"); }
 

@@ -19,11 +19,10 @@
 
 using namespace disksched;
 using Catch::Matchers::WithinAbs;
+using testing::kEps, testing::kSector;
 
 namespace {
 
-constexpr std::uint32_t kSector = 512;
-constexpr double kEps = 1e-9;
 constexpr std::uint64_t kA = 2 * 200 + 100 + 50, kB = 5 * 200 + 20, kC = 8 * 200 + 100 + 15;
 
 using Listed = disksched::testing::ListedArrivals;

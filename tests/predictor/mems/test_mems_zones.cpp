@@ -14,13 +14,7 @@ namespace {
 
 // A small sled so that brute force over every window and every pair stays cheap; its
 // springs are as stiff relative to its size as the G2's.
-MemsParams small_sled() {
-  MemsParams p;
-  p.name = "mems-small";
-  p.bits_x = 160;
-  p.bits_y = 180;
-  return p;
-}
+MemsParams small_sled() { return MemsParams{.name = "mems-small", .bits_x = 160, .bits_y = 180}; }
 
 // The rule's worst seek over every pair of positions of every window of height h (y) by
 // brute force, for +y and -y zones.

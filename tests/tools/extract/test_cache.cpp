@@ -35,17 +35,12 @@ DiskProfile c2247a(bool cache) {
   p.drive.has_bus = p.drive.has_cache = true;
   p.drive.bus.read_sector = 0.1701;
   p.drive.bus.write_sector = 0.18686;
-  CacheParams& c = p.drive.cache;
-  c.segments = 2;
-  c.segment_sectors = 256;
-  c.write_segments = 1;
-  c.separate_write_segment = true;
-  c.continuous_read = 3;
-  c.max_read_ahead = 128;
-  c.read_ahead_over_requested = true;
-  c.read_ahead_on_idle_hit = true;
-  c.fast_write = 1;  // write-behind live (the validated drive had it off)
-  c.combine_sequential_writes = true;
+  // Write-behind live (fast_write 1; the validated drive had it off).
+  p.drive.cache = CacheParams{.segments = 2, .segment_sectors = 256, .write_segments = 1,
+                              .separate_write_segment = true, .continuous_read = 3,
+                              .max_read_ahead = 128, .read_ahead_over_requested = true,
+                              .read_ahead_on_idle_hit = true, .fast_write = 1,
+                              .combine_sequential_writes = true};
   return p;
 }
 

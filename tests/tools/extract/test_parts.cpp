@@ -14,6 +14,7 @@
 #include "predictor/disk_model.hpp"
 #include "predictor/profile.hpp"
 #include "predictor/rotation_estimator.hpp"
+#include "tests/tools/extract/busy_host.hpp"
 #include "tools/extract/block_target.hpp"
 #include "tools/extract/compare.hpp"
 #include "tools/extract/device_checks.hpp"
@@ -97,6 +98,24 @@ TEST_CASE("boundary classes find LBA 0's head when an empty front puts it past h
   CHECK(c.first_head == 0);
 }
 
+namespace {
+
+// The layout puts every LBA at the physical sector the disk model of `p` (its seek one
+// flat table point: only the mapping matters) puts it; with `and_back`, the physical
+// sector maps back to the LBA too.
+void check_against_model(const Layout& L, DiskProfile p, bool and_back) {
+  p.seek.form = SeekCurveSpec::Form::Table;
+  p.seek.points = {{1, 1.0}};
+  const DiskModel m(p);
+  for (std::uint64_t lba = 0; lba < m.lbas(); ++lba) {
+    const Chs c = m.lba_to_chs(lba);
+    REQUIRE(L.pba_of_lba(lba) == L.pba(c.cylinder, c.head, c.sector));
+    if (and_back) REQUIRE(L.lba_of_pba(L.pba(c.cylinder, c.head, c.sector)) == lba);
+  }
+}
+
+}  // namespace
+
 TEST_CASE("the layout maps an empty front, slipped and spare tracks like the disk model", "[extract][parts]") {
   // Two heads; zone 0: four cylinders of 10 sectors, its first track empty, track 3
   // slipped, two spare tracks at its end (one taken by the slip); zone 1: three
@@ -127,14 +146,7 @@ TEST_CASE("the layout maps an empty front, slipped and spare tracks like the dis
   p.zones[0].slips = {3};
   p.zones[0].spares = 2;
   p.defects = {{4, 0, 5}};
-  p.seek.form = SeekCurveSpec::Form::Table;
-  p.seek.points = {{1, 1.0}};
-  DiskModel m(p);
-  for (std::uint64_t lba = 0; lba < m.lbas(); ++lba) {
-    const Chs c = m.lba_to_chs(lba);
-    REQUIRE(L.pba_of_lba(lba) == L.pba(c.cylinder, c.head, c.sector));
-    REQUIRE(L.lba_of_pba(L.pba(c.cylinder, c.head, c.sector)) == lba);
-  }
+  check_against_model(L, p, true);
 }
 
 TEST_CASE("the layout maps cylinders and slipped sectors like the disk model", "[extract][parts]") {
@@ -158,13 +170,7 @@ TEST_CASE("the layout maps cylinders and slipped sectors like the disk model", "
   p.rotation_ms = 10;
   p.zones = {ZoneSpec{0, 2, 10, {}, {}}, ZoneSpec{3, 4, 8, {}, {}}};
   p.defects = {{0, 0, 5}, {0, 0, 6}};
-  p.seek.form = SeekCurveSpec::Form::Table;
-  p.seek.points = {{1, 1.0}};
-  DiskModel m(p);
-  for (std::uint64_t lba = 0; lba < m.lbas(); ++lba) {
-    const Chs c = m.lba_to_chs(lba);
-    REQUIRE(L.pba_of_lba(lba) == L.pba(c.cylinder, c.head, c.sector));
-  }
+  check_against_model(L, p, false);
 }
 
 TEST_CASE("the period survives lost revolutions and preemptions", "[extract][parts]") {
@@ -204,28 +210,9 @@ TEST_CASE("the densest cluster of phases rejects late reads, even most of them",
   CHECK(circular_earliest({0.10, 0.50, 0.501, 0.5015}, 0.004) == Approx(0.50).margin(1e-12));
 }
 
-namespace {
-
-// A host as busy as this project's 2-core machine at load 20 without real-time
-// priority: a third of the completions seen 0.2-8 ms late, every tenth request
-// reaching the device late, and every probe flagged as preempted.
-HostNoise busy_host(std::uint64_t seed) {
-  HostNoise n;
-  n.issue_jitter_ms = 0.01;
-  n.completion_jitter_ms = 0.01;
-  n.late_rate = 0.33;
-  n.preemption_rate = 0.1;
-  n.preemption_flagged = 0.0;
-  n.flag_rate = 1.0;
-  n.seed = seed;
-  return n;
-}
-
-}  // namespace
-
 TEST_CASE("on a busy host the period, phases and reach thresholds reject late completions",
           "[extract][parts]") {
-  VirtualTarget t(load_model("hp97560-full"), busy_host(5));
+  VirtualTarget t(load_model("hp97560-full"), testing::busy_host(5));
   Prober p(t, ProberOptions{});
   const PeriodEstimate e = p.measure_period(200);
   // Flagged probes are not repeated (each repeat would cost a revolution and be

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "predictor/seek_curve.hpp"
+#include "predictor/seek_forms.hpp"
 #include "tools/extract/seek_fit.hpp"
 #include "tools/extract/stats.hpp"
 
@@ -23,14 +24,18 @@ std::vector<std::int64_t> distances(std::int64_t maxd) {
 }
 
 SeekCurveSpec jw() {
-  SeekCurveSpec s;
-  s.form = SeekCurveSpec::Form::TwoPiece;
-  s.short_a = 3.24;
-  s.short_b = 0.4;
-  s.boundary = 383;
-  s.long_a = 8.2;
-  s.long_b = 0.0075;
-  return s;
+  return two_piece_seek(3.24, 0.4, 383, 8.2, 0.0075);
+}
+
+// The exact curve at the probed distances up to `maxd`, and on both sides of the jump
+// at its boundary, as the extractor's bisection adds them.
+std::vector<SeekPoint> exact_points(const SeekCurveSpec& spec, std::int64_t maxd) {
+  const SeekCurve truth(spec, maxd + 1);
+  std::vector<SeekPoint> pts;
+  for (auto d : distances(maxd)) pts.push_back({d, truth.evaluate(d)});
+  pts.push_back({spec.boundary, truth.evaluate(spec.boundary)});
+  pts.push_back({spec.boundary + 1, truth.evaluate(spec.boundary + 1)});
+  return pts;
 }
 
 }  // namespace
@@ -76,13 +81,7 @@ TEST_CASE("robust line rejects gross outliers", "[extract][stats]") {
 }
 
 TEST_CASE("an exact JW two-piece curve is recovered exactly", "[extract][seek]") {
-  SeekCurve truth(jw(), 1964);
-  std::vector<SeekPoint> pts;
-  for (auto d : distances(1963)) pts.push_back({d, truth.evaluate(d)});
-  // Points on both sides of the jump at 383, as the extractor's bisection adds them.
-  pts.push_back({383, truth.evaluate(383)});
-  pts.push_back({384, truth.evaluate(384)});
-  const SeekFit f = fit_seek_curve(pts);
+  const SeekFit f = fit_seek_curve(exact_points(jw(), 1963));
   CHECK(f.form == "two-piece");
   CHECK(f.spec.boundary == 383);
   CHECK(f.spec.short_a == Approx(3.24).margin(1e-6));
@@ -94,20 +93,8 @@ TEST_CASE("an exact JW two-piece curve is recovered exactly", "[extract][seek]")
 }
 
 TEST_CASE("a settle-dominated single-cylinder seek selects the three-piece form", "[extract][seek]") {
-  SeekCurveSpec t;
-  t.form = SeekCurveSpec::Form::ThreePiece;
-  t.single_cylinder_ms = 0.8;
-  t.short_a = 1.6;
-  t.short_b = 0.22;
-  t.boundary = 400;
-  t.long_a = 4.9;
-  t.long_b = 0.0042;
-  SeekCurve truth(t, 1100);
-  std::vector<SeekPoint> pts;
-  for (auto d : distances(1099)) pts.push_back({d, truth.evaluate(d)});
-  pts.push_back({400, truth.evaluate(400)});
-  pts.push_back({401, truth.evaluate(401)});
-  const SeekFit f = fit_seek_curve(pts);
+  const SeekCurveSpec t = three_piece_seek(0.8, 1.6, 0.22, 400, 4.9, 0.0042);
+  const SeekFit f = fit_seek_curve(exact_points(t, 1099));
   CHECK(f.form == "three-piece");
   CHECK(f.spec.single_cylinder_ms == Approx(0.8));
   CHECK(f.three_piece_rms_ms < 1e-6);

@@ -12,7 +12,9 @@
 
 #include "predictor/disk_model.hpp"
 #include "predictor/profile.hpp"
+#include "predictor/seek_forms.hpp"
 #include "tests/predictor/zoned_profile.hpp"
+#include "tests/tools/extract/busy_host.hpp"
 #include "tools/extract/compare.hpp"
 #include "tools/extract/extractor.hpp"
 #include "tools/extract/virtual_target.hpp"
@@ -43,13 +45,20 @@ void print(const std::string& title, const ExtractResult& r, const Comparison& c
               r.seek.table.size(), r.seek.rejected.size());
 }
 
+// The extracted profile against the truth, printed under `title`.
+Comparison compared(const std::string& title, const VirtualTarget& t, const ExtractResult& r,
+                    const DiskProfile& truth) {
+  const Comparison c = compare_profiles(r.profile, truth, t.true_rotation_ms());
+  print(title, r, c);
+  return c;
+}
+
 }  // namespace
 
 TEST_CASE("extraction recovers the full HP 97560 in virtual time", "[extract]") {
   VirtualTarget t(load_model("hp97560-full"), HostNoise{});
   const ExtractResult r = run(t, 240'000);
-  const Comparison c = compare_profiles(r.profile, hp97560_full_profile(), t.true_rotation_ms());
-  print("hp97560-full", r, c);
+  const Comparison c = compared("hp97560-full", t, r, hp97560_full_profile());
   CHECK(c.pass);
   CHECK(std::fabs(c.period_error) < 1e-6);
   CHECK(c.max_track_skew_error == 0.0);
@@ -67,8 +76,7 @@ TEST_CASE("extraction recovers the full HP 97560 in virtual time", "[extract]") 
 TEST_CASE("extraction recovers JW's HP 97560 (no skew, no head switch, no overhead)", "[extract]") {
   VirtualTarget t(load_model("hp97560"), HostNoise{});
   const ExtractResult r = run(t, 240'000);
-  const Comparison c = compare_profiles(r.profile, hp97560_profile(), t.true_rotation_ms());
-  print("hp97560", r, c);
+  const Comparison c = compared("hp97560", t, r, hp97560_profile());
   CHECK(c.pass);
   CHECK(r.profile.track_skew_sectors == 0.0);
   CHECK(r.profile.head_switch_ms < 0.02);
@@ -91,13 +99,7 @@ DiskProfile zoned_truth() {
   p.head_switch_ms = 0.9;
   p.overhead_ms = PerOp{0.5, 0.6, 0.2};
   p.completion_ms = PerOp{0.1, 0.15, 0.0};
-  p.seek.form = SeekCurveSpec::Form::ThreePiece;
-  p.seek.single_cylinder_ms = 1.1;
-  p.seek.short_a = 1.6;
-  p.seek.short_b = 0.22;
-  p.seek.boundary = 400;
-  p.seek.long_a = 4.9;
-  p.seek.long_b = 0.0042;
+  p.seek = three_piece_seek(1.1, 1.6, 0.22, 400, 4.9, 0.0042);
   p.rotation_phase = 0.37;
   return p;
 }
@@ -116,8 +118,7 @@ TEST_CASE("extraction recovers a zoned disk under host noise", "[extract]") {
   const DiskProfile truth = zoned_truth();
   VirtualTarget t(std::make_unique<DiskModel>(truth), vm_noise(seed));
   const ExtractResult r = run(t, 240'000, seed);
-  const Comparison c = compare_profiles(r.profile, truth, t.true_rotation_ms());
-  print(fmt::format("zoned, noise seed {}", seed), r, c);
+  const Comparison c = compared(fmt::format("zoned, noise seed {}", seed), t, r, truth);
   CHECK(c.pass);
   CHECK(r.period.rejected > 0);  // the preemptions were there and were thrown out
   CHECK(r.validation.within_tolerance > 0.95);
@@ -130,8 +131,7 @@ TEST_CASE("writes inside the allowed range give the write overhead and completio
   // Cylinders 10-11 of zone 0: 8 tracks of 96 sectors.
   const std::uint64_t first = 10 * 4 * 96, last = 12 * 4 * 96 - 1;
   const ExtractResult r = run(t, 240'000, 21, std::make_pair(first, last));
-  const Comparison c = compare_profiles(r.profile, truth, t.true_rotation_ms());
-  print("zoned with writes", r, c);
+  const Comparison c = compared("zoned with writes", t, r, truth);
   CHECK(c.pass);
   // Only sums and differences are observable from outside (see the profile's gauge).
   const DiskProfile& p = r.profile;
@@ -147,8 +147,7 @@ TEST_CASE("slipped sectors are located and the zones still come out exact", "[ex
   const DiskProfile truth = testing::zoned_profile(true);
   VirtualTarget t(std::make_unique<DiskModel>(truth), vm_noise(31));
   const ExtractResult r = run(t, 120'000, 31);
-  const Comparison c = compare_profiles(r.profile, truth, t.true_rotation_ms());
-  print("zoned with defects", r, c);
+  const Comparison c = compared("zoned with defects", t, r, truth);
   CHECK(c.pass);
   CHECK(c.defects_extra == 0);
   CHECK(c.defects_missing == 1);
@@ -158,8 +157,7 @@ TEST_CASE("slipped sectors are located and the zones still come out exact", "[ex
 TEST_CASE("a short budget samples less and still meets the tolerances", "[extract]") {
   VirtualTarget t(load_model("hp97560-full"), vm_noise(41));
   const ExtractResult r = run(t, 45'000, 41);
-  const Comparison c = compare_profiles(r.profile, hp97560_full_profile(), t.true_rotation_ms());
-  print("hp97560-full, 45 s budget", r, c);
+  const Comparison c = compared("hp97560-full, 45 s budget", t, r, hp97560_full_profile());
   CHECK(c.pass);
   CHECK(r.elapsed_ms <= 45'000 * 1.25);
   CHECK(r.seek.table.size() < 40);
@@ -199,25 +197,14 @@ TEST_CASE("interrogation answers are cross-checked against the timing", "[extrac
 
 TEST_CASE("extraction meets the tolerances on a busy host: late completions, every probe flagged",
           "[extract]") {
-  // A third of the completions seen 0.2-8 ms late (never flagged), every tenth request
-  // reaching the device late, every probe flagged as preempted: the noise of a 2-core
-  // machine at load 20 probed without real-time priority.
-  HostNoise n;
-  n.issue_jitter_ms = 0.01;
-  n.completion_jitter_ms = 0.01;
-  n.late_rate = 0.33;
-  n.preemption_rate = 0.1;
-  n.preemption_flagged = 0.0;
-  n.flag_rate = 1.0;
-  n.seed = 51;
+  const HostNoise n = testing::busy_host(51);
   // With skews (the heads from the skew classes) and JW's model without (the heads from
   // switch times).
   const std::string model = GENERATE(as<std::string>{}, "hp97560-full", "hp97560");
   VirtualTarget t(load_model(model), n);
   const ExtractResult r = run(t, 120'000, 51);
-  const Comparison c = compare_profiles(r.profile, model == "hp97560" ? hp97560_profile() : hp97560_full_profile(),
-                                        t.true_rotation_ms());
-  print(model + " on a busy host", r, c);
+  const Comparison c = compared(model + " on a busy host", t, r,
+                                model == "hp97560" ? hp97560_profile() : hp97560_full_profile());
   CHECK(c.pass);
   CHECK(r.elapsed_ms <= 120'000 * 1.25);
   CHECK(r.period.late_fraction > 0.1);  // measured: late beyond the jitter and 0.1 ms

@@ -9,26 +9,12 @@
 #include "bench/experiments/trace/trace_classes.hpp"
 #include "bench/experiments/trace/trace_reader.hpp"
 #include "bench/experiments/workload/workload.hpp"
+#include "tests/scratch_dir.hpp"
 
 using namespace disksched;
 using Catch::Matchers::Contains;
 
 namespace {
-
-struct TempDir {
-  std::filesystem::path path;
-  TempDir() {
-    path = std::filesystem::temp_directory_path() /
-           ("disksched-test-traces-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(path);
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-  std::string write(const std::string& name, const std::string& text) const {
-    const auto p = (path / name).string();
-    std::ofstream(p, std::ios::binary) << text;
-    return p;
-  }
-};
 
 // The message names the file, the line and the field.
 void check_error(const std::string& format, const std::string& path, int line,
@@ -41,7 +27,7 @@ void check_error(const std::string& format, const std::string& path, int line,
 }  // namespace
 
 TEST_CASE("DiskSim ascii", "[sim][trace]") {
-  TempDir d;
+  const testing::ScratchDir d;
   auto p = d.write("a.trace",
                    "0.000 0 1000 16 1\n"
                    "  5.5   0   2000  8   0\n"
@@ -63,7 +49,7 @@ TEST_CASE("DiskSim ascii", "[sim][trace]") {
 }
 
 TEST_CASE("DiskSim validate: think times, closed loop", "[sim][trace]") {
-  TempDir d;
+  const testing::ScratchDir d;
   auto p = d.write("v.trace",
                    "R Hit 100 8 12000.5 3000\n"
                    "W Miss 200 16 9000 0\n"
@@ -96,7 +82,7 @@ TEST_CASE("DiskSim validate: think times, closed loop", "[sim][trace]") {
 }
 
 TEST_CASE("MSR Cambridge CSV", "[sim][trace]") {
-  TempDir d;
+  const testing::ScratchDir d;
   auto p = d.write("hm_0.csv",
                    "128166372003061629,hm,0,Read,383496192,32768,7123\n"
                    "128166372003161629,hm,0,Write,1024,4096,100\n");
@@ -119,7 +105,7 @@ TEST_CASE("MSR Cambridge CSV", "[sim][trace]") {
 }
 
 TEST_CASE("SPC / UMass CSV", "[sim][trace]") {
-  TempDir d;
+  const testing::ScratchDir d;
   auto p = d.write("Financial1.spc",
                    "0,303567,3584,w,0.000000\n"
                    "1, 55590, 3072, R, 0.010000, extra, fields\n"
@@ -137,7 +123,7 @@ TEST_CASE("SPC / UMass CSV", "[sim][trace]") {
 }
 
 TEST_CASE("blkparse text: Q events become requests with events=Q", "[sim][trace]") {
-  TempDir d;
+  const testing::ScratchDir d;
   auto p = d.write("sda.txt",
                    "  8,0    3        1     0.000000000  4162  Q  WS 3417048 + 8 [jbd2/sda3-8]\n"
                    "  8,0    3        2     0.000001000  4162  G  WS 3417048 + 8 [jbd2/sda3-8]\n"
@@ -169,7 +155,7 @@ TEST_CASE("blkparse text: Q events become requests with events=Q", "[sim][trace]
 }
 
 TEST_CASE("HP SRT 1.3 binary", "[sim][trace]") {
-  TempDir d;
+  const testing::ScratchDir d;
   auto be = [](std::string& s, std::uint32_t v) {
     for (int i = 3; i >= 0; --i) s.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
   };
@@ -249,7 +235,7 @@ TEST_CASE("HP SRT 1.3 binary", "[sim][trace]") {
 }
 
 TEST_CASE("our CSV", "[sim][trace]") {
-  TempDir d;
+  const testing::ScratchDir d;
   auto p = d.write("ours.csv",
                    "time_ms,op,offset,length,device\n"
                    "# a comment\n"
@@ -275,7 +261,7 @@ TEST_CASE("unknown format and missing file", "[sim][trace]") {
 // Issue 15, item 10: an offset near 2^64 overflows offset + length; a block number
 // times the sector size overflows the byte offset. Both name the file and the line.
 TEST_CASE("offsets whose end passes 2^64 are refused with the file and line", "[sim][trace]") {
-  TempDir d;
+  const testing::ScratchDir d;
   check_error("csv", d.write("o.csv", "0,R,0,4096\n4,R,18446744073709551615,4096\n"), 2, "offset");
   check_error("msr", d.write("o.msr", "1,hm,0,Read,18446744073709551615,4096,1\n"), 1, "Offset");
   // Block 2^55 of 512 bytes is byte 2^64: it must not wrap to byte 0.
@@ -287,7 +273,7 @@ TEST_CASE("offsets whose end passes 2^64 are refused with the file and line", "[
 }
 
 TEST_CASE("values that cannot be meant are refused with the field named", "[sim][trace]") {
-  TempDir d;
+  const testing::ScratchDir d;
   check_error("validate", d.write("t.val", "R Hit 100 8 12000 1e308\n"), 1, "think_us");
   check_error("validate", d.write("a.val", "R Hit 100 8 1e300 1\n"), 1, "access_us");
   check_error("ascii", d.write("t.ascii", "1e300 0 1000 16 1\n"), 1, "time");
@@ -295,7 +281,7 @@ TEST_CASE("values that cannot be meant are refused with the field named", "[sim]
 }
 
 TEST_CASE("MSR Cambridge: a header line is skipped", "[sim][trace]") {
-  TempDir d;
+  const testing::ScratchDir d;
   auto t = read_trace("msr", d.write("hm_0.csv",
                                      "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n"
                                      "128166372003061629,hm,0,Read,383496192,32768,7123\n"));
@@ -308,7 +294,7 @@ TEST_CASE("MSR Cambridge: a header line is skipped", "[sim][trace]") {
 }
 
 TEST_CASE("blkparse: every RWBS flag the kernel has printed", "[sim][trace]") {
-  TempDir d;
+  const testing::ScratchDir d;
   auto t = read_trace("blkparse",
                       d.write("old.txt",
                               "  8,0 0 1 0.0 1 Q WBS 100 + 8 [a]\n"     // barrier, 2.6.3x
@@ -333,7 +319,7 @@ TEST_CASE("blkparse: every RWBS flag the kernel has printed", "[sim][trace]") {
 
 // Issue 15: replaying every Q event overstates the load by the kernel's merges.
 TEST_CASE("blkparse: D events with their merged sizes, or Q with the merges applied", "[sim][trace]") {
-  TempDir d;
+  const testing::ScratchDir d;
   auto p = d.write("merges.txt",
                    "  8,0 0 1 0.000 1 Q W 100 + 8 [a]\n"
                    "  8,0 0 2 0.001 1 G W 100 + 8 [a]\n"
@@ -365,7 +351,7 @@ TEST_CASE("blkparse: D events with their merged sizes, or Q with the merges appl
 
 // Issue 14, "Classes everywhere": the readers keep what the format says about who waits.
 TEST_CASE("trace readers keep the formats' sync/async, meta and class flags", "[sim][trace]") {
-  TempDir d;
+  const testing::ScratchDir d;
   auto ascii = read_trace("ascii", d.write("c.ascii",
                                            "0 0 100 8 3\n"       // read, TIME_CRITICAL
                                            "1 0 200 8 4\n"       // write, TIME_LIMITED
@@ -420,7 +406,7 @@ TEST_CASE("trace classes: the default mapping and classes=", "[sim][trace]") {
 }
 
 TEST_CASE("trace workloads carry the classes into the arrivals", "[sim][trace]") {
-  TempDir d;
+  const testing::ScratchDir d;
   auto p = d.write("c.blk",
                    "  8,0 0 1 0.000 1 D WS 100 + 8 [a]\n"
                    "  8,0 0 2 0.001 1 D W 200 + 8 [a]\n"

@@ -10,6 +10,7 @@
 
 #include "bench/experiments/trace/trace_reader.hpp"
 #include "bench/experiments/workload/workload.hpp"
+#include "tests/scratch_dir.hpp"
 
 using namespace disksched;
 using Catch::Matchers::Contains;
@@ -117,13 +118,10 @@ TEST_CASE("streams are reproducible from the seed", "[sim][workload]") {
 }
 
 TEST_CASE("trace workloads: options, scaling to a rate, folding", "[sim][workload]") {
-  const auto dir = std::filesystem::temp_directory_path() / "disksched-test-workload";
-  std::filesystem::create_directories(dir);
-  const auto path = (dir / "t,1.csv").string();  // a comma in the name: options come off the end
-  {
-    std::ofstream f(path);
-    f << "time_ms,op,offset,length\n0,R,0,4096\n10,W,2147483648,4096\n20,R,8192,4096\n30,R,12288,4096\n";
-  }
+  const testing::ScratchDir dir;
+  // A comma in the name: options come off the end.
+  const auto path = dir.write(
+      "t,1.csv", "time_ms,op,offset,length\n0,R,0,4096\n10,W,2147483648,4096\n20,R,8192,4096\n30,R,12288,4096\n");
   auto w = Workload::parse("trace:csv:" + path + ",scale=2,fold=1");
   CHECK(w.trace_path() == path);
   CHECK(w.number("scale") == 2);
@@ -144,15 +142,12 @@ TEST_CASE("trace workloads: options, scaling to a rate, folding", "[sim][workloa
   CHECK_THAT(notes[0], Contains("folded 1 of 4 requests (25.0%)") && Contains("larger profile"));
   CHECK_THROWS_WITH(Workload::parse("trace:csv:" + path + ",speed=2"),
                     Contains("unknown option 'speed'"));
-  std::filesystem::remove_all(dir);
 }
 
 // Issue 15: 77% of one real trace's requests were folded without a word.
 TEST_CASE("trace workloads: folding must be asked for", "[sim][workload]") {
-  const auto dir = std::filesystem::temp_directory_path() / "disksched-test-fold";
-  std::filesystem::create_directories(dir);
-  const auto path = (dir / "t.csv").string();
-  std::ofstream(path) << "0,R,0,4096\n10,W,2147483648,4096\n20,W,3221225472,4096\n30,R,8192,4096\n";
+  const testing::ScratchDir dir;
+  const auto path = dir.write("t.csv", "0,R,0,4096\n10,W,2147483648,4096\n20,W,3221225472,4096\n30,R,8192,4096\n");
   const auto w = Workload::parse("trace:csv:" + path);
   CHECK(w.number("fold") == 0);
   // Refused up front, before any request, with the count, the share and the ways out.
@@ -161,14 +156,11 @@ TEST_CASE("trace workloads: folding must be asked for", "[sim][workload]") {
                         Contains("3221229568") && Contains("fold=1") && Contains("--model"));
   // Within the device: no note.
   CHECK(w.trace_notes({1ull << 40, 512}).empty());
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("trace workloads: several devices need dev=N or dev=all", "[sim][workload]") {
-  const auto dir = std::filesystem::temp_directory_path() / "disksched-test-devs";
-  std::filesystem::create_directories(dir);
-  const auto path = (dir / "multi.ascii").string();
-  std::ofstream(path) << "0 0 100 8 1\n1 3 200 8 1\n2 0 300 8 0\n3 7 400 8 1\n";
+  const testing::ScratchDir dir;
+  const auto path = dir.write("multi.ascii", "0 0 100 8 1\n1 3 200 8 1\n2 0 300 8 0\n3 7 400 8 1\n");
   CHECK_THROWS_WITH(Workload::parse("trace:ascii:" + path),
                     Contains("3 devices") && Contains("device: requests 0: 2, 3: 1, 7: 1") && Contains("dev=N") &&
                         Contains("dev=all"));
@@ -177,18 +169,14 @@ TEST_CASE("trace workloads: several devices need dev=N or dev=all", "[sim][workl
   CHECK(all.trace()->records.size() == 4);
   CHECK_THAT(all.spec(), Contains(",dev=all"));
   CHECK(Workload::parse(all.spec()).trace()->records.size() == 4);
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("trace workloads: time units, and a word when the timing looks wrong", "[sim][workload]") {
-  const auto dir = std::filesystem::temp_directory_path() / "disksched-test-units";
-  std::filesystem::create_directories(dir);
-  const auto path = (dir / "ns.ascii").string();
-  {
-    // 20 requests 2 ms apart, written in nanoseconds (as MQSim writes its ASCII traces).
-    std::ofstream f(path);
-    for (int i = 0; i < 20; ++i) f << i * 2000000 << " 0 " << i * 8 << " 8 1\n";
-  }
+  const testing::ScratchDir dir;
+  // 20 requests 2 ms apart, written in nanoseconds (as MQSim writes its ASCII traces).
+  std::string ns;
+  for (int i = 0; i < 20; ++i) ns += fmt::format("{} 0 {} 8 1\n", i * 2000000, i * 8);
+  const auto path = dir.write("ns.ascii", ns);
   const auto as_ms = Workload::parse("trace:ascii:" + path);
   CHECK(as_ms.trace_rate_per_s() == Approx(1e-3 / 2 * 1000 / 1000));  // 0.0005 requests/s
   const auto notes = as_ms.trace_notes(kDev);
@@ -199,19 +187,14 @@ TEST_CASE("trace workloads: time units, and a word when the timing looks wrong",
   CHECK(as_ns.trace_notes(kDev).empty());
   CHECK_THAT(as_ns.spec(), Contains("time=ns"));
   CHECK_THROWS_WITH(Workload::parse("trace:msr:" + path + ",time=ns"), Contains("time unit is fixed"));
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("trace workloads: a file read with the wrong format says what it looks like", "[sim][workload]") {
-  const auto dir = std::filesystem::temp_directory_path() / "disksched-test-guess";
-  std::filesystem::create_directories(dir);
-  const auto msr = (dir / "hm_0.csv").string();
-  std::ofstream(msr) << "128166372003061629,hm,0,Read,383496192,32768,7123\n";
+  const testing::ScratchDir dir;
+  const auto msr = dir.write("hm_0.csv", "128166372003061629,hm,0,Read,383496192,32768,7123\n");
   CHECK_THROWS_WITH(Workload::parse("trace:csv:" + msr),
                     Contains("looks like a 'msr' trace") && Contains("trace:msr:" + msr));
   // Blkparse text holding only summary lines reads as no requests in any format.
-  const auto blk = (dir / "sda.txt").string();
-  std::ofstream(blk) << "  8,0 0 1 0.0 1 D R 100 + 8 [a]\n";
+  const auto blk = dir.write("sda.txt", "  8,0 0 1 0.0 1 D R 100 + 8 [a]\n");
   CHECK_THROWS_WITH(Workload::parse("trace:ascii:" + blk), Contains("looks like a 'blkparse' trace"));
-  std::filesystem::remove_all(dir);
 }
