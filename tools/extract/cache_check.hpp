@@ -8,7 +8,9 @@
 // buffer, so a write cache cannot answer one. Where writes are allowed, write-behind is
 // still looked for (check_write_behind), so that the profile says whether the drive has it.
 // Where a read cache is found, also how far read-ahead reaches and how many reads of
-// other places push a sector out (the segments), which is what defeating it needs.
+// other places push a sector out (the segments), which is what defeating it needs:
+// whether a sector is held is asked by a pair (it, then the sector behind it), which
+// from the platter costs a revolution less a sector whatever a late host adds.
 #pragma once
 
 #include <cstdint>

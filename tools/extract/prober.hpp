@@ -125,6 +125,9 @@ class Prober {
   ProbeResult read_clean(std::uint64_t lba, std::uint32_t count, Op op = Op::Read);
   ProbeResult read_raw(std::uint64_t lba, Op op = Op::Read);
   bool fit_reference(std::vector<Millis> t, std::string* why);
+  // The median step of reads walking backwards from mid-device: a revolution less a
+  // sector, read without the buffer's help.
+  Millis walk_period();
   void refit();
   int misses_to_confirm() const;
   Millis reach_threshold_noisy(std::uint64_t src, std::uint64_t dst, double dst_phase, Millis lo, Millis hi,
