@@ -192,13 +192,15 @@ def plot(rows, png):
     x = range(len(rows))
     ax1.bar(x, [r[1] for r in rows], color="tab:red")
     for i, r in enumerate(rows):
-        ax1.hlines(2 * r[3], i - 0.4, i + 0.4, colors="k", linestyles="dashed")
+        if r[3] is not None:  # the idle figure over the way's path
+            ax1.hlines(2 * r[3], i - 0.4, i + 0.4, colors="k", linestyles="dashed")
     ax1.set_yscale("log")
     ax1.set_xticks(list(x), labels)
     ax1.set_ylabel("foreground p99 (ms), dashed: 2x idle")
-    ax2.bar(x, [r[2] for r in rows], color="tab:blue")
+    ax2.bar(x, [r[2] or 0 for r in rows], color="tab:blue")
     for i, r in enumerate(rows):
-        ax2.hlines(r[4] / 2, i - 0.4, i + 0.4, colors="k", linestyles="dashed")
+        if r[4] is not None:
+            ax2.hlines(r[4] / 2, i - 0.4, i + 0.4, colors="k", linestyles="dashed")
     ax2.set_xticks(list(x), labels)
     ax2.set_ylabel("scrub MB/s beside fg, dashed: half its solo")
     fig.suptitle("sata7200-8tb (diskemu, drive queue 32), QD1 reader + scrub + writer, medians")
