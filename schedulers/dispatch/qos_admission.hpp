@@ -16,7 +16,8 @@
 //   - background takes the room the foreground leaves: only while no foreground request
 //     waits or is at the drive (beside one, the drive would serve it first), and, while
 //     foreground requests wait, its share of the dispatches (bg-share, a credit earned
-//     per foreground one); never more than bg-depth background requests at the drive.
+//     per foreground one); never more than bg-depth background requests at the drive
+//     (overdue ones aside).
 // Everything is counted by completions and passed time: no clock, so it runs the same in
 // virtual time and live.
 #pragma once
