@@ -3,7 +3,9 @@
 #   bench/qos/live.sh FILTER.so DISKEMU.so [OUT_DIR]
 # One emulated sata7200-8tb (diskemu drive-queue=32, the profile's write buffer on,
 # timescale 1) serves three jobs at once, all from one fio:
-#   fg      QD1 random 4 KiB reads over the whole disk (a process waits for each)
+#   fg      QD1 random 4 KiB reads over the whole disk (a process waits for each), each
+#           FG_THINK ms after the last completed (default 0: none; an interactive reader
+#           thinks between reads)
 #   scrub   sequential 1 MiB reads, BG_DEPTH deep (default 16)
 #   writer  random 4 KiB writes, 4 deep, WRITER_IOPS a second (default 50)
 # The ways (WAYS, default "a b c c30"):
@@ -36,6 +38,9 @@ runtime=${RUNTIME:-20}
 ramp=${RAMP:-2}
 bg_depth=${BG_DEPTH:-16}
 writer_iops=${WRITER_IOPS:-50}
+fg_think=${FG_THINK:-0}
+[[ $fg_think =~ ^[0-9]+$ ]] || { echo "bench: FG_THINK=$fg_think: expected whole milliseconds" >&2; exit 2; }
+fg_label="QD1 random 4 KiB reads$([ "$fg_think" = 0 ] || echo ", $fg_think ms think time")"
 ways=${WAYS:-a b c cl}
 model=sata7200-8tb
 if [[ " $ways " =~ " b "|" cl " ]] && { [ "$(id -u)" != 0 ] || ! command -v nbdfuse >/dev/null \
@@ -47,7 +52,7 @@ paths="nbd"
 [[ " $ways " =~ " b "|" cl " ]] && paths="nbd loop"
 
 echo "settings: diskemu model=$model drive-queue=32 timescale=1 (the profile's write buffer on)"
-echo "          fg QD1 random 4k reads; scrub sequential 1m reads $bg_depth deep;"
+echo "          fg $fg_label; scrub sequential 1m reads $bg_depth deep;"
 echo "          writer random 4k writes 4 deep at $writer_iops/s; ${runtime} s (+${ramp} s ramp) a run"
 echo "          ways: $ways; idle-drive runs over: $paths; $reps repetition(s)"
 report_load
@@ -78,7 +83,8 @@ EOF
     [ "$path" != nbd ] || echo "uri=nbd+unix:///$([ "$j" = scrub ] && echo "$scrub")?socket=$target"
     [ "$path" != loop ] || [ "$j" != scrub ] || [ -z "$scrub" ] || echo "filename=$scrub"
     case $j in
-      fg) printf 'rw=randread\nbs=4k\niodepth=1\n'; [ "$path" != loop ] || echo "prioclass=1" ;;
+      fg) printf 'rw=randread\nbs=4k\niodepth=1\n'; [ "$path" != loop ] || echo "prioclass=1"
+          [ "$fg_think" = 0 ] || echo "thinktime=$((fg_think * 1000))" ;;
       scrub) printf 'rw=read\nbs=1m\niodepth=%s\n' "$bg_depth"; [ "$path" != loop ] || echo "prioclass=3" ;;
       writer) printf 'rw=randwrite\nbs=4k\niodepth=4\nrate_iops=%s\n' "$writer_iops"
               [ "$path" != loop ] || echo "prioclass=2" ;;
@@ -131,7 +137,7 @@ fio --output-format=json --output="$dir/fio.json" "$dir/job.fio"
 EOF
 
 # job.sh: job_file for a run script that cannot see this shell's functions.
-{ declare -f job_file; echo "runtime=$runtime ramp=$ramp bg_depth=$bg_depth writer_iops=$writer_iops"
+{ declare -f job_file; echo "runtime=$runtime ramp=$ramp bg_depth=$bg_depth writer_iops=$writer_iops fg_think=$fg_think"
   echo 'job_file "$1" "$2" "$3" "${4:-}"'; } > "$out/job.sh"
 
 # run NAME PATH JOBS FILTER_KEYS...: one fresh nbdkit, fio inside it, one line of results.
@@ -170,7 +176,7 @@ for rep in $(seq 0 $((reps - 1))); do
 done
 echo "all runs: $(( $(date +%s) - start )) s"
 echo
-/usr/bin/python3 "$qos_dir/live_table.py" table "$out/runs.jsonl" "$out/live.png" | tee "$out/table.md"
+/usr/bin/python3 "$qos_dir/live_table.py" table "$out/runs.jsonl" "$out/live.png" "$fg_label" | tee "$out/table.md"
 report_load
 
 # The simulator's version of the same drive and jobs (no writer: the simulator's writers
@@ -178,9 +184,9 @@ report_load
 if [ "${SIM:-1}" != 0 ]; then
   echo
   echo "the simulator: disksched sim, $model, drive queue 32 (satf, age limit 1 s as diskemu's), depth 32,"
-  echo "               mixed:fg=1,bg=$bg_depth,writers=0, 3000 warm-up + 6000 measured requests, seed 1"
+  echo "               mixed:fg=1,bg=$bg_depth,writers=0,fg-think=${fg_think}ms, 3000 warm-up + 6000 measured requests, seed 1"
   sim_run() {
-    "$disksched" sim --model $model --workload "mixed:$1,writers=0" --sched "$2" --depth 32 \
+    "$disksched" sim --model $model --workload "mixed:$1,writers=0,fg-think=${fg_think}ms" --sched "$2" --depth 32 \
       --drive-queue 32 --drive-policy satf --drive-age-limit 1s --reps 1 --requests 6000 \
       --warmup 3000 --seed 1 --json > "$out/sim-$3.json"
   }

@@ -186,6 +186,9 @@ std::vector<ParamSpec> qos_params() {
       number_param("bg-wait", "ms",
                    "a background request waiting this long goes next (0: no bound, strict priority)",
                    1000, 0, 1e9),
+      count_param("bg-depth", "requests",
+                  "the most background requests at the drive at once (0: up to the depth)", 1, 0,
+                  1024),
       choice_param("order", "foreground order at the host", kOrders, "fcfs"),
       choice_param("bg-order", "background order at the host", kOrders, "fcfs"),
       control,
@@ -226,6 +229,7 @@ AlgorithmInfo qos_algorithm() {
         c.max_depth = static_cast<unsigned>(p.number("max-depth"));
         c.bg_share = p.number("bg-share");
         c.bg_wait_ms = p.number("bg-wait");
+        c.bg_depth = static_cast<unsigned>(p.number("bg-depth"));
         c.control = p.choice("control") == "on";
         return std::make_unique<Qos>(format_spec("qos", qos_params(), p), c,
                                      make_scheduler(p.choice("order"), m),

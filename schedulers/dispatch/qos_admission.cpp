@@ -50,15 +50,18 @@ QosAdmission::Grant QosAdmission::next(Millis now, bool fg_waiting, bool bg_wait
     return fg_waiting ? Grant::Foreground : bg_waiting ? Grant::Background : Grant::None;
   }
   if (total >= depth_) return Grant::None;
+  const bool bg_room = bg_waiting && (c_.bg_depth == 0 || bg_in_flight_ < c_.bg_depth);
   const bool overdue = bg_waiting && c_.bg_wait_ms > 0 && now - oldest_bg_arrival >= c_.bg_wait_ms;
-  // Overdue requests take turns with the foreground: a flood of them neither starves it
-  // nor waits unboundedly.
+  // Overdue requests take turns with the foreground, beyond bg-depth (one at a time behind
+  // a deep foreground queue in the drive would wait its age limit each): a flood of them
+  // neither starves the foreground nor waits unboundedly.
   if (overdue && !(fg_waiting && last_overdue_)) return Grant::Background;
   if (fg_waiting) {
-    if (bg_waiting && c_.bg_share > 0 && bg_credit_ >= 1.0) return Grant::Background;
+    if (bg_room && c_.bg_share > 0 && bg_credit_ >= 1.0) return Grant::Background;
     return Grant::Foreground;
   }
-  return bg_waiting ? Grant::Background : Grant::None;
+  // The foreground's request at the drive would wait for a background one sent beside it.
+  return bg_room && fg_in_flight_ == 0 ? Grant::Background : Grant::None;
 }
 
 void QosAdmission::admitted(IoClass c, Millis arrival, Millis now) {

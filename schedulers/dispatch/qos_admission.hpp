@@ -13,8 +13,11 @@
 //     (never beyond the depth: beside a foreground request in the drive, a drive's
 //     own shortest-positioning order serves a sequential scrub first, up to its age limit);
 //   - else the foreground (time-critical, time-limited);
-//   - background takes the room the foreground leaves, and, while foreground requests
-//     wait, its share of the dispatches (bg-share, a credit earned per foreground one).
+//   - background takes the room the foreground leaves: only while no foreground request
+//     waits or is at the drive (beside one, the drive would serve it first), and, while
+//     foreground requests wait, its share of the dispatches (bg-share, a credit earned
+//     per foreground one); never more than bg-depth background requests at the drive
+//     (overdue ones aside).
 // Everything is counted by completions and passed time: no clock, so it runs the same in
 // virtual time and live.
 #pragma once
@@ -39,6 +42,12 @@ struct QosConfig {
   unsigned max_depth = 32;
   double bg_share = 0.0;            // of the dispatches, background takes while foreground waits
   Millis bg_wait_ms = 1000.0;       // background's bounded wait (0: none, strict priority)
+  // The most background requests the drive holds at once (0: up to the depth). Beside a
+  // foreground request the drive's own shortest-positioning order serves every
+  // sequential background read it holds first: each is a wait the foreground cannot
+  // avoid. A scrub streams as fast at 1 or 2 as at 32 (the drive reads ahead). Overdue
+  // requests (bg_wait_ms) go beyond it.
+  unsigned bg_depth = 1;
   // false: no depth control and no bound, foreground first at max_depth (the ablation
   // the tests compare with)
   bool control = true;

@@ -1,8 +1,8 @@
 // The qos scheduler (schedulers/classes/qos.cpp, schedulers/dispatch/qos_admission.hpp)
 // in virtual time, over the built-in 8 TB SATA drive with its own queue of 32 (SATF,
 // 500 ms age limit) and 32 at the drive from the host: a foreground target kept under a
-// flood of background work, background never waiting past its bound, and a target
-// switched during the run. Each compares with the controller switched off
+// flood of background work, background never waiting past its bound, a target switched
+// during the run, and the goal for a reader with think time. Each compares with the controller switched off
 // (control=off: foreground first at the full depth, no bound), which must miss.
 #include <catch2/catch.hpp>
 
@@ -80,6 +80,8 @@ double counter(const Run& r, const std::string& name) {
 
 // One QD1 random 4 KiB reader beside a scrub of 1 MiB reads 32 deep.
 const std::string kFlood = "mixed:fg=1,bg=32";
+// One QD1 random 4 KiB reader thinking 30 ms after each read, beside a scrub 16 deep.
+const std::string kThinker = "mixed:fg=1,bg=16,fg-think=30ms";
 constexpr Millis kSettle = 10000;  // the controller's time to find its depth
 
 }  // namespace
@@ -118,18 +120,60 @@ TEST_CASE("qos admits a background request that waited its bound", "[sim][qos]")
 }
 
 TEST_CASE("qos takes a new target switched in during the run", "[sim][qos]") {
-  // A loose target first (the drive keeps its full depth), then 50 ms, as the control
-  // socket's `switch qos:target=50ms` would.
+  // A reader with think time leaves the drive to the scrub between its reads. A loose
+  // target with background up to the depth (bg-depth=0) first: the scrub fills the drive
+  // and the reader waits behind it; then the default, 50 ms, as the control socket's
+  // `switch qos:target=50ms` would.
   constexpr Millis at = 30000;
-  const Run on = run("qos:target=2s", kFlood, 16000, {{at, "qos:target=50ms"}});
-  const Run off = run("qos:target=2s", kFlood, 16000, {{at, "qos:target=50ms,control=off"}});
+  const Run on = run("qos:bg-depth=0,target=2s", kThinker, 8000, {{at, "qos:target=50ms"}});
+  const Run off =
+      run("qos:bg-depth=0,target=2s", kThinker, 8000, {{at, "qos:target=50ms,control=off"}});
   REQUIRE(on.result.switches_made == 1);
   // Before: even the median misses 50 ms (the scrub's requests fill the drive).
   const double before = quantile(on, IoClass::TimeCritical, 0.5, 5000, at);
   const double after = quantile(on, IoClass::TimeCritical, 0.99, at + kSettle);
-  const double after_off = quantile(off, IoClass::TimeCritical, 0.99, at + kSettle);
-  INFO("median before " << before << " ms, after " << after << " ms, after (off) " << after_off);
+  // Without control the reader starves (a read a second): even its median misses.
+  const double after_off = quantile(off, IoClass::TimeCritical, 0.5, at + kSettle);
+  INFO("median before " << before << " ms, p99 after " << after << " ms, median after (off) "
+                        << after_off);
   CHECK(before > 50.0);
   CHECK(after <= 50.0);
   CHECK(after_off > 50.0);
+}
+
+TEST_CASE("qos keeps a reader with think time within twice its idle p99 while the scrub keeps "
+          "half its solo throughput",
+          "[sim][qos]") {
+  // The goal, for a reader that thinks between reads (as interactive ones do).
+  const Run idle = run("fcfs", "mixed:fg=1,bg=0,fg-think=30ms", 3000);
+  const Run solo = run("fcfs", "mixed:fg=0,bg=16", 3000);
+  const Run on = run("qos:target=50ms", kThinker, 8000);
+  const Run off = run("qos:target=50ms,control=off", kThinker, 8000);
+  const double idle_p99 = quantile(idle, IoClass::TimeCritical, 0.99, 0);
+  const double p99_on = quantile(on, IoClass::TimeCritical, 0.99, kSettle);
+  // Without control the reader starves (a read a second): even its median misses.
+  const double p50_off = quantile(off, IoClass::TimeCritical, 0.5, kSettle);
+  INFO("p99 idle " << idle_p99 << " ms, qos " << p99_on << ", median off " << p50_off << "; scrub solo "
+                   << bg_mb_per_s(solo) << " MB/s, qos " << bg_mb_per_s(on) << ", off "
+                   << bg_mb_per_s(off) << "; depth " << counter(on, "qos_depth"));
+  CHECK(p99_on <= 2 * idle_p99);
+  CHECK(bg_mb_per_s(on) >= 0.5 * bg_mb_per_s(solo));
+  CHECK(p50_off > 2 * idle_p99);
+}
+
+TEST_CASE("qos keeps the target at a depth it may not cut: background never beside the reader",
+          "[sim][qos]") {
+  // min-depth=4: the controller cannot bring the drive down to one request. Background
+  // holds at most bg-depth=2 places and is sent only while no foreground request is at
+  // the drive, so the reader never finds the drive's queue full of scrub reads that its
+  // shortest-positioning order serves first.
+  const Run on = run("qos:target=50ms,min-depth=4,bg-depth=2", kThinker, 8000);
+  const Run off = run("qos:target=50ms,min-depth=4,bg-depth=2,control=off", kThinker, 8000);
+  const double p99_on = quantile(on, IoClass::TimeCritical, 0.99, kSettle);
+  const double p50_off = quantile(off, IoClass::TimeCritical, 0.5, kSettle);
+  INFO("p99 on " << p99_on << " ms, median off " << p50_off << " ms; depth "
+                 << counter(on, "qos_depth"));
+  CHECK(counter(on, "qos_min_depth_seen") >= 4);
+  CHECK(p99_on <= 50.0);
+  CHECK(p50_off > 50.0);
 }

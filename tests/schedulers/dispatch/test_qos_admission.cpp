@@ -1,6 +1,7 @@
 // The qos admission controller's rules (schedulers/dispatch/qos_admission.hpp), exactly:
 // when the depth shrinks and grows, how a failed probe backs off, who takes a free
-// place (overdue background in turns, bg-share's credit). Times are given, no clock.
+// place (overdue background in turns, bg-share's credit, background only where no
+// foreground request is and at most bg-depth of it). Times are given, no clock.
 #include <catch2/catch.hpp>
 
 #include "schedulers/dispatch/qos_admission.hpp"
@@ -152,6 +153,38 @@ TEST_CASE("qos: who takes a free place", "[qos]") {
   // bg-wait=0: no bound, strict priority.
   QosAdmission strict({.target_ms = 50, .max_depth = 2, .bg_wait_ms = 0});
   REQUIRE(strict.next(1e9, true, true, 0) == Grant::Foreground);
+}
+
+TEST_CASE("qos: background goes only where no foreground request is, at most bg-depth of it",
+          "[qos]") {
+  QosAdmission q({.target_ms = 50, .max_depth = 8, .bg_wait_ms = 100, .bg_depth = 2});
+  // Room at the drive, no foreground anywhere: background, up to bg-depth.
+  REQUIRE(q.next(0, false, true, 0) == Grant::Background);
+  q.admitted(kBg, 0, 0);
+  REQUIRE(q.next(0, false, true, 0) == Grant::Background);
+  q.admitted(kBg, 0, 0);
+  REQUIRE(q.next(1, false, true, 0) == Grant::None);  // two at the drive
+  q.completed(kBg, 0, 0, 5);
+  q.completed(kBg, 0, 0, 5);
+  // A foreground request at the drive: the drive would serve a background one sent
+  // beside it first, so none goes, though 7 places are free.
+  q.admitted(kFg, 5, 5);
+  REQUIRE(q.next(6, false, true, 5) == Grant::None);
+  // ... until it completes.
+  q.completed(kFg, 5, 5, 20);
+  REQUIRE(q.next(20, false, true, 5) == Grant::Background);
+  // An overdue request goes beyond bg-depth, taking its turn beside the foreground.
+  q.admitted(kBg, 5, 20);
+  q.admitted(kBg, 5, 20);
+  q.admitted(kFg, 20, 20);
+  REQUIRE(q.next(200, true, true, 50) == Grant::Background);
+  // bg-depth=0: background up to the depth.
+  QosAdmission open({.target_ms = 50, .max_depth = 3, .bg_wait_ms = 0, .bg_depth = 0});
+  for (int i = 0; i < 3; ++i) {
+    REQUIRE(open.next(0, false, true, 0) == Grant::Background);
+    open.admitted(kBg, 0, 0);
+  }
+  REQUIRE(open.next(0, false, true, 0) == Grant::None);
 }
 
 TEST_CASE("qos: bg-share gives the background its share of the dispatches", "[qos]") {
