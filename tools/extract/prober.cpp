@@ -233,7 +233,6 @@ void Prober::maintain() {
   const int reads = one_read_suffices() ? 1 : 3;
   for (int i = 0; i < reads; ++i) ref_times_.push_back(read_clean(opt_.reference_lba, 1).complete_ms);
   refit();
-  prefetched_.clear();  // read in the frame before the refit
   last_refresh_ = target_.now_ms();
   refresh_cost_ = last_refresh_ - now;
   in_maintain_ = false;
@@ -254,21 +253,22 @@ void Prober::prefetch(std::vector<std::uint64_t> lbas) {
   if (!one_read_suffices()) return;
   std::sort(lbas.begin(), lbas.end(), std::greater<>());
   for (std::uint64_t lba : lbas)
-    if (lba < target_.sectors()) prefetched_[lba] = phase(lba);
+    if (lba < target_.sectors()) phase(lba);
 }
 
 double Prober::phase(std::uint64_t lba, int repeats, Op op) {
   if (repeats <= 0) repeats = repeats_;
+  maintain();
   if (one_read_suffices()) {
     repeats = 1;
-    const auto it = prefetched_.find(lba);
-    if (it != prefetched_.end() && op == Op::Read) {
-      const double ph = it->second;
-      prefetched_.erase(it);
-      return ph;
+    if (op == Op::Read) {
+      const auto it = read_once_.find(lba);
+      if (it != read_once_.end()) return phase_of(it->second);
+      const Millis t = read_clean(lba, 1).complete_ms;
+      read_once_[lba] = t;
+      return phase_of(t);
     }
   }
-  maintain();
   std::vector<double> ph;
   for (int i = 0; i < repeats; ++i) ph.push_back(phase_of(read_clean(lba, 1, op).complete_ms));
   if (repeats == 1) return ph.front();

@@ -103,11 +103,12 @@ class Prober {
   // Behind a cache defeat a re-read of a sector first pushes it out of the buffer (a
   // read for each of its segments): where completions do not scatter (jitter under a
   // tenth of the finest sector of a drive of today, 2.3 us) one read is as good as the
-  // median of several, so a phase is read once, and the reference once a refresh.
+  // median of several, so a phase is read once (asked again, the completion of that
+  // read is taken in the frame of the moment), and the reference once a refresh.
   bool one_read_suffices() const;
   // The phases of sectors about to be asked for, read now in the order the target
-  // prefers (ProbeTarget::prefers_descending_reads), each kept for the one phase() that
-  // asks for it; nothing where the target has no preference or one read does not suffice.
+  // prefers (ProbeTarget::prefers_descending_reads) and kept as above; nothing where the
+  // target has no preference or one read does not suffice.
   void prefetch(std::vector<std::uint64_t> lbas);
   int repeats() const { return repeats_; }
 
@@ -157,7 +158,7 @@ class Prober {
   // first pushes it out of the buffer (128 reads on an 8 TB drive), and refreshes are
   // then spaced so that they cost at most a tenth of the time (kRefreshShare).
   Millis refresh_cost_ = 0.0;
-  std::map<std::uint64_t, double> prefetched_;  // prefetch(): lba -> phase, read once
+  std::map<std::uint64_t, Millis> read_once_;  // one_read_suffices(): lba -> completion
   int repeats_ = 1;
   std::uint64_t probes_ = 0;
   bool in_maintain_ = false;
