@@ -23,9 +23,19 @@ bool CacheDefeat::held(std::uint64_t lba, std::uint32_t count) const {
                      [&](const Held& h) { return lba < h.end && h.first < end; });
 }
 
+unsigned CacheDefeat::reads_to_push_out(std::uint64_t lba, std::uint32_t count) const {
+  const std::uint64_t end = lba + count;
+  for (unsigned i = 0; i < held_.size(); ++i) {
+    const Held& h = held_[i];
+    if (lba < h.end && h.first < end) return segments_ - std::min(i, known_);
+  }
+  return 0;
+}
+
 void CacheDefeat::note_read(std::uint64_t lba, std::uint32_t count) {
   held_.push_front({lba, std::min(inner_.sectors(), lba + count + window_)});
   while (held_.size() > segments_) held_.pop_back();
+  known_ = std::min(known_ + 1, segments_);
 }
 
 ProbeResult CacheDefeat::read_evicting(std::uint64_t x) {
@@ -78,17 +88,36 @@ bool CacheDefeat::evict_near(std::uint64_t next) {
   return true;
 }
 
-void CacheDefeat::evict(std::uint64_t next) {
+bool CacheDefeat::evict_past_held(std::uint64_t next) {
+  const std::uint64_t n = inner_.sectors();
+  std::uint64_t x = head_ + window_ + 1;
+  // Each step passes one window: at most one a held read.
+  for (std::size_t k = 0; k <= held_.size() + 1 && x < n; ++k) {
+    if (fits(x, next)) {
+      read_evicting(x);
+      return true;
+    }
+    std::uint64_t past = x + 1;
+    for (const Held& h : held_)
+      if (h.first <= x && x < h.end) past = std::max(past, h.end);
+    if (x <= next && next <= x + window_) past = std::max(past, next + 1);
+    if (pair_dst_ && *pair_dst_ >= x && *pair_dst_ <= x + window_) past = std::max(past, *pair_dst_ + 1);
+    x = past;
+  }
+  return false;
+}
+
+void CacheDefeat::evict(std::uint64_t next, unsigned count) {
   unsigned done = 0;
-  while (done < segments_ && evict_near(next)) ++done;
+  while (done < count && (evict_near(next) || evict_past_held(next))) ++done;
   // Near the device's end: places a window or more from the read that follows, ahead of
   // it and then behind. Near it, so the moves there and back are short (a head switch or
   // a few cylinders, not a stroke).
   const std::uint64_t n = inner_.sectors();
   const std::uint64_t step = window_ + 1;
-  for (std::uint64_t j = 1; done < segments_ && j < 4 * segments_ + 8; ++j) {
+  for (std::uint64_t j = 1; done < count && j < 4 * segments_ + 8; ++j) {
     for (const bool ahead : {true, false}) {
-      if (done == segments_) break;
+      if (done == count) break;
       const std::uint64_t off = j * step;
       if (ahead ? next + off >= n : next < off) continue;
       const std::uint64_t x = ahead ? next + off : next - off;
@@ -98,7 +127,7 @@ void CacheDefeat::evict(std::uint64_t next) {
     }
   }
   // A device too small for windows apart: far places, as many as it takes.
-  for (std::uint64_t k = 1; done < segments_ && k < 64; ++k) {
+  for (std::uint64_t k = 1; done < count && k < 64; ++k) {
     const std::uint64_t x = (k * 104729ull * 7919ull + next) % n;
     if (held(x, 1)) continue;
     read_evicting(x);
@@ -108,13 +137,19 @@ void CacheDefeat::evict(std::uint64_t next) {
 
 void CacheDefeat::pair(std::uint64_t src, std::uint64_t dst) {
   pair_dst_ = dst;
-  if (held(src, 1) || held(dst, 1)) evict(src);
+  const unsigned need = sweep_ ? segments_ : std::max(reads_to_push_out(src, 1), reads_to_push_out(dst, 1));
+  sweep_ = false;
+  if (need > 0) evict(src, need);
   // After the eviction nothing holds dst; src's read comes next and must not evict again.
 }
 
 ProbeResult CacheDefeat::read(std::uint64_t lba, std::uint32_t count) {
   const bool second_of_pair = pair_dst_ && *pair_dst_ == lba && !held_.empty() && held_.front().first != lba;
-  if (!second_of_pair && held(lba, count)) evict(lba);
+  if (!second_of_pair) {
+    const unsigned need = sweep_ ? segments_ : reads_to_push_out(lba, count);
+    sweep_ = false;
+    if (need > 0) evict(lba, need);
+  }
   if (second_of_pair) pair_dst_.reset();
   const ProbeResult r = inner_.read(lba, count);
   note_read(lba, count);
@@ -124,6 +159,7 @@ ProbeResult CacheDefeat::read(std::uint64_t lba, std::uint32_t count) {
 
 ProbeResult CacheDefeat::write(std::uint64_t lba, std::uint32_t count) {
   if (pair_dst_ && *pair_dst_ == lba) pair_dst_.reset();
+  known_ = 0;  // a write may take a segment, or refresh one
   note_head(lba + count - 1);
   return inner_.write(lba, count);
 }

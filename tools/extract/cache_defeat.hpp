@@ -28,8 +28,12 @@ namespace disksched::extract {
 class CacheDefeat final : public ProbeTarget {
  public:
   CacheDefeat(ProbeTarget& inner, const CacheFindings& found);
-  // The target behind the defeat (the drive steps time the buffer itself).
-  ProbeTarget& inner() { return inner_; }
+  // The target behind the defeat (the drive steps time the buffer itself). What they
+  // leave in the buffer is not known here: the next read is preceded by a full sweep.
+  ProbeTarget& inner() {
+    sweep_ = true;
+    return inner_;
+  }
 
   std::string describe() const override { return inner_.describe(); }
   std::uint32_t sector_bytes() const override { return inner_.sector_bytes(); }
@@ -44,6 +48,7 @@ class CacheDefeat final : public ProbeTarget {
   bool set_spin_wait(bool on) override { return inner_.set_spin_wait(on); }
   std::optional<Millis> null_round_trip_ms() override { return inner_.null_round_trip_ms(); }
   void pair(std::uint64_t src, std::uint64_t dst) override;
+  bool prefers_descending_reads() const override { return window_ > 0; }
 
   // Would a read of `dst` right after one of `src` be served by src's read-ahead?
   bool ahead_of(std::uint64_t src, std::uint64_t dst) const {
@@ -57,9 +62,18 @@ class CacheDefeat final : public ProbeTarget {
     std::uint64_t first, end;  // [first, end): read, and what read-ahead may add
   };
   bool held(std::uint64_t lba, std::uint32_t count) const;
+  // Evicting reads that push out every segment that may hold [lba, lba + count): every
+  // read through here is a miss, which takes the least recently used segment, so the
+  // one of the read i reads back goes after segments - i more (0: nothing holds it).
+  unsigned reads_to_push_out(std::uint64_t lba, std::uint32_t count) const;
   void note_read(std::uint64_t lba, std::uint32_t count);
-  // Reads other places until nothing may hold the sectors `next` reads.
-  void evict(std::uint64_t next);
+  // Reads `count` other places (all of segments_ when the buffer's state is not known);
+  // then nothing holds the sectors `next` reads.
+  void evict(std::uint64_t next, unsigned count);
+  // One evicting read at the first place ahead of the last read that no window holds:
+  // where every learned place is held (by the evicting reads before), a chain of them
+  // goes on in fresh space instead of at places anywhere.
+  bool evict_past_held(std::uint64_t next);
   // One evicting read a learned distance from the last read (nothing if none fits).
   bool evict_near(std::uint64_t next);
   // Candidate i: kStrides places ahead of the last read, then kStrides behind it.
@@ -72,6 +86,13 @@ class CacheDefeat final : public ProbeTarget {
   std::uint64_t window_;     // sectors past a read that read-ahead may hold
   unsigned segments_;        // reads that push a sector out
   std::deque<Held> held_;    // newest first
+  // The newest known_ entries of held_ were read with nothing else using the buffer
+  // since (a write, or the drive steps' reads through inner(), may have): their places
+  // in the LRU order are exact, older ones are counted as the newest.
+  unsigned known_ = 0;
+  // The buffer holds what this never saw (the cache check's reads at the start, the
+  // drive steps'): the next read first reads segments_ other places.
+  bool sweep_ = true;
   std::optional<std::uint64_t> pair_dst_;  // the dst of the pair under way
   std::uint64_t evictions_ = 0;
   // Where evicting reads go. Any place out of every window evicts as well as any other;

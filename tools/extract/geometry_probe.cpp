@@ -38,6 +38,16 @@ double boundary_threshold(const Prober& p, double step) {
 
 }  // namespace
 
+std::vector<double> phases_of(Prober& p, const std::vector<std::uint64_t>& lbas) {
+  std::vector<double> ph(lbas.size());
+  std::vector<std::size_t> order(lbas.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  if (p.target().prefers_descending_reads())
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return lbas[a] > lbas[b]; });
+  for (std::size_t i : order) ph[i] = p.phase(lbas[i]);
+  return ph;
+}
+
 int repeats_for(const Prober& p, double step) {
   // Standard error of a median of n reads ~ 1.25 sigma / sqrt(n); aim for 0.1 sector.
   const double sigma_sectors = p.phase_noise() / step;
@@ -63,8 +73,12 @@ double rough_step(Prober& p, std::uint64_t start) {
   for (int reps : {first, std::max({first, 5, repeats_for(p, 1.0)})}) {
     for (std::uint64_t m = 1; m <= 4096; m *= 2) {
       if (start + 6 * m >= n) break;
-      std::vector<double> ph;
-      for (int j = 0; j <= 6; ++j) ph.push_back(p.phase(start + static_cast<std::uint64_t>(j) * m, reps));
+      std::vector<double> ph(7);
+      const bool down = p.target().prefers_descending_reads();
+      for (int i = 0; i <= 6; ++i) {
+        const int j = down ? 6 - i : i;
+        ph[j] = p.phase(start + static_cast<std::uint64_t>(j) * m, reps);
+      }
       std::vector<double> d;
       for (std::size_t j = 1; j < ph.size(); ++j) d.push_back(wrap_half(ph[j] - ph[j - 1]));
       const double med = median(d);
@@ -166,8 +180,9 @@ TrackScan scan_tracks(Prober& p, std::uint64_t start, double step_hint, int min_
     count = (n - 1 - start) / m;
   }
 
-  std::vector<double> ph;
-  for (std::uint64_t i = 0; i <= count; ++i) ph.push_back(p.phase(start + i * m));
+  std::vector<std::uint64_t> lbas;
+  for (std::uint64_t i = 0; i <= count; ++i) lbas.push_back(start + i * m);
+  std::vector<double> ph = phases_of(p, lbas);
   auto diffs = [&] {
     std::vector<double> d;
     for (std::size_t i = 1; i < ph.size(); ++i) d.push_back(wrap_half(ph[i] - ph[i - 1]));
@@ -246,12 +261,30 @@ std::vector<Boundary> walk_boundaries(Prober& p, std::uint64_t first, std::uint3
                                       double step, int count) {
   std::vector<Boundary> out;
   const std::uint64_t n = p.target().sectors();
+  // Where read-ahead would hold each sector just past the one before, the phases of
+  // the predicted boundaries are read first, from the last down (a slipped track
+  // moves the walk off them, and what follows is read as it comes).
+  std::map<std::uint64_t, double> ahead;
+  if (p.target().prefers_descending_reads()) {
+    std::vector<std::uint64_t> lbas{first};
+    for (int k = 1; k <= count && first + k * std::uint64_t{spt} < n; ++k)
+      for (std::uint64_t d : {1, 0}) lbas.push_back(first + k * std::uint64_t{spt} - d);
+    const std::vector<double> ph = phases_of(p, lbas);
+    for (std::size_t i = 0; i < lbas.size(); ++i) ahead.emplace(lbas[i], ph[i]);
+  }
+  auto phase = [&](std::uint64_t lba) {
+    const auto it = ahead.find(lba);
+    if (it == ahead.end()) return p.phase(lba);
+    const double ph = it->second;
+    ahead.erase(it);  // read once: asked again, it is read again
+    return ph;
+  };
   std::uint64_t b = first;
-  double pb = p.phase(b);
+  double pb = phase(b);
   for (int k = 0; k < count; ++k) {
     const std::uint64_t next = b + spt;
     if (next >= n) break;
-    const double pl = p.phase(next - 1), pn = p.phase(next);
+    const double pl = phase(next - 1), pn = phase(next);
     // The last sector must still be on the track that starts at b...
     const double same = std::fabs(wrap_half(pl - pb - static_cast<double>(spt - 1) * step));
     if (same > boundary_threshold(p, step)) {
@@ -273,7 +306,7 @@ std::vector<Boundary> walk_boundaries(Prober& p, std::uint64_t first, std::uint3
       Boundary bd{s.boundaries[*best], s.skews[*best], true};
       out.push_back(bd);
       b = bd.lba;
-      pb = p.phase(b);
+      pb = phase(b);
       continue;
     }
     Boundary bd;

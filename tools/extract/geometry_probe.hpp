@@ -31,6 +31,10 @@ TrackScan scan_tracks(Prober& p, std::uint64_t start, double step_hint, int min_
 // relative to the step: the first guess at the track size.
 double rough_step(Prober& p, std::uint64_t start);
 
+// Phases of `lbas` (each with the prober's repeats), read in the order the target
+// prefers (ProbeTarget::prefers_descending_reads), returned in the order asked.
+std::vector<double> phases_of(Prober& p, const std::vector<std::uint64_t>& lbas);
+
 // Chooses how many reads each phase measurement takes so that its standard error is
 // about a tenth of a sector.
 int repeats_for(const Prober& p, double step);

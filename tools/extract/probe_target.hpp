@@ -54,6 +54,11 @@ class ProbeTarget {
   // A target that clears the drive's buffer before reads (cache_defeat.hpp) does it
   // before src for both, and nothing between them.
   virtual void pair(std::uint64_t /*src*/, std::uint64_t /*dst*/) {}
+  // Reads are cheaper taken from the highest LBA down: a drive's read-ahead carries
+  // forward only, so a read below every one before it is a miss as it is, where one just
+  // past a read must first push that read's segment out (cache_defeat.hpp). Phases of a
+  // set of sectors known beforehand are then read in that order.
+  virtual bool prefers_descending_reads() const { return false; }
 
   // Wait for completions by spinning (polling without sleeping) instead of blocking.
   // Spinning saves the wake-up but keeps a core busy, which on a small machine may

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -99,6 +100,16 @@ class Prober {
   // reads (0 = the current default), skipping probes flagged as disturbed.
   double phase(std::uint64_t lba, int repeats = 0, Op op = Op::Read);
   void set_repeats(int n) { repeats_ = n < 1 ? 1 : n; }
+  // Behind a cache defeat a re-read of a sector first pushes it out of the buffer (a
+  // read for each of its segments): where completions do not scatter (jitter under a
+  // tenth of the finest sector of a drive of today, 2.3 us) one read is as good as the
+  // median of several, so a phase is read once (asked again, the completion of that
+  // read is taken in the frame of the moment), and the reference once a refresh.
+  bool one_read_suffices() const;
+  // The phases of sectors about to be asked for, read now in the order the target
+  // prefers (ProbeTarget::prefers_descending_reads) and kept as above; nothing where the
+  // target has no preference or one read does not suffice.
+  void prefetch(std::vector<std::uint64_t> lbas);
   int repeats() const { return repeats_; }
 
   // One reach probe: read `src`, then read `dst` `slack_ms` before the frame reaches
@@ -146,6 +157,11 @@ class Prober {
   std::vector<Millis> ref_times_;  // completion times of every reference read
   std::size_t rejected_ = 0;
   Millis last_refresh_ = 0.0;
+  // What the last refresh took: behind a cache defeat each re-read of the reference
+  // first pushes it out of the buffer (128 reads on an 8 TB drive), and refreshes are
+  // then spaced so that they cost at most a tenth of the time (kRefreshShare).
+  Millis refresh_cost_ = 0.0;
+  std::map<std::uint64_t, Millis> read_once_;  // one_read_suffices(): lba -> completion
   int repeats_ = 1;
   std::uint64_t probes_ = 0;
   bool in_maintain_ = false;

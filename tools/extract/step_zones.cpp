@@ -29,6 +29,7 @@ bool ZoneSearch::in_zone(const ZoneLayout& z, std::int64_t n) {
   const double step = 1.0 / z.spt;
   // Quick test: the track starts where predicted and its sectors step by 1/spt.
   double p1 = -1.0;
+  in_.prober.prefetch({L.lba_of_pba(P + z.spt - 1), y, y - 1});  // read-ahead carries forward only
   const bool starts = slips_.aligned(P, &p1);
   if (p1 < 0) p1 = in_.prober.phase(y);
   const std::uint64_t mid = L.lba_of_pba(P + z.spt / 2), end = L.lba_of_pba(P + z.spt - 1);
