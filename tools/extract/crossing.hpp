@@ -84,6 +84,7 @@ class Crossing {
 
   // Stages.
   std::int64_t first_count();
+  void choose_resolution(std::int64_t d0);
   std::optional<std::int64_t> short_table(std::int64_t d0);
   Millis table_measure(std::uint64_t src, std::uint64_t dst, std::uint32_t src_spt, std::uint32_t dst_spt,
                        std::uint32_t s0, std::int64_t dist, const LbaAt& lba_at);
@@ -114,6 +115,7 @@ class Crossing {
   bool ahead_ = false;  // a drive that reads ahead, behind the cache defeat
   Millis T_ = 0;        // the period when the first count was made
   Millis hs_ = 0;       // a head switch (1 ms before the switch step measures it)
+  Millis res_ = 0;      // the reach thresholds' resolution here (choose_resolution)
 };
 
 }  // namespace disksched::extract
