@@ -37,11 +37,18 @@ class SlipSearch {
   // Slipped tracks or sectors before the misplaced track start `bad_track_pba`.
   void localize(std::uint64_t bad_track_pba);
 
+  // The phase of LBA y from `reps` reads (behind a cache defeat, of its track's
+  // neighbours, highest first: see slips.cpp).
+  double phase(std::uint64_t y, int reps);
+
   // Slip searches (localize) made, and their time.
   int searches = 0;
   Millis search_ms = 0;
 
  private:
+  // A phase error (rotations) past `tolerance` by more than noise makes (after reps reads).
+  bool beyond_noise(double err, double tolerance, int reps) const;
+
   Instrument& in_;
   Findings& f_;
 };
