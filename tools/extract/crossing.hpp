@@ -75,6 +75,7 @@ class Crossing {
   Millis inside(std::int64_t x);
   Millis at(std::int64_t x);
   Millis cross(std::int64_t a);
+  double dst_phase(std::uint64_t y, int reps);
   double track_end(std::uint64_t src);
   void clear_of(Instrument::Move& m, double& ph, std::uint32_t spt, std::int64_t dist, double end,
                 std::uint32_t s0, const LbaAt& lba_at);

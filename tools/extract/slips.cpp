@@ -43,32 +43,36 @@ std::optional<double> expected_delta(const Layout& L, std::uint64_t p1, std::uin
 // drive keeps (it holds the sector just read, and what follows it), and a phase of n
 // reads cost about 1.7 turns a read on the C2247A. A sector behind the last read lies in
 // no window the defeat keeps: the n sectors of y's track from the highest down need no
-// evicting read, a turn each, and each phase less its physical distance from y (the
-// layout's, known slipped sectors counted) is y's. (A slipped sector not yet found among
-// them would split them a sector apart; the drives that need a defeat here, the
-// C2247A, have slipped tracks only, which a run within a track does not cross.)
-double SlipSearch::phase(std::uint64_t y, int reps) {
-  if (reps <= 0) reps = in_.prober.repeats();
-  const Layout& L = f_.result.layout;
+// evicting read, a turn each, and each phase less its physical distance from y is y's.
+// (A slipped sector not yet found among them would split them a sector apart; the drive
+// that needs a defeat here, the C2247A, has slipped tracks only, which a run within a
+// track does not cross.)
+double track_phase(Instrument& in, std::uint64_t y, int reps, std::uint32_t spt, const SectorsFrom& from) {
+  if (reps <= 0) reps = in.prober.repeats();
+  if (!in.defeat || reps < 3) return in.prober.phase(y, reps);
+  const auto n = static_cast<std::uint64_t>(reps);
+  std::uint64_t top = y;
+  while (top - y + 1 < n && from(top + 1)) ++top;
+  if (top + 1 < n || !from(top + 1 - n)) return in.prober.phase(y, reps);
+  std::vector<double> ph;
+  for (std::uint64_t x = top + 1; x-- > top + 1 - n;) ph.push_back(wrap_unit(in.prober.phase(x, 1) - *from(x) / spt));
+  return in.prober.combine_phases(ph);
+}
+
+double SlipSearch::phase(std::uint64_t y, int reps) { return layout_phase(in_, f_.result.layout, y, reps); }
+
+double layout_phase(Instrument& in_, const Layout& L, std::uint64_t y, int reps) {
+  if (L.zones.empty()) return in_.prober.phase(y, reps);
   const std::uint64_t total = in_.target.sectors();
-  if (!in_.defeat || reps < 3 || L.zones.empty()) return in_.prober.phase(y, reps);
   const std::uint64_t p = L.pba_of_lba(y);
   const ZoneLayout& z = L.zone_of_pba(p);
   const std::uint64_t track = z.first_pba + (p - z.first_pba) / z.spt * z.spt;
-  auto on_track = [&](std::uint64_t x) {
+  return track_phase(in_, y, reps, z.spt, [&](std::uint64_t x) -> std::optional<double> {
+    if (x >= total) return std::nullopt;
     const std::uint64_t q = L.pba_of_lba(x);
-    return x < total && q >= track && q < track + z.spt;
-  };
-  std::uint64_t top = y;
-  while (top - y + 1 < static_cast<std::uint64_t>(reps) && on_track(top + 1)) ++top;
-  std::uint64_t bottom = top + 1 - static_cast<std::uint64_t>(reps);
-  if (top + 1 < static_cast<std::uint64_t>(reps) || !on_track(bottom)) return in_.prober.phase(y, reps);
-  std::vector<double> ph;
-  for (std::uint64_t x = top + 1; x-- > bottom;) {
-    const double shift = (static_cast<double>(L.pba_of_lba(x)) - static_cast<double>(p)) / z.spt;
-    ph.push_back(wrap_unit(in_.prober.phase(x, 1) - shift));
-  }
-  return in_.prober.combine_phases(ph);
+    if (q < track || q >= track + z.spt) return std::nullopt;
+    return static_cast<double>(q) - static_cast<double>(p);
+  });
 }
 
 bool SlipSearch::aligned(std::uint64_t track_pba, double* phase_out) {

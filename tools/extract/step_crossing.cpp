@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "tools/extract/slips.hpp"
 #include "tools/extract/stats.hpp"
 #include "tools/extract/zone_search.hpp"
 
@@ -217,6 +218,18 @@ Millis Crossing::cross(std::int64_t a) {
   return ms;
 }
 
+// A destination's phase from `reps` reads (0: the prober's): behind a cache defeat, of
+// the sectors of its track (track_phase): the next zone's first track (taken to hold no
+// slipped sector, as next_track does), or one of this zone's as the layout has it.
+double Crossing::dst_phase(std::uint64_t y, int reps) {
+  if (y >= next && y < next + next_spt)
+    return track_phase(in_, y, reps, next_spt, [this, y](std::uint64_t x) -> std::optional<double> {
+      if (x < next || x >= next + next_spt || x >= in_.target.sectors()) return std::nullopt;
+      return static_cast<double>(x) - static_cast<double>(y);
+    });
+  return layout_phase(in_, L, y, reps);
+}
+
 // The completion phase of the end of src's track (its last sector that holds data).
 double Crossing::track_end(std::uint64_t src) {
   const Chs3 t = L.chs(L.pba_of_lba(src));
@@ -225,7 +238,7 @@ double Crossing::track_end(std::uint64_t src) {
   while (last > 0 && L.is_slipped(L.pba(t.cylinder, t.head, last))) --last;
   in_.check_deadline();
   // (A few tenths of a millisecond is close enough: three reads, not a phase's many.)
-  const double ph = in_.prober.phase(L.lba(t.cylinder, t.head, last), std::min(3, in_.prober.repeats()), Op::Read);
+  const double ph = dst_phase(L.lba(t.cylinder, t.head, last), std::min(3, in_.prober.repeats()));
   return wrap_unit(ph + static_cast<double>(n - 1 - last) / n);
 }
 
@@ -373,8 +386,8 @@ Millis Crossing::table_measure(std::uint64_t src, std::uint64_t dst, std::uint32
   const bool forward = m.src == src;
   const double end = ahead_ && forward ? track_end(m.src) : 0.0;
   in_.check_deadline();
-  const double p1 = in_.prober.phase(m.dst, 0, Op::Read);
-  const double p2 = in_.prober.phase(m.dst, 0, Op::Read);
+  const double p1 = dst_phase(m.dst, 0);
+  const double p2 = dst_phase(m.dst, 0);
   double ph = mid_phase(p1, p2);
   if (ahead_ && forward) clear_of(m, ph, dst_spt, dist, end, s0, lba_at);
   return threshold(m, ph, forward ? dst_spt : src_spt, dist);
@@ -577,10 +590,10 @@ void Crossing::measure_pair(Rounds& r, std::int64_t a) {
   // (Each read twice, in1 cr1 cr2 in2, so both means fall at one moment: a threshold
   // is off by as much as its destination's phase, and one phase read on a late host
   // is off by a few hundredths of a millisecond, a cylinder here.)
-  const double in1 = in_.prober.phase(in.dst, 0, Op::Read);
-  const double cr1 = in_.prober.phase(cr.dst, 0, Op::Read);
-  const double cr2 = in_.prober.phase(cr.dst, 0, Op::Read);
-  const double in2 = in_.prober.phase(in.dst, 0, Op::Read);
+  const double in1 = dst_phase(in.dst, 0);
+  const double cr1 = dst_phase(cr.dst, 0);
+  const double cr2 = dst_phase(cr.dst, 0);
+  const double in2 = dst_phase(in.dst, 0);
   double ph_in = mid_phase(in1, in2);
   double ph_cr = mid_phase(cr1, cr2);
   if (in_ahead) clear_of(in, ph_in, z.spt, x, in_end, in_s, end_track(h));

@@ -1,5 +1,6 @@
 // The zones step with default flags (570 s budget), in virtual time: a drive of today
-// whose seeks grow by microseconds a cylinder (sas15k-600gb).
+// whose seeks grow by microseconds a cylinder (sas15k-600gb), and the imported HP C2247A
+// with its cache behind a busy host.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -53,6 +54,27 @@ TEST_CASE("sas15k's zone crossings are counted from seeks a microsecond apart", 
   print_extraction("sas15k-600gb, no noise", r, c);
   for (const std::string& f : r.failures) INFO(f);
   CHECK(r.failures.empty());
+  CHECK(c.zones_equal);
+  CHECK(c.mapping_differ == 0);
+  CHECK(r.elapsed_ms <= kDefaultBudget);
+}
+
+// Behind a busy host a phase takes nine reads or more, and behind the cache defeat each
+// re-read of a sector first read two other places. Before: the zones step measured
+// 65-91 % of the device in its 85 % of the budget (`extract --virtual` of
+// bench/extract's C2247A, busy seeds 1-5) and the run failed. Now the zone walk's phases
+// are read from a track's neighbours, highest first (no evicting read), and a test far
+// off is not read again.
+TEST_CASE("behind a busy host the C2247A's zones are all measured in the default budget", "[extract][zones]") {
+  const std::uint64_t seed = GENERATE(1, 2, 3);
+  INFO("noise seed " << seed);
+  VirtualTarget t(std::make_unique<DiskModel>(c2247a_imported(true)), *noise_preset("busy", seed));
+  const ExtractResult r = extract_default(t, seed);
+  const DiskProfile truth = c2247a_imported(false);
+  const Comparison c = compare_profiles(r.profile, truth, t.true_rotation_ms());
+  print_extraction("c2247a imported, busy", r, c);
+  CHECK(!says(r, "are not measured"));
+  REQUIRE(r.profile.zones.size() == truth.zones.size());
   CHECK(c.zones_equal);
   CHECK(c.mapping_differ == 0);
   CHECK(r.elapsed_ms <= kDefaultBudget);
