@@ -75,6 +75,7 @@ class Crossing {
   Millis inside(std::int64_t x);
   Millis at(std::int64_t x);
   Millis cross(std::int64_t a);
+  double dst_phase(std::uint64_t y, int reps);
   double track_end(std::uint64_t src);
   void clear_of(Instrument::Move& m, double& ph, std::uint32_t spt, std::int64_t dist, double end,
                 std::uint32_t s0, const LbaAt& lba_at);
@@ -84,6 +85,7 @@ class Crossing {
 
   // Stages.
   std::int64_t first_count();
+  void choose_resolution(std::int64_t d0);
   std::optional<std::int64_t> short_table(std::int64_t d0);
   Millis table_measure(std::uint64_t src, std::uint64_t dst, std::uint32_t src_spt, std::uint32_t dst_spt,
                        std::uint32_t s0, std::int64_t dist, const LbaAt& lba_at);
@@ -114,6 +116,7 @@ class Crossing {
   bool ahead_ = false;  // a drive that reads ahead, behind the cache defeat
   Millis T_ = 0;        // the period when the first count was made
   Millis hs_ = 0;       // a head switch (1 ms before the switch step measures it)
+  Millis res_ = 0;      // the reach thresholds' resolution here (choose_resolution)
 };
 
 }  // namespace disksched::extract

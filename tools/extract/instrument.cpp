@@ -16,7 +16,8 @@ Instrument::Instrument(ProbeTarget& t, const ExtractOptions& o, const CacheFindi
       progress_(o.progress, std::move(steps)),
       start_(started) {}
 
-Millis Instrument::reach(std::uint64_t src, std::uint64_t dst, Millis lo, Millis hi, Op op) {
+Millis Instrument::reach(std::uint64_t src, std::uint64_t dst, Millis lo, Millis hi, Op op,
+                         std::optional<Millis> resolution) {
   // A dst a little past src would be served by src's read-ahead: measure from dst's
   // track to src's instead. The move is the same (a track's own sectors, a head switch
   // or a seek cost the same either way) and the dst then lies behind the head.
@@ -25,7 +26,7 @@ Millis Instrument::reach(std::uint64_t src, std::uint64_t dst, Millis lo, Millis
     ++turned_round;
   }
   const double ph = prober.phase(dst, 0, op);
-  return prober.reach_threshold(src, dst, ph, lo, hi, options.resolution_ms, votes, op);
+  return prober.reach_threshold(src, dst, ph, lo, hi, resolution.value_or(options.resolution_ms), votes, op);
 }
 
 Instrument::Move Instrument::oriented(Move m) {
@@ -37,9 +38,9 @@ Instrument::Move Instrument::oriented(Move m) {
 }
 
 Millis Instrument::move_time(std::uint64_t src, std::uint64_t dst, std::uint32_t dst_spt, Millis guess,
-                             Millis dead_ms) {
+                             Millis dead_ms, std::optional<Millis> resolution) {
   const Millis base = tau(dst_spt) + dead_ms;
-  const Millis s = reach(src, dst, base + guess - 0.3, base + guess + 1.0);
+  const Millis s = reach(src, dst, base + guess - 0.3, base + guess + 1.0, Op::Read, resolution);
   return s - base;
 }
 

@@ -76,8 +76,10 @@ class Instrument {
     if (deadline && elapsed() > *deadline) throw OutOfTime{};
   }
 
-  // Smallest slack to reach dst from src (ms), see Prober::reach_threshold.
-  Millis reach(std::uint64_t src, std::uint64_t dst, Millis lo, Millis hi, Op op = Op::Read);
+  // Smallest slack to reach dst from src (ms), see Prober::reach_threshold; to
+  // options.resolution_ms unless a resolution is given.
+  Millis reach(std::uint64_t src, std::uint64_t dst, Millis lo, Millis hi, Op op = Op::Read,
+               std::optional<Millis> resolution = std::nullopt);
   // A reach pair as it is measured: the other way round when dst is in src's read-ahead
   // (see reach).
   struct Move {
@@ -85,7 +87,8 @@ class Instrument {
   };
   Move oriented(Move m);
   // Move time (seek / head switch) from src's track to dst's track, past the dead time.
-  Millis move_time(std::uint64_t src, std::uint64_t dst, std::uint32_t dst_spt, Millis guess, Millis dead_ms);
+  Millis move_time(std::uint64_t src, std::uint64_t dst, std::uint32_t dst_spt, Millis guess, Millis dead_ms,
+                   std::optional<Millis> resolution = std::nullopt);
 
  private:
   std::mt19937_64 rng_;

@@ -313,6 +313,10 @@ double Prober::phase(std::uint64_t lba, int repeats, Op op) {
   std::vector<double> ph;
   for (int i = 0; i < repeats; ++i) ph.push_back(phase_of(read_clean(lba, 1, op).complete_ms));
   if (repeats == 1) return ph.front();
+  return combine_phases(ph);
+}
+
+double Prober::combine_phases(const std::vector<double>& ph) const {
   // On a noisy host the late reads are rejected: the densest cluster, a few core
   // jitters wide, not the median of all; and of the cluster the earliest, since delays
   // only ever make a completion later.

@@ -99,6 +99,9 @@ class Prober {
   // Completion phase of a one-sector read of `lba`: the circular median of `repeats`
   // reads (0 = the current default), skipping probes flagged as disturbed.
   double phase(std::uint64_t lba, int repeats = 0, Op op = Op::Read);
+  // One phase from several reads of a sector (phase's rule: the circular median, or on
+  // a noisy host the earliest of the densest cluster).
+  double combine_phases(const std::vector<double>& ph) const;
   void set_repeats(int n) { repeats_ = n < 1 ? 1 : n; }
   // Behind a cache defeat a re-read of a sector first pushes it out of the buffer (a
   // read for each of its segments): where completions do not scatter (jitter under a

@@ -21,6 +21,15 @@ int gap_before(const Layout& L, std::uint64_t lba);
 // zone's angle is its own.
 std::optional<double> expected_delta(const Layout& L, std::uint64_t p1, std::uint64_t p2);
 
+// Physical sectors from a sector y to x on y's track; nothing when x is not on it.
+using SectorsFrom = std::function<std::optional<double>(std::uint64_t)>;
+// The phase of LBA y from `reps` reads (0: the prober's repeats): behind a cache defeat,
+// of as many sectors of its track read from the highest down, each less its distance.
+double track_phase(Instrument& in, std::uint64_t y, int reps, std::uint32_t spt, const SectorsFrom& from);
+
+// track_phase on y's track as the layout has it.
+double layout_phase(Instrument& in, const Layout& L, std::uint64_t y, int reps);
+
 class SlipSearch {
  public:
   SlipSearch(Instrument& in, Findings& f) : in_(in), f_(f) {}
@@ -37,11 +46,17 @@ class SlipSearch {
   // Slipped tracks or sectors before the misplaced track start `bad_track_pba`.
   void localize(std::uint64_t bad_track_pba);
 
+  // The phase of LBA y from `reps` reads (track_phase, on its track as the layout has it).
+  double phase(std::uint64_t y, int reps);
+
   // Slip searches (localize) made, and their time.
   int searches = 0;
   Millis search_ms = 0;
 
  private:
+  // A phase error (rotations) past `tolerance` by more than noise makes (after reps reads).
+  bool beyond_noise(double err, double tolerance, int reps) const;
+
   Instrument& in_;
   Findings& f_;
 };

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "tools/extract/slips.hpp"
 #include "tools/extract/stats.hpp"
 #include "tools/extract/zone_search.hpp"
 
@@ -78,6 +79,9 @@ bool disagree(const std::vector<Millis>& v) { return v.size() == 2 && std::fabs(
 // Each crossing at least this many cylinders long, past the short seeks' settling steps.
 constexpr std::int64_t kFar = 12;
 
+// The finest resolution a crossing's reach thresholds are bisected to.
+constexpr Millis kFinest = 0.0005;
+
 }  // namespace
 
 std::int64_t ZoneSearch::crossing_distance(const ZoneLayout& z, std::int64_t c, std::uint64_t next,
@@ -99,17 +103,24 @@ Crossing::Crossing(Instrument& in, Findings& f, const ZoneLayout& zone, std::int
       next(next_lba),
       next_spt(spt),
       budget_(std::move(budget)),
-      first_(zone.first_cylinder) {
+      first_(zone.first_cylinder),
+      res_(in.options.resolution_ms) {
   while (first_ < c && !L.has_data(first_, 0)) ++first_;
   room_ = c - first_;
 }
 
 std::int64_t Crossing::count() {
   if (room_ < 3) return 1;
-  // Next door or not: seeks of one and two cylinders differ the most.
+  // Next door or not: seeks of one and two cylinders differ the most. (Not where they
+  // differ by under twice the thresholds' resolution, sas15k's 6 us: the pairs tell.)
   const Millis next_door = cross(0);
-  if (has_head0(c - 1) && has_head0(c - 2) && next_door < 0.5 * (at(1) + at(2))) return 1;
+  if (has_head0(c - 1) && has_head0(c - 2)) {
+    const Millis one = at(1);
+    const Millis two = at(2);
+    if (two - one >= 2.0 * in_.options.resolution_ms && next_door < 0.5 * (one + two)) return 1;
+  }
   const std::int64_t d0 = first_count();
+  choose_resolution(d0);
   // A drive that reads ahead reads on after src to the end of its track and then
   // switches to the next: a read that arrives during that switch waits for it (up to
   // a head switch, 0.89 ms on the C2247A; the emulated drive does as DiskSim does), so
@@ -124,6 +135,37 @@ std::int64_t Crossing::count() {
   hs_ = f_.head_switch > 0 ? f_.head_switch : 1.0;
   if (const auto k = short_table(d0)) return *k;
   return paired_rounds(d0);
+}
+
+// The crossing's reach thresholds are bisected to a quarter of a cylinder's seek near the
+// pairs' lengths (0.5 us at least), or the run's resolution (10 us) where that is finer:
+// a threshold is off by up to half its resolution, a pair's difference by up to all of
+// it. Bisected to 10 us, sas15k's seeks (1.7 us a cylinder at 15) came out equal inside
+// the zone and into the next, and every pair read back the first count it was measured
+// at: zone 4's 1 cylinder as 2, "+- 0.00"; the C2247A's (0.03 ms a cylinder at 35)
+// once read zone 0's 25 as 24.20, 24.63, 24.22, 24.23 (busy, extract-late). The slope is the
+// curve t = p + q sqrt(x) through the seeks inside the zone from kFar on (three more
+// measured, kFar + 2 to four times it, when there are too few).
+void Crossing::choose_resolution(std::int64_t d0) {
+  const Millis coarse = in_.options.resolution_ms;
+  auto far_points = [&] {
+    std::vector<SeekPoint> pts;
+    for (const auto& p : f_.inside_seeks)
+      if (p.distance >= kFar) pts.push_back(p);
+    return pts;
+  };
+  std::vector<SeekPoint> pts = far_points();
+  std::optional<SqrtFit> fit = fit_sqrt(pts);
+  if (!fit) {
+    for (const std::int64_t x : {kFar + 2, 2 * (kFar + 2), 4 * (kFar + 2)})
+      if (x <= room_ && has_head0(c - x)) at(x);
+    pts = far_points();
+    fit = fit_sqrt(pts);
+  }
+  if (!fit) return;
+  const double x = static_cast<double>(std::max(kFar + 2, d0) + 12);
+  const Millis per_cylinder = std::max(0.0, fit->q) / (2.0 * std::sqrt(x));
+  res_ = std::clamp(per_cylinder / 4.0, kFinest, coarse);
 }
 
 Crossing::SeekGuess Crossing::seek_guess(std::int64_t dist) const {
@@ -152,7 +194,7 @@ Millis Crossing::inside(std::int64_t x) {
   in_.check_deadline();
   const std::int32_t h = head_at(c - x).value_or(0);
   const Millis ms =
-      in_.move_time(L.lba(c - x, h, sector(z.spt)), L.lba(c, h, sector(z.spt)), z.spt, guess(x), f_.result.dead_time_ms);
+      in_.move_time(L.lba(c - x, h, sector(z.spt)), L.lba(c, h, sector(z.spt)), z.spt, guess(x), f_.result.dead_time_ms, res_);
   f_.result.seek_points.push_back({x, ms});
   f_.inside_seeks.push_back({x, ms});
   return ms;
@@ -171,9 +213,21 @@ Millis Crossing::cross(std::int64_t a) {
   in_.check_deadline();
   // (Its distance is what is sought: a guess from the spare cylinders just found.)
   const Millis ms = in_.move_time(L.lba(c - a, head_at(c - a).value_or(0), sector(z.spt)), next + sector(next_spt), next_spt,
-                                  guess(a + 1 + f_.last_spare_cylinders), f_.result.dead_time_ms);
+                                  guess(a + 1 + f_.last_spare_cylinders), f_.result.dead_time_ms, res_);
   crossings_.emplace_back(a, ms);
   return ms;
+}
+
+// A destination's phase from `reps` reads (0: the prober's): behind a cache defeat, of
+// the sectors of its track (track_phase): the next zone's first track (taken to hold no
+// slipped sector, as next_track does), or one of this zone's as the layout has it.
+double Crossing::dst_phase(std::uint64_t y, int reps) {
+  if (y >= next && y < next + next_spt)
+    return track_phase(in_, y, reps, next_spt, [this, y](std::uint64_t x) -> std::optional<double> {
+      if (x < next || x >= next + next_spt || x >= in_.target.sectors()) return std::nullopt;
+      return static_cast<double>(x) - static_cast<double>(y);
+    });
+  return layout_phase(in_, L, y, reps);
 }
 
 // The completion phase of the end of src's track (its last sector that holds data).
@@ -184,7 +238,7 @@ double Crossing::track_end(std::uint64_t src) {
   while (last > 0 && L.is_slipped(L.pba(t.cylinder, t.head, last))) --last;
   in_.check_deadline();
   // (A few tenths of a millisecond is close enough: three reads, not a phase's many.)
-  const double ph = in_.prober.phase(L.lba(t.cylinder, t.head, last), std::min(3, in_.prober.repeats()), Op::Read);
+  const double ph = dst_phase(L.lba(t.cylinder, t.head, last), std::min(3, in_.prober.repeats()));
   return wrap_unit(ph + static_cast<double>(n - 1 - last) / n);
 }
 
@@ -234,7 +288,7 @@ Millis Crossing::threshold(const Instrument::Move& m, double ph, std::uint32_t s
   const SeekGuess g = seek_guess(dist);
   const Millis base = in_.tau(spt) + f_.result.dead_time_ms;
   const Millis lo = g.near ? g.ms - 0.25 : g.ms - 0.7, hi = g.near ? g.ms + 0.25 : g.ms + 0.6;
-  return in_.prober.reach_threshold(m.src, m.dst, ph, base + std::max(0.0, lo), base + hi, in_.options.resolution_ms,
+  return in_.prober.reach_threshold(m.src, m.dst, ph, base + std::max(0.0, lo), base + hi, res_,
                                     in_.votes, Op::Read, kCrossingConfirm) -
          base;
 }
@@ -332,8 +386,8 @@ Millis Crossing::table_measure(std::uint64_t src, std::uint64_t dst, std::uint32
   const bool forward = m.src == src;
   const double end = ahead_ && forward ? track_end(m.src) : 0.0;
   in_.check_deadline();
-  const double p1 = in_.prober.phase(m.dst, 0, Op::Read);
-  const double p2 = in_.prober.phase(m.dst, 0, Op::Read);
+  const double p1 = dst_phase(m.dst, 0);
+  const double p2 = dst_phase(m.dst, 0);
   double ph = mid_phase(p1, p2);
   if (ahead_ && forward) clear_of(m, ph, dst_spt, dist, end, s0, lba_at);
   return threshold(m, ph, forward ? dst_spt : src_spt, dist);
@@ -536,10 +590,10 @@ void Crossing::measure_pair(Rounds& r, std::int64_t a) {
   // (Each read twice, in1 cr1 cr2 in2, so both means fall at one moment: a threshold
   // is off by as much as its destination's phase, and one phase read on a late host
   // is off by a few hundredths of a millisecond, a cylinder here.)
-  const double in1 = in_.prober.phase(in.dst, 0, Op::Read);
-  const double cr1 = in_.prober.phase(cr.dst, 0, Op::Read);
-  const double cr2 = in_.prober.phase(cr.dst, 0, Op::Read);
-  const double in2 = in_.prober.phase(in.dst, 0, Op::Read);
+  const double in1 = dst_phase(in.dst, 0);
+  const double cr1 = dst_phase(cr.dst, 0);
+  const double cr2 = dst_phase(cr.dst, 0);
+  const double in2 = dst_phase(in.dst, 0);
   double ph_in = mid_phase(in1, in2);
   double ph_cr = mid_phase(cr1, cr2);
   if (in_ahead) clear_of(in, ph_in, z.spt, x, in_end, in_s, end_track(h));
@@ -621,11 +675,10 @@ std::int64_t Crossing::paired_count(Rounds& r) {
                        r.offsets.empty() ? 0 : r.offsets.back(), r.paired.size(), f_.inside_seeks.size(), r.est,
                        r.spread, d, fmt::join(r.read, ", ")));
   // Spare cylinders that lengthen a seek by less than twice the resolution of its reach
-  // threshold (ExtractOptions::resolution_ms) cannot be told from seeks (sas15k: 1.7 us for a cylinder at
-  // 13, bisected to 10 us; every pair read zone 4's 1 cylinder on as 2): not believed.
+  // thresholds (res_: choose_resolution) cannot be told from seeks: not believed.
   // (A count of 1, none spare, is then as unsure, but it is what such a drive has.)
   const Millis spares_ms = static_cast<double>(d - 1) * r.ms_a_cylinder;
-  const Millis tell_ms = 2.0 * in_.options.resolution_ms;
+  const Millis tell_ms = 2.0 * res_;
   if (d > 1 && r.ms_a_cylinder > 0 && spares_ms < tell_ms)
     f_.crossings_unresolved.push_back(fmt::format(
         "cylinder {}: the seeks into the next zone put it {} cylinders on ({} spare), but there the spare "

@@ -31,7 +31,7 @@ bool ZoneSearch::in_zone(const ZoneLayout& z, std::int64_t n) {
   double p1 = -1.0;
   in_.prober.prefetch({L.lba_of_pba(P + z.spt - 1), y, y - 1});  // read-ahead carries forward only
   const bool starts = slips_.aligned(P, &p1);
-  if (p1 < 0) p1 = in_.prober.phase(y);
+  if (p1 < 0) p1 = slips_.phase(y, 0);
   const std::uint64_t mid = L.lba_of_pba(P + z.spt / 2), end = L.lba_of_pba(P + z.spt - 1);
   const bool at_end = slips_.consistent(y, p1, end);
   if (starts && at_end) {
@@ -108,7 +108,7 @@ int ZoneSearch::data_tracks(const ZoneLayout& z, std::int64_t c) {
   if (L.heads < 2 || !L.has_data(c, 0)) return L.heads;
   const std::uint64_t y0 = L.lba(c, 0, 0);
   if (L.lba(c, L.heads - 1, z.spt - 1) >= total) return L.heads;
-  const double ph0 = in_.prober.phase(y0, std::max(5, in_.prober.repeats() + 2));
+  const double ph0 = slips_.phase(y0, std::max(5, in_.prober.repeats() + 2));
   // Both ends of the track must follow: a sector of the next zone matches one by chance.
   auto follows = [&](std::int32_t h) {
     return slips_.consistent(y0, ph0, L.lba(c, h, 0)) && slips_.consistent(y0, ph0, L.lba(c, h, z.spt - 1));
@@ -313,7 +313,7 @@ void ZoneSearch::check_last_track(const ZoneLayout& z, std::uint64_t end_pba) {
   if (!f_.verified.count(last_track) && !slips_.aligned(last_track)) slips_.localize(last_track);
   f_.verified.insert(last_track);
   const std::uint64_t y_lt = L.lba_of_pba(last_track);
-  const double ph_lt = in_.prober.phase(y_lt, std::max(5, in_.prober.repeats() + 2));
+  const double ph_lt = slips_.phase(y_lt, std::max(5, in_.prober.repeats() + 2));
   slips_.localize_track(last_track, [&] { return slips_.consistent(y_lt, ph_lt, L.lba_of_pba(end_pba) - 1); });
 }
 

@@ -12,8 +12,12 @@ grep -q "QD32/QD1\|QD32" "$d/out" || fail "no table: $(cat "$d/out")"
 /usr/bin/python3 -c 'import json,sys; p=json.load(open(sys.argv[1])); assert not p["source"].get("partial"), p["source"]' \
   "$d/laptop.json" || fail "a profile that passed is marked partial"
 
-if "$DISKSCHED" predicts sas15k-600gb --extract -o "$d/sas.json" > "$d/out" 2> "$d/err"; then
-  fail "sas15k's extraction fails its crossing check, yet predicts exited 0"
+# sas15k's zone crossings (a cylinder of seek is 1.7 us there) are measured within its
+# checks too; on a budget too short for its zones the extraction fails.
+"$DISKSCHED" predicts sas15k-600gb --extract -o "$d/sas-full.json" > "$d/out" 2> "$d/err" \
+  || fail "sas15k extracted within its checks, but predicts failed: $(cat "$d/err")"
+if "$DISKSCHED" predicts sas15k-600gb --extract --budget 60 -o "$d/sas.json" > "$d/out" 2> "$d/err"; then
+  fail "sas15k's extraction on a 60 s budget measures part of its zones, yet predicts exited 0"
 fi
 grep -q "extraction FAILED: zones" "$d/err" || fail "the failure is not named: $(cat "$d/err")"
 grep -q "QD32" "$d/out" || fail "the table is not shown for a failed extraction"
