@@ -335,6 +335,18 @@ class AccessIndex {
     lead_[j] = (lead_of(hot_[j]) & ~std::int64_t{kFixedGrain - 1}) | static_cast<std::int64_t>(j);
   }
   void set_leads(double beta, Millis ref);
+  // Adds key k to the smallest (m) and second smallest (s) so far. The larger of m and
+  // k is their sum less the smaller, in wrapping arithmetic (exact, as the result
+  // fits), so the compiler sees only minimums, which it makes conditional moves: a
+  // max here became a branch that random keys mispredicted about 4 times a pick.
+  static void add_key(std::int64_t k, std::int64_t& m, std::int64_t& s) {
+    const std::int64_t lo = k < m ? k : m;
+    const auto hi = static_cast<std::int64_t>(static_cast<std::uint64_t>(m) +
+                                              static_cast<std::uint64_t>(k) -
+                                              static_cast<std::uint64_t>(lo));
+    s = hi < s ? hi : s;
+    m = lo;
+  }
   // A short-pass bound in ms, lowered by a part in 2^40 of its terms (the rounding of
   // lead_ and of the conversion; kSlackMs then covers what the old form covered).
   double lead_ms(double u, double shift) const {
@@ -739,16 +751,10 @@ AccessIndex::Choice AccessIndex::short_search(const Query& q, const Head& head,
   };
   // The smallest key and the second smallest (which tells whether any other request
   // can still win once the smallest is costed), in two independent chains (even and
-  // odd j) of min/max beside the keys.
+  // odd j) beside the keys, without a branch (see add_key).
   std::int64_t m0 = kNone, m1 = kNone, s0 = kNone, s1 = kNone;
-  auto add0 = [&](std::int64_t k) {
-    s0 = std::min(s0, std::max(m0, k));
-    m0 = std::min(m0, k);
-  };
-  auto add1 = [&](std::int64_t k) {
-    s1 = std::min(s1, std::max(m1, k));
-    m1 = std::min(m1, k);
-  };
+  auto add0 = [&](std::int64_t k) { add_key(k, m0, s0); };
+  auto add1 = [&](std::int64_t k) { add_key(k, m1, s1); };
   // Four keys a step (the loop's own instructions are a fifth of a short one's).
   std::size_t j4 = 0;
   for (; j4 + 4 <= n; j4 += 4) {
