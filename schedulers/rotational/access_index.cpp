@@ -13,7 +13,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 }
 
 AccessIndex::AccessIndex(const DeviceModel& model, bool track_age)
-    : model_(model), track_age_(track_age) {
+    : model_(model), model_spin_(model.spin()), track_age_(track_age) {
   T_ = model.rotation_ms();
   rot_ = model.kind() == "disk" && model.rotational() && T_ > 0.0;
   cells_ = (rot_ || model.kind() == "mems") && model.cylinders() > 0;
@@ -172,11 +172,26 @@ void AccessIndex::refresh_group_age(std::int32_t group) {
   group_oldest_[group] = m;
 }
 
+void AccessIndex::throw_held(std::uint64_t id) {
+  throw std::invalid_argument("request id " + std::to_string(id) + " is already held");
+}
+
 void AccessIndex::insert(const Request& r) {
   const std::int32_t si =
       free_.empty() ? static_cast<std::int32_t>(slots_.size()) : free_.back();
-  if (!slot_of_.insert(r.id, si))
-    throw std::invalid_argument("request id " + std::to_string(r.id) + " is already held");
+  if (ids_mapped_) {
+    if (!slot_of_.insert(r.id, si)) throw_held(r.id);
+  } else {
+    if (id_tails_[r.id & 63] != 0) [[unlikely]] {
+      for (const std::uint64_t id : ids_)
+        if (id == r.id) throw_held(r.id);
+    }
+    if (count_ + 1 > kLinearMax) {  // a long queue: the map from now on
+      for (std::size_t j = 0; j < ids_.size(); ++j) slot_of_.insert(ids_[j], hot_[j].slot);
+      slot_of_.insert(r.id, si);
+      ids_mapped_ = true;
+    }
+  }
   if (free_.empty()) {
     slots_.emplace_back();
     slot_gen_.push_back(0);
@@ -197,6 +212,8 @@ void AccessIndex::insert(const Request& r) {
   h.slot = si;
   lead_.emplace_back();
   set_lead(hot_.size() - 1);
+  ids_.push_back(r.id);
+  ++id_tails_[r.id & 63];
   ++count_;
   add_overhead(r.loc.overhead_ms);
   if (grid_on_)
@@ -289,9 +306,20 @@ void AccessIndex::grid_unlink(std::int32_t si, Millis arrival) {
 }
 
 std::optional<Request> AccessIndex::erase(std::uint64_t id) {
-  const std::int32_t si = slot_of_.erase(id);
+  const std::int32_t si = slot_of_id(id);
   if (si == IdMap::kAbsent) return std::nullopt;
+  return erase_slot(si);
+}
+
+std::optional<Request> AccessIndex::erase_slot(std::int32_t si) {
   Slot& s = slots_[si];
+  if (ids_mapped_) {
+    slot_of_.erase(s.req.id);
+    if (count_ <= kGridOff) {  // short again: back to ids_
+      slot_of_.clear();
+      ids_mapped_ = false;
+    }
+  }
   s.live = false;
   ++slot_gen_[si];
   --count_;
@@ -308,6 +336,9 @@ std::optional<Request> AccessIndex::erase(std::uint64_t id) {
   lead_[static_cast<std::size_t>(s.hot)] =
       (lead_.back() & ~std::int64_t{kFixedGrain - 1}) | static_cast<std::int64_t>(s.hot);
   lead_.pop_back();
+  ids_[static_cast<std::size_t>(s.hot)] = ids_.back();
+  ids_.pop_back();
+  --id_tails_[s.req.id & 63];
   s.hot = -1;
   remove_overhead(s.req.loc.overhead_ms);
   if (grid_on_) {
@@ -321,7 +352,7 @@ std::optional<Request> AccessIndex::erase(std::uint64_t id) {
 }
 
 bool AccessIndex::relocate(const Request& r) {
-  const std::int32_t si = slot_of_.find(r.id);
+  const std::int32_t si = slot_of_id(r.id);
   if (si == IdMap::kAbsent) return false;
   Slot& s = slots_[si];
   if (grid_on_) {
@@ -340,12 +371,12 @@ bool AccessIndex::relocate(const Request& r) {
 }
 
 const Request* AccessIndex::find(std::uint64_t id) const {
-  const std::int32_t si = slot_of_.find(id);
+  const std::int32_t si = slot_of_id(id);
   return si == IdMap::kAbsent ? nullptr : &slots_[si].req;
 }
 
 std::uint64_t AccessIndex::seq_of(std::uint64_t id) const {
-  const std::int32_t si = slot_of_.find(id);
+  const std::int32_t si = slot_of_id(id);
   if (si == IdMap::kAbsent)
     throw std::invalid_argument("request id " + std::to_string(id) + " is not held");
   return slots_[si].seq;
@@ -371,6 +402,9 @@ std::vector<Request> AccessIndex::drain() {
   lead_.clear();
   free_.clear();
   slot_of_.clear();
+  ids_.clear();
+  ids_mapped_ = false;
+  id_tails_.fill(0);
   order_.clear();
   order_head_ = order_stale_ = 0;
   count_ = 0;

@@ -70,11 +70,13 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <limits>
 #include <optional>
 #include <utility>
@@ -115,11 +117,16 @@ class AccessIndex {
   void insert(const Request& r);
   // Removes and returns the request with this id; nullopt when not held.
   std::optional<Request> erase(std::uint64_t id);
+  // Removes and returns a held request, found by best() or find() (no id look-up).
+  std::optional<Request> take(const Request* held) {
+    static_assert(std::is_standard_layout_v<Slot> && offsetof(Slot, req) == 0);
+    return erase_slot(static_cast<std::int32_t>(reinterpret_cast<const Slot*>(held) - slots_.data()));
+  }
   // The held request with r's id now lies at r.loc (its track's angle was learnt); it
   // keeps its arrival and sequence number. False when not held.
   bool relocate(const Request& r);
   const Request* find(std::uint64_t id) const;
-  bool contains(std::uint64_t id) const { return slot_of_.find(id) != IdMap::kAbsent; }
+  bool contains(std::uint64_t id) const { return slot_of_id(id) != IdMap::kAbsent; }
   std::size_t size() const { return count_; }
   bool empty() const { return count_ == 0; }
   // Every request held (in no particular order); the index is empty afterwards.
@@ -335,6 +342,18 @@ class AccessIndex {
     lead_[j] = (lead_of(hot_[j]) & ~std::int64_t{kFixedGrain - 1}) | static_cast<std::int64_t>(j);
   }
   void set_leads(double beta, Millis ref);
+  // Adds key k to the smallest (m) and second smallest (s) so far. The larger of m and
+  // k is their sum less the smaller, in wrapping arithmetic (exact, as the result
+  // fits), so the compiler sees only minimums, which it makes conditional moves: a
+  // max here became a branch that random keys mispredicted about 4 times a pick.
+  static void add_key(std::int64_t k, std::int64_t& m, std::int64_t& s) {
+    const std::int64_t lo = k < m ? k : m;
+    const auto hi = static_cast<std::int64_t>(static_cast<std::uint64_t>(m) +
+                                              static_cast<std::uint64_t>(k) -
+                                              static_cast<std::uint64_t>(lo));
+    s = hi < s ? hi : s;
+    m = lo;
+  }
   // A short-pass bound in ms, lowered by a part in 2^40 of its terms (the rounding of
   // lead_ and of the conversion; kSlackMs then covers what the old form covered).
   double lead_ms(double u, double shift) const {
@@ -342,12 +361,29 @@ class AccessIndex {
     return ms - shift - (std::abs(ms) + std::abs(shift)) * 0x1p-40;
   }
 
+  // The head at a query (c0: its cylinder, clamped).
+  template <bool Rot>
+  Head head_of(const Query& q, const Spin& spin, std::int64_t c0) const;
+  // The grid search (a long queue), and the short one's entry (no grid).
   template <bool Rot, bool Aged, class Accept>
   Choice search(const Query& q, const Spin& spin, Accept& accept);
+  template <bool Rot, bool Aged, class Accept>
+  Choice short_best(const Query& q, const Spin& spin, Accept& accept);
   template <bool Rot, bool Aged, bool Coarse, bool Window, class Accept>
   Choice short_search(const Query& q, const Head& head, std::int64_t lo, std::int64_t hi,
                       Accept& accept);
 
+  // The slot holding this id, or IdMap::kAbsent.
+  std::int32_t slot_of_id(std::uint64_t id) const {
+    if (ids_mapped_) return slot_of_.find(id);
+    for (std::size_t j = 0; j < ids_.size(); ++j)
+      if (ids_[j] == id) return hot_[j].slot;
+    return IdMap::kAbsent;
+  }
+  // Removes and returns the request in a live slot (always engaged: an optional, so
+  // that the request is built in place in the caller's).
+  std::optional<Request> erase_slot(std::int32_t si);
+  [[noreturn]] static void throw_held(std::uint64_t id);
   void order_insert(const AgeEntry& e);
   void order_erased();
   // The grid (cells, bands, ages, arrival order) exists only for queues longer than
@@ -401,6 +437,7 @@ class AccessIndex {
   void remove_other_overhead(Millis o);
 
   const DeviceModel& model_;
+  Spin model_spin_;          // model_.spin(), for a query whose head gives none
   bool track_age_;
   bool cells_ = false;       // the bounds hold (a disk, or MEMS): fast search
   bool rot_ = false;         // a rotating disk (angle buckets and waits)
@@ -430,7 +467,15 @@ class AccessIndex {
   std::size_t order_stale_ = 0;
   Millis walk_gap_ = 0.0;                   // kWalkGapScale * the access-time scale
   Millis near_seek_ = 0.0;                  // seek_lb_[1]: the nearest other band
+  // Id -> slot. A short queue (ids_mapped_ false) finds an id in ids_ instead, which
+  // costs a pick nothing: the map's insert and erase cost about 80 instructions and a
+  // mispredicted probe a pick.
   IdMap slot_of_;
+  bool ids_mapped_ = false;
+  std::vector<std::uint64_t> ids_;          // per hot_ entry, its request's id
+  // How many held ids end in each 6-bit value: an insert looks for its id in ids_
+  // only when one does (rarely, as ids held at once are mostly close together).
+  std::array<std::uint32_t, 64> id_tails_{};
   std::size_t count_ = 0;
   std::uint64_t next_seq_ = 0;
 
@@ -471,11 +516,47 @@ template <class Accept>
 AccessIndex::Choice AccessIndex::best(const Query& q, Accept&& accept) {
   // Without the per-cell ages an age term cannot be bounded: scan (not used so).
   if (!cells_ || (q.beta > 0.0 && !track_age_)) return best_scan(q, accept);
-  const Spin spin = rot_ ? model_.spin_of(q.head) : Spin{};
+  // The model's own spin is kept (the model is immutable): no virtual call a pick.
+  const Spin& spin = q.head.spin.given() || !rot_ ? q.head.spin : model_spin_;
   if (rot_ && spin.period_ms != T_) sync_rotation(spin.period_ms);
+  // A short queue has its own lean path (no grid search's frame to set up).
+  if (!grid_on_) {
+    if (q.beta > 0.0)
+      return rot_ ? short_best<true, true>(q, spin, accept) : short_best<false, true>(q, spin, accept);
+    return rot_ ? short_best<true, false>(q, spin, accept) : short_best<false, false>(q, spin, accept);
+  }
   if (q.beta > 0.0)
     return rot_ ? search<true, true>(q, spin, accept) : search<false, true>(q, spin, accept);
   return rot_ ? search<true, false>(q, spin, accept) : search<false, false>(q, spin, accept);
+}
+
+template <bool Rot>
+AccessIndex::Head AccessIndex::head_of(const Query& q, const Spin& spin, std::int64_t c0) const {
+  Head head;
+  head.c0 = static_cast<std::int32_t>(c0);
+  const double a0 = Rot ? spin.angle_at(q.head.time_ms) : 0.0;
+  head.a0 = Rot ? (to_fixed(a0) + (kFixedGrain - 1)) & kGrainMask : 0u;
+  head.coarse = seek_coarse_;
+  head.seek = seek_coarse_ ? seek_u_.data() : seek_u_.data() + (C_ - 1 - c0);
+  head.exact = seek_exact_;
+  head.shift = seek_shift_;
+  return head;
+}
+
+template <bool Rot, bool Aged, class Accept>
+AccessIndex::Choice AccessIndex::short_best(const Query& q, const Spin& spin, Accept& accept) {
+  const std::int64_t lo = q.cyl_lo < 0 ? 0 : q.cyl_lo;
+  const std::int64_t hi = q.cyl_hi > C_ - 1 ? C_ - 1 : q.cyl_hi;
+  if (count_ == 0 || lo > hi) {
+    stats_ = Stats{};
+    return initial_choice(q);
+  }
+  const Head head = head_of<Rot>(q, spin, clamp_cyl(q.head.cylinder));
+  if (lo > 0 || hi < C_ - 1)
+    return seek_coarse_ ? short_search<Rot, Aged, true, true>(q, head, lo, hi, accept)
+                        : short_search<Rot, Aged, false, true>(q, head, lo, hi, accept);
+  return seek_coarse_ ? short_search<Rot, Aged, true, false>(q, head, lo, hi, accept)
+                      : short_search<Rot, Aged, false, false>(q, head, lo, hi, accept);
 }
 
 template <bool Rot, bool Aged, class Accept>
@@ -494,21 +575,8 @@ AccessIndex::Choice AccessIndex::search(const Query& q, const Spin& spin, Accept
   }
   const bool window = lo > 0 || hi < C_ - 1;
   const std::int64_t c0 = clamp_cyl(q.head.cylinder);
-  Head head;
-  head.c0 = static_cast<std::int32_t>(c0);
+  const Head head = head_of<Rot>(q, spin, c0);
   const double a0 = Rot ? spin.angle_at(q.head.time_ms) : 0.0;
-  head.a0 = Rot ? (to_fixed(a0) + (kFixedGrain - 1)) & kGrainMask : 0u;
-  head.coarse = seek_coarse_;
-  head.seek = seek_coarse_ ? seek_u_.data() : seek_u_.data() + (C_ - 1 - c0);
-  head.exact = seek_exact_;
-  head.shift = seek_shift_;
-  if (!grid_on_) {
-    if (window)
-      return seek_coarse_ ? short_search<Rot, Aged, true, true>(q, head, lo, hi, accept)
-                          : short_search<Rot, Aged, false, true>(q, head, lo, hi, accept);
-    return seek_coarse_ ? short_search<Rot, Aged, true, false>(q, head, lo, hi, accept)
-                        : short_search<Rot, Aged, false, false>(q, head, lo, hi, accept);
-  }
   const double unit = unit_ms_;
   const double beta = q.beta, now = q.now;
   auto bonus_of = [&](Millis arrival) { return Aged ? beta * (now - arrival) : 0.0; };
@@ -739,16 +807,10 @@ AccessIndex::Choice AccessIndex::short_search(const Query& q, const Head& head,
   };
   // The smallest key and the second smallest (which tells whether any other request
   // can still win once the smallest is costed), in two independent chains (even and
-  // odd j) of min/max beside the keys.
+  // odd j) beside the keys, without a branch (see add_key).
   std::int64_t m0 = kNone, m1 = kNone, s0 = kNone, s1 = kNone;
-  auto add0 = [&](std::int64_t k) {
-    s0 = std::min(s0, std::max(m0, k));
-    m0 = std::min(m0, k);
-  };
-  auto add1 = [&](std::int64_t k) {
-    s1 = std::min(s1, std::max(m1, k));
-    m1 = std::min(m1, k);
-  };
+  auto add0 = [&](std::int64_t k) { add_key(k, m0, s0); };
+  auto add1 = [&](std::int64_t k) { add_key(k, m1, s1); };
   // Four keys a step (the loop's own instructions are a fifth of a short one's).
   std::size_t j4 = 0;
   for (; j4 + 4 <= n; j4 += 4) {
@@ -761,8 +823,9 @@ AccessIndex::Choice AccessIndex::short_search(const Query& q, const Head& head,
   }
   for (; j4 < n; ++j4) add0(key_of(j4));
   st.bounded = n;
-  const std::int64_t least = std::min(m0, m1);
-  const std::int64_t second = std::min(std::min(s0, s1), std::max(m0, m1));
+  add_key(m1, m0, s0);  // the two chains as one: m0 the least, s0 the second
+  const std::int64_t least = m0;
+  const std::int64_t second = s1 < s0 ? s1 : s0;
   if (least != kNone && key_ms(least) - kSlackMs <= out.rank.key) {
     const std::size_t first = static_cast<std::size_t>(least & (kFixedGrain - 1));
     cost(slots_[hot[first].slot]);

@@ -31,7 +31,7 @@ class IndexedScheduler : public Scheduler {
   // Removes the chosen request from the index and returns it.
   std::optional<Request> take(const Request* chosen) {
     if (chosen == nullptr) return std::nullopt;
-    return index_.erase(chosen->id);
+    return index_.take(chosen);
   }
 
   const DeviceModel& model_;

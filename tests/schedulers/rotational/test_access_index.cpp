@@ -441,6 +441,42 @@ TEST_CASE("the index keeps its request set through inserts, erases and drain",
   for (const auto& r : all) CHECK(held.count(r.id) == 1);
 }
 
+TEST_CASE("ids are found, taken and refused twice whether the queue is short or long",
+          "[rotational]") {
+  // A short queue finds ids without the id map, a long one (above kLinearMax) with it;
+  // ids 64 apart share the short form's filter, so they are held side by side here.
+  auto model = load_model("hp97560");
+  AccessIndex idx(*model, false);
+  std::vector<std::uint64_t> ids;
+  for (std::uint64_t k = 0; k < 2 * AccessIndex::kLinearMax; ++k) ids.push_back(5 + 64 * (k % 3) + 192 * (k / 3));
+  auto check_all = [&](std::size_t held) {
+    for (std::size_t k = 0; k < ids.size(); ++k) {
+      INFO("id " << ids[k] << " held " << held);
+      CHECK(idx.contains(ids[k]) == (k < held));
+      CHECK((idx.find(ids[k]) != nullptr) == (k < held));
+      if (k < held) {
+        CHECK(idx.find(ids[k])->id == ids[k]);
+        CHECK_THROWS_AS(idx.insert(make_request(*model, ids[k], 0, 0.0)), std::invalid_argument);
+      }
+    }
+    CHECK(idx.size() == held);
+  };
+  for (std::size_t k = 0; k < ids.size(); ++k) {
+    idx.insert(make_request(*model, ids[k], 1000 * k, static_cast<Millis>(k)));
+    if (k % 16 == 0 || k == AccessIndex::kLinearMax) check_all(k + 1);
+  }
+  check_all(ids.size());
+  // Back down through the threshold, taking each request by the pointer find() gives.
+  for (std::size_t held = ids.size(); held > 0; --held) {
+    const auto r = idx.take(idx.find(ids[held - 1]));
+    REQUIRE(r.has_value());
+    CHECK(r->id == ids[held - 1]);
+    CHECK(r->offset == 1000 * (held - 1) * model->sector_bytes());
+    if (held % 16 == 0 || held == AccessIndex::kGridOff) check_all(held - 1);
+  }
+  CHECK(idx.empty());
+}
+
 TEST_CASE("the registered SATF and ASATF pick the same sequences as their exhaustive form",
           "[rotational][satf][asatf]") {
   struct Case {
