@@ -34,8 +34,10 @@ namespace {
 constexpr int kSamples = 48;
 // The step ends, wherever it has got to, once this share of the budget is spent.
 constexpr double kSampledZonesEnd = 0.6;
-// A skew must jump the phase by this many times the completion jitter to be told.
-constexpr double kJumpOverNoise = 6.0;
+// A skew must jump the phase by this many times the completion jitter to be told (a
+// test takes half the jump as its threshold; its phases are each the earliest of several
+// reads, whose spread is a fraction of the jitter of single completions).
+constexpr double kJumpOverNoise = 3.0;
 
 struct Grid {
   std::uint32_t spt = 0;
