@@ -14,7 +14,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
 #include <limits>
 #include <optional>
 #include <vector>
@@ -72,7 +71,8 @@ class SampledZones {
  private:
   Grid scan_at(std::uint64_t x, double step_hint);
   bool jump_at(const Grid& g, std::uint64_t x);
-  void boundary(std::uint64_t lo, Grid c, std::uint64_t hi);
+  void boundary(std::uint64_t lo, const Grid& c, std::uint64_t hi);
+  bool bisect(std::uint64_t lo, Grid c, std::uint64_t hi, bool last);
   std::optional<std::uint64_t> only_candidate(std::size_t ai, const Grid& c, std::uint64_t lo, std::uint64_t hi) const;
   bool confirmed(const Grid& a, const Grid& c, std::uint64_t z);
   std::uint64_t front() const;
@@ -82,7 +82,8 @@ class SampledZones {
   Findings& f_;
   const std::uint64_t total_;
   std::vector<FoundZone> zones_;
-  int scans_ = 0, tests_ = 0;
+  int scans_ = 0, tests_ = 0, retries_ = 0;
+  bool careful_ = false;  // each grid test taken twice
 };
 
 Grid SampledZones::scan_at(std::uint64_t x, double step_hint) {
@@ -102,7 +103,6 @@ Grid SampledZones::scan_at(std::uint64_t x, double step_hint) {
                                        "them: a track switch's skew)",
                                        x));
   Grid g;
-  if (std::getenv("ZTRACE")) fmt::print(stderr, "scan at {}: spt {} anchor {}\n", x, s.spt, s.boundaries.front());
   g.spt = s.spt;
   g.anchor = s.boundaries.front();
   g.skews = s.skews;
@@ -115,16 +115,22 @@ Grid SampledZones::scan_at(std::uint64_t x, double step_hint) {
   return g;
 }
 
-// Whether a track starts at x (a phase jump from x - 1 beyond one sector).
+// Whether a track of grid g starts at x: the phase from x - 1 jumps by one of the skews
+// the grid's scan saw (within half the smallest; a late read jumps it either way).
 bool SampledZones::jump_at(const Grid& g, std::uint64_t x) {
-  in_.check_deadline();
-  ++tests_;
-  if (x < 1 || x + 1 >= total_) return false;
-  const int reps = std::max(5, in_.prober.repeats());
-  const double before = in_.prober.phase(x - 1, reps);
-  const double d = wrap_half(in_.prober.phase(x, reps) - before - 1.0 / g.spt);
-  if (std::getenv("ZTRACE")) fmt::print(stderr, "jump spt {} x {} d {:.4f} jump {:.4f}\n", g.spt, x, d, g.jump);
-  return std::fabs(d) > 0.5 * g.jump;
+  for (int k = 0; k < (careful_ ? 2 : 1); ++k) {
+    in_.check_deadline();
+    ++tests_;
+    if (x < 1 || x + 1 >= total_) return false;
+    const int reps = std::max(5, in_.prober.repeats());
+    const double before = in_.prober.phase(x - 1, reps);
+    const double d = wrap_half(in_.prober.phase(x, reps) - before - 1.0 / g.spt);
+    const bool skewed = std::any_of(g.skews.begin(), g.skews.end(), [&](double skew) {
+      return std::fabs(wrap_half(d - skew / g.spt)) < 0.5 * g.jump;
+    });
+    if (!skewed) return false;
+  }
+  return true;
 }
 
 // Sectors before LBA 0 on its cylinder (the heads step's empty front).
@@ -163,8 +169,25 @@ bool SampledZones::confirmed(const Grid& a, const Grid& c, std::uint64_t z) {
 }
 
 // The boundary between zones_.back() (its grid holds at lo) and the zone of grid c (a
-// track of it starts at hi), and of any zone found between, appended to zones_.
-void SampledZones::boundary(std::uint64_t lo, Grid c, std::uint64_t hi) {
+// track of it starts at hi), and of any zone found between, appended to zones_. A
+// bisection that contradicts itself (a misread test) is done again from the start, each
+// test then taken twice; the third time its end is taken as found, not exact.
+void SampledZones::boundary(std::uint64_t lo, const Grid& c, std::uint64_t hi) {
+  const std::size_t zones_before = zones_.size();
+  const FoundZone a_before = zones_.back();
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    careful_ = attempt > 0;
+    const bool ok = bisect(lo, c, hi, attempt == 2);
+    careful_ = false;
+    if (ok) return;
+    ++retries_;
+    zones_.resize(zones_before);
+    zones_.back() = a_before;
+  }
+}
+
+// One bisection (boundary); false when it contradicts itself (unless `last`).
+bool SampledZones::bisect(std::uint64_t lo, Grid c, std::uint64_t hi, bool last) {
   bool shortcut = true;
   while (true) {
     const std::size_t ai = zones_.size() - 1;
@@ -173,15 +196,16 @@ void SampledZones::boundary(std::uint64_t lo, Grid c, std::uint64_t hi) {
       if (const auto z = only_candidate(ai, c, lo, hi)) {
         if (confirmed(a, c, *z)) {
           zones_.push_back({c, *z, true});
-          return;
+          return true;
         }
         shortcut = false;  // an irregular layout (or a misread): bisect to the end
       }
     }
     if (hi - lo <= a.spt) {
       const std::uint64_t z = std::min(hi, a.at_or_before(lo) + a.spt);
+      if (!c.holds(z) && !last) return false;
       zones_.push_back({c, z, c.holds(z)});
-      return;
+      return true;
     }
     // (Test points on both grids tell nothing: on a 512e drive, whose tracks all start at
     // multiples of 8, one in some 240 is. Take the next track start instead.)
@@ -199,17 +223,19 @@ void SampledZones::boundary(std::uint64_t lo, Grid c, std::uint64_t hi) {
     }
     // Neither grid holds near mid: another zone lies between, or a grid moved (a slip).
     const Grid b = scan_at(mid, 1.0 / a.spt);
-    const std::uint64_t at = std::min(b.anchor, hi - 1);
-    if (b.spt == a.spt) {
+    if (b.anchor >= hi) {
+      if (!last) return false;  // the bracket was misread: mid is no zone between
+      lo = mid;
+    } else if (b.spt == a.spt) {
       zones_[ai].g.anchor = b.anchor;
       zones_[ai].exact = false;
-      lo = at;
+      lo = b.anchor;
     } else if (b.spt == c.spt) {
       c.anchor = b.anchor;
-      hi = std::max(lo + 1, at);
+      hi = b.anchor;
     } else {
-      boundary(lo, b, at);
-      lo = at;
+      boundary(lo, b, b.anchor);
+      lo = b.anchor;
     }
   }
 }
