@@ -381,8 +381,13 @@ void SampledZones::run() {
                          last_in, 100.0 * static_cast<double>(last_in) / static_cast<double>(total_)));
   }
   build_layout(searched);
+  const Millis skews_start = in_.elapsed();
   for (std::size_t zi = 0; zi < f_.result.layout.zones.size(); ++zi) zone_skews(zi);
   f_.skews_sampled = true;
+  const Millis skews_ms = in_.elapsed() - skews_start;
+  in_.note(fmt::format("zones: the sampled search's {} track scans, {} grid tests ({} bisections done again), and "
+                       "skews at {} switches a zone ({:.0f} s of it)",
+                       scans_, tests_, retries_, 2 * kSkewSamples, skews_ms / 1000.0));
 }
 
 }  // namespace
