@@ -2,8 +2,9 @@
 # The drives of today (the platter alone, -nocache, then with the cache on) and the
 # imported HP C2247A with its cache, extracted in virtual time with default flags behind
 # a busy and a late host, seed after seed: the exit status, the drive's (virtual)
-# seconds, and `extract check` against the platter (--tolerances today for the drives
-# of today, hp97560 for the C2247A). Not a test: a count for docs/extraction.md.
+# seconds, and `extract check` against the model itself (its platter is the -nocache
+# model's; --tolerances today for the drives of today, with their cache; hp97560 for the
+# C2247A, against its platter). Not a test: a count for docs/extraction.md.
 #   bench/extract/today-seeds.sh DISKSCHED [SEEDS (default 5)] [OUT_DIR]
 # Environment: NOISES (default "busy late"): the host noises to run; DRIVES (default all):
 # the rows to run by name (sata7200-nocache sata7200 laptop5400-nocache laptop5400
@@ -27,9 +28,9 @@ PY
 drives="sata7200-nocache sata7200-8tb-nocache sata7200-8tb-nocache today
 laptop5400-nocache laptop5400-320gb-nocache laptop5400-320gb-nocache today
 sas15k-nocache sas15k-600gb-nocache sas15k-600gb-nocache today
-sata7200 sata7200-8tb sata7200-8tb-nocache today
-laptop5400 laptop5400-320gb laptop5400-320gb-nocache today
-sas15k sas15k-600gb sas15k-600gb-nocache today
+sata7200 sata7200-8tb sata7200-8tb today
+laptop5400 laptop5400-320gb laptop5400-320gb today
+sas15k sas15k-600gb sas15k-600gb today
 c2247a $out/c2247a.json $out/c2247a-platter.json hp97560"
 while read -r name model truth tol; do
   if [ -n "${DRIVES:-}" ] && ! [[ " $DRIVES " == *" $name "* ]]; then continue; fi
@@ -44,10 +45,15 @@ while read -r name model truth tol; do
       drive=$(sed -n 's/^took *\([0-9.]*\) s.*/\1/p' "$run.out")
       verdict="no profile"
       if [ -f "$run.json" ]; then
-        if "$bin" extract check "$run.json" --against "$truth" --tolerances "$tol" > "$run.check" 2>&1; then
+        "$bin" extract check "$run.json" --against "$truth" --tolerances "$tol" > "$run.check" 2>&1
+        # (A virtual target cannot FLUSH, so the write cache step does not run there: its
+        # two lines are left out of the verdict, and said so.)
+        failed=$(grep 'FAIL$' "$run.check" | grep -v '^write cache' | cut -d: -f1 | paste -sd, -)
+        if [ -z "$failed" ] && grep -q '^rotation period' "$run.check"; then
           verdict=PASS; pass=$((pass + 1))
+          grep -q '^write cache.*FAIL$' "$run.check" && verdict="PASS (write cache not measured)"
         else
-          verdict="FAIL: $(grep 'FAIL$' "$run.check" | cut -d: -f1 | paste -sd, -)"
+          verdict="FAIL: $failed"
         fi
       fi
       why=$(grep -m1 -E '^disksched( extract: FAILED)?:' "$run.out" | cut -c1-110)
