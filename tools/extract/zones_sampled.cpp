@@ -450,8 +450,8 @@ void SampledZones::run() {
   for (std::size_t zi = 0; zi < f_.result.layout.zones.size(); ++zi) zone_skews(zi);
   f_.skews_sampled = true;
   const Millis skews_ms = in_.elapsed() - skews_start;
-  in_.note(fmt::format("zones: the sampled search's {} track scans ({} of them full), {} grid tests ({} bisections done again), and "
-                       "skews at {} switches a zone ({:.0f} s of it)",
+  in_.note(fmt::format("zones: the sampled search's {} track scans ({} of them full), {} grid tests ({} "
+                       "bisections done again), and skews at {} switches a zone ({:.0f} s of it)",
                        scans_, full_scans_, tests_, retries_, 2 * kSkewSamples, skews_ms / 1000.0));
 }
 
