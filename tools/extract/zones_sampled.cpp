@@ -384,7 +384,8 @@ void SampledZones::zone_skews(std::size_t zi) {
   in_.prober.set_repeats(std::max(kSkewReads, r));
   for (int i = 0; i < kSkewSamples; ++i) {
     if (placed) {
-      const auto c = z.first_cylinder + static_cast<std::int64_t>(in_.rand_below(static_cast<std::uint64_t>(z.cylinders - 1)));
+      const auto c =
+          z.first_cylinder + static_cast<std::int64_t>(in_.rand_below(static_cast<std::uint64_t>(z.cylinders - 1)));
       const std::uint64_t yc = L.lba(c + 1, 0, 0);
       if (yc + z.spt < total_) cyl.push_back(measure_skew(in_.prober, yc, step));
       if (L.heads < 2) continue;
