@@ -137,24 +137,27 @@ class SeekSteps {
 
   // The number of heads and LBA 0's head (into c), or 0.
   int find(BoundaryClasses& c) {
-    const int s0 = first_step(kFirstDst);
+    const int d0 = kFirstDst;
+    const int s0 = first_step(d0);
     if (s0 == 0) return 0;
-    int prev = s0;
-    for (int d = kFirstDst + 1; d <= kFirstDst + kMaxHeads + 1 && fits(d); ++d) {
-      if (!longer(d, prev)) {  // the step went one track further back: d is one head further
-        if (prev + 1 > 2 * kMaxHeads || !longer(d, prev + 1)) return 0;  // not a staircase
-        ++prev;
-        continue;
-      }
-      // d is a cylinder's first: its step is at heads + 1, the track before's at 2 heads.
-      if (prev % 2 != 0) return 0;
-      const int heads = prev / 2;
-      if (!longer(d, heads + 1) || (heads > 1 && longer(d, heads))) return 0;
-      c.heads = heads;
-      c.first_head = ((heads - d) % heads + heads) % heads;
-      return heads;
+    // Up to the next cylinder's first track, d's step is s0 + (d - d0); from there on it
+    // is at least a head less: whether the move a track short of the former is longer
+    // tells which, so the cylinder's first track is found by bisection.
+    auto dropped = [&](int d) { return longer(d, s0 + (d - d0) - 1); };
+    int lo = d0, hi = d0 + kMaxHeads;
+    if (!fits(hi) || !dropped(hi)) return 0;
+    while (hi - lo > 1) {
+      const int mid = (lo + hi) / 2;
+      (dropped(mid) ? hi : lo) = mid;
     }
-    return 0;
+    // The track before hi is its cylinder's last: its step is at 2 heads; hi's at heads + 1.
+    const int twice = s0 + (hi - d0) - 1;
+    if (twice % 2 != 0) return 0;
+    const int heads = twice / 2;
+    if (!longer(hi, heads + 1) || (heads > 1 && longer(hi, heads))) return 0;
+    c.heads = heads;
+    c.first_head = ((heads - hi) % heads + heads) % heads;
+    return heads;
   }
 
  private:
@@ -187,7 +190,8 @@ class SeekSteps {
     return {m, it->second};
   }
 
-  Millis move(int d, int k);
+  Millis excess(int d, int k);
+  Millis excess_beyond(int d, int k, Millis pivot, Millis band);
   bool longer(int d, int k);
   int first_step(int d);
 
@@ -195,40 +199,55 @@ class SeekSteps {
   const Findings& f_;
   std::map<int, std::uint64_t> dst_;
   std::map<std::uint64_t, double> phase_;
-  std::map<int, Millis> one_;  // a track dst's one-track move
-  Millis half_step_ = 0;       // half the two-cylinder seek's excess over it
+  // The two-cylinder seek's excess over a one-track move: each measured, their median.
+  std::vector<double> steps_;
+  Millis step_ = 0;
 };
 
-// The move time from track d - k to track d. A late host only delays the dst read's
-// issue, never hastens it: a hit proves the slack enough, a miss proves nothing. So
-// behind a noisy host the threshold is the least slack that ever hit, pressed down by
-// probes in ever narrower windows below it (the noise is one-sided: a median would sit
-// a mean delay above the move, and differ between moves by more than the step).
-Millis SeekSteps::move(int d, int k) {
-  const Probe p = probe(d, k);
+// How much longer the move from track d - k to track d is than from the track before
+// d (ms). A late host only delays the dst read's issue, never hastens it: a hit proves
+// the slack enough, a miss proves nothing. So behind a noisy host a threshold is the
+// least slack that ever hit, pressed down by probes in ever narrower windows below it
+// (the noise is one-sided: a median would sit a mean delay above the move). The two
+// moves are probed in turn, so that the frame's drift as it is refitted (as much as the
+// step over a few seconds) shifts both alike.
+Millis SeekSteps::excess(int d, int k) {
+  const Probe p[2] = {probe(d, 1), probe(d, k)};
   const Millis b = base(), res = in_.options.resolution_ms;
-  Millis hi = in_.prober.reach_threshold(p.m.src, p.m.dst, p.phase, b - 0.3, b + 1.0, res, in_.votes);
-  if (!in_.prober.noisy()) return hi - b;
-  hi += res;
-  for (const Millis window : {0.04, 0.02, 0.01, 0.005})
-    for (int t = 0; t < 16; ++t) {
-      const Millis slack = hi - window * static_cast<double>(1 + in_.rand_below(1000)) / 1000.0;
-      if (in_.prober.reach(p.m.src, p.m.dst, p.phase, slack).hit) hi = slack;
-    }
-  return hi - b;
+  Millis hi[2];
+  for (int i = 0; i < 2; ++i)
+    hi[i] = in_.prober.reach_threshold(p[i].m.src, p[i].m.dst, p[i].phase, b - 0.3, b + 1.0, res, in_.votes) + res;
+  if (!in_.prober.noisy()) return hi[1] - hi[0];
+  for (const Millis window : {0.08, 0.04, 0.02, 0.01, 0.005})
+    for (int t = 0; t < 20; ++t)
+      for (int i = 0; i < 2; ++i) {
+        const Millis slack = hi[i] - window * static_cast<double>(1 + in_.rand_below(1000)) / 1000.0;
+        if (in_.prober.reach(p[i].m.src, p[i].m.dst, p[i].phase, slack).hit) hi[i] = slack;
+      }
+  return hi[1] - hi[0];
 }
 
-// Is the move from track d - k to track d longer than the one-track move by more than
-// half the step? (Measured against d's own one-track move: another dst's phase may be
-// off by more than the step.) A hit proves it is not (a late host only delays); a miss
-// is believed after many in a row.
+// Is the move from track d - k to track d longer than from the track before by more
+// than half the step? (Measured against d's own one-track move: another dst's phase
+// may be off by more than the step.) An excess near the half is measured again, up to
+// three times, and the mean decides; the step is the median of those seen longer.
 bool SeekSteps::longer(int d, int k) {
-  if (!one_.contains(d)) one_[d] = move(d, 1);
-  const Probe p = probe(d, k);
-  const int tries = in_.prober.noisy() ? 48 : std::max(2, in_.votes);
-  for (int t = 0; t < tries; ++t)
-    if (in_.prober.reach(p.m.src, p.m.dst, p.phase, base() + one_[d] + half_step_).hit) return false;
-  return true;
+  const Millis e = excess_beyond(d, k, 0.5 * step_, 0.4 * step_);
+  const bool is = e > 0.5 * step_;
+  if (is) {
+    steps_.push_back(e);
+    step_ = median(steps_);
+  }
+  return is;
+}
+
+// The excess of the move from track d - k, measured up to three times while the median
+// lies within `band` of `pivot` (the frame's drift as it is refitted can spoil one).
+Millis SeekSteps::excess_beyond(int d, int k, Millis pivot, Millis band) {
+  std::vector<double> e;
+  do e.push_back(excess(d, k));
+  while (e.size() < 3 && std::abs(median(e) - pivot) < band);
+  return median(e);
 }
 
 // Track d's step, by moves of 1, 2, 4, ... tracks then bisection, and the threshold
@@ -236,14 +255,13 @@ bool SeekSteps::longer(int d, int k) {
 // one-track move by more than the resolution of a threshold.
 int SeekSteps::first_step(int d) {
   if (!fits(d)) return 0;
-  const Millis one = move(d, 1);
   const Millis gap = in_.options.resolution_ms;
   int lo = 1, hi = 0;
-  Millis two = 0;
+  Millis step = 0;
   for (int k = 2; k <= 2 * kMaxHeads; k *= 2) {
-    const Millis t = move(d, k);
-    if (t > one + gap) {
-      hi = k, two = t;
+    const Millis t = excess_beyond(d, k, gap, gap);
+    if (t > gap) {
+      hi = k, step = t;
       break;
     }
     lo = k;
@@ -251,15 +269,15 @@ int SeekSteps::first_step(int d) {
   if (hi == 0) return 0;
   while (hi - lo > 1) {
     const int mid = (lo + hi) / 2;
-    const Millis t = move(d, mid);
-    if (t > one + gap) hi = mid, two = t;
+    const Millis t = excess_beyond(d, mid, gap, gap);
+    if (t > gap) hi = mid, step = t;
     else lo = mid;
   }
-  one_[d] = one;
-  half_step_ = 0.5 * (two - one);
-  in_.note(fmt::format("heads: from track {}, a move of {} tracks or more is a two-cylinder seek ({:.4f} ms against "
-                       "{:.4f} ms a track)",
-                       d, hi, two, one));
+  steps_ = {step};
+  step_ = step;
+  in_.note(fmt::format("heads: into track {}, a move of {} tracks or more is a two-cylinder seek ({:.4f} ms longer "
+                       "than a track's)",
+                       d, hi, step));
   return hi;
 }
 
