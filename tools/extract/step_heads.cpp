@@ -199,8 +199,7 @@ class SeekSteps {
   const Findings& f_;
   std::map<int, std::uint64_t> dst_;
   std::map<std::uint64_t, double> phase_;
-  // The two-cylinder seek's excess over a one-track move: each measured, their median.
-  std::vector<double> steps_;
+  // The two-cylinder seek's excess over a one-track move (a longer move's may be more).
   Millis step_ = 0;
 };
 
@@ -213,7 +212,9 @@ class SeekSteps {
 // step over a few seconds) shifts both alike.
 Millis SeekSteps::excess(int d, int k) {
   const Probe p[2] = {probe(d, 1), probe(d, k)};
-  const Millis b = base(), res = in_.options.resolution_ms;
+  // (Without noise a threshold is bisected to a fifth of the resolution: the step may
+  // be twice the resolution only.)
+  const Millis b = base(), res = in_.options.resolution_ms / (in_.prober.noisy() ? 1.0 : 5.0);
   Millis hi[2];
   for (int i = 0; i < 2; ++i)
     hi[i] = in_.prober.reach_threshold(p[i].m.src, p[i].m.dst, p[i].phase, b - 0.3, b + 1.0, res, in_.votes) + res;
@@ -229,17 +230,9 @@ Millis SeekSteps::excess(int d, int k) {
 
 // Is the move from track d - k to track d longer than from the track before by more
 // than half the step? (Measured against d's own one-track move: another dst's phase
-// may be off by more than the step.) An excess near the half is measured again, up to
-// three times, and the mean decides; the step is the median of those seen longer.
-bool SeekSteps::longer(int d, int k) {
-  const Millis e = excess_beyond(d, k, 0.5 * step_, 0.4 * step_);
-  const bool is = e > 0.5 * step_;
-  if (is) {
-    steps_.push_back(e);
-    step_ = median(steps_);
-  }
-  return is;
-}
+// may be off by more than the step.) An excess near the half is measured again (see
+// excess_beyond).
+bool SeekSteps::longer(int d, int k) { return excess_beyond(d, k, 0.5 * step_, 0.4 * step_) > 0.5 * step_; }
 
 // The excess of the move from track d - k, measured up to three times while the median
 // lies within `band` of `pivot` (the frame's drift as it is refitted can spoil one).
@@ -273,7 +266,6 @@ int SeekSteps::first_step(int d) {
     if (t > gap) hi = mid, step = t;
     else lo = mid;
   }
-  steps_ = {step};
   step_ = step;
   in_.note(fmt::format("heads: into track {}, a move of {} tracks or more is a two-cylinder seek ({:.4f} ms longer "
                        "than a track's)",
