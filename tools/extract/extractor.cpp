@@ -12,6 +12,7 @@
 #include "tools/extract/cache_defeat.hpp"
 #include "tools/extract/drive_steps.hpp"
 #include "tools/extract/steps.hpp"
+#include "tools/extract/zones_sampled.hpp"
 
 namespace disksched::extract {
 namespace {
@@ -31,7 +32,7 @@ const std::array<PlannedStep, 12> kPlan{{
     {"period", measure_period, 0.0},
     {"tracks", first_tracks, 0.0},
     {"heads", find_heads, 0.0},
-    {"zones", find_zones, 0.25},
+    {"zones", find_zones_planned, 0.25},
     {"skews", measure_skews, 0.1},
     {"switch", measure_switches, 0.15},
     {"read cache", measure_read_cache, 0.08},

@@ -47,6 +47,8 @@ struct Findings {
   // heads: why the number of heads is assumed, not measured (empty: measured, or given).
   std::string heads_assumed;
   std::string heads_how = "measured";  // measured, given or assumed, and why (source.parameters)
+  std::string zones_how;  // the sampled zones step: how (source.parameters; empty: the walk's)
+  bool skews_sampled = false;  // the sampled zones step measured every zone's skews (the skews step skips)
 
   // Cylinders of zone z that the steps after the zones step may sample.
   std::int64_t sampled_cylinders(const ZoneLayout& z) const {

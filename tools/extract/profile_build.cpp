@@ -98,7 +98,8 @@ nlohmann::json parameter_sources(Instrument& in, const Findings& f) {
   p["rotation_ms"] = fmt::format("measured: {} reads of sector {}", r.period.reads, in.options.reference_lba);
   p["heads"] = f.heads_how;
   const std::uint64_t total = in.target.sectors();
-  p["zones"] = f.zones_unsearched >= total
+  p["zones"] = !f.zones_how.empty() ? f.zones_how
+               : f.zones_unsearched >= total
                    ? fmt::format("measured: {} zones, boundaries searched over the whole device", r.layout.zones.size())
                    : fmt::format("measured to LBA {} ({:.0f} %); assumed one zone beyond", f.zones_unsearched,
                                  100.0 * static_cast<double>(f.zones_unsearched) / static_cast<double>(total));

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 #include <stdexcept>
 #include <vector>
@@ -119,103 +120,162 @@ int heads_by_switch_times(Instrument& in, Findings& f, BoundaryClasses& c, std::
 }
 
 // Equal skews and a head switch as long as a one-cylinder seek (datasheet drives of
-// today): from a track's end to the middle of the track k on, the move is a head switch
-// or a one-cylinder seek until k crosses into the cylinder after next, where it becomes
-// a two-cylinder seek, measurably longer. That step lies at k = 2 heads - h for a track
-// on head h: one track on, one k less, until the track is a cylinder's first (h = 0),
-// where it jumps up to 2 heads. Heads up to kMaxHeads; 0 when no step shows.
+// today): to the middle of a track D from the start of the track k before, the move is
+// a head switch or a one-cylinder seek until k reaches back into the cylinder before
+// the previous one, where it becomes a two-cylinder seek, a little longer (0.022 ms on
+// a 15k drive). That step lies at k = heads + 1 + the head of D: one track on, one k
+// more, until D is a cylinder's first, where it falls back to heads + 1. The dst stays
+// the same for every k, so that its phase, measured once, cannot differ between the
+// moves compared (phases behind a late host are off by more than the step). Heads up
+// to kMaxHeads; 0 when no step shows.
 class SeekSteps {
  public:
   static constexpr int kMaxHeads = 32;
+  // The first dst track: every source track, up to 2 kMaxHeads before, exists.
+  static constexpr int kFirstDst = 2 * kMaxHeads + 1;
   SeekSteps(Instrument& in, const Findings& f) : in_(in), f_(f) {}
 
   // The number of heads and LBA 0's head (into c), or 0.
   int find(BoundaryClasses& c) {
-    const int s0 = first_step();
+    const int d0 = kFirstDst;
+    const int s0 = first_step(d0);
     if (s0 == 0) return 0;
-    int prev = s0;
-    for (int j = 1; j <= kMaxHeads + 1 && fits(j, prev + 2); ++j) {
-      if (longer(j, prev - 1)) {  // no wrap: the step came one track nearer
-        if (prev - 1 <= 1 || longer(j, prev - 2)) return 0;  // not a staircase
-        --prev;
-        continue;
-      }
-      // Track j is a cylinder's first: its step is at 2 heads, and the track before's at heads + 1.
-      int lo = prev - 1, hi = std::min(2 * kMaxHeads, 2 * prev);
-      if (!fits(j, hi) || !longer(j, hi)) return 0;
-      while (hi - lo > 1) {
-        const int mid = (lo + hi) / 2;
-        (longer(j, mid) ? hi : lo) = mid;
-      }
-      if (hi % 2 != 0 || hi / 2 + 1 != prev) return 0;
-      const int heads = hi / 2;
-      c.heads = heads;
-      c.first_head = ((heads - j) % heads + heads) % heads;
-      return heads;
+    // Up to the next cylinder's first track, d's step is s0 + (d - d0); from there on it
+    // is at least a head less: whether the move a track short of the former is longer
+    // tells which, so the cylinder's first track is found by bisection.
+    auto dropped = [&](int d) { return longer(d, s0 + (d - d0) - 1); };
+    int lo = d0, hi = d0 + kMaxHeads;
+    if (!fits(hi) || !dropped(hi)) return 0;
+    while (hi - lo > 1) {
+      const int mid = (lo + hi) / 2;
+      (dropped(mid) ? hi : lo) = mid;
     }
-    return 0;
+    // The track before hi is its cylinder's last: its step is at 2 heads; hi's at heads + 1.
+    const int twice = s0 + (hi - d0) - 1;
+    if (twice % 2 != 0) return 0;
+    const int heads = twice / 2;
+    if (!longer(hi, heads + 1) || (heads > 1 && longer(hi, heads))) return 0;
+    c.heads = heads;
+    c.first_head = ((heads - hi) % heads + heads) % heads;
+    return heads;
   }
 
  private:
-  // From near a track's start (the drive's read-ahead after it must not carry the head
-  // over into the next track, and cylinder, before the move), to the sector of track
-  // j + k that comes round a tenth of a turn after the move could reach it.
-  std::uint64_t src(int j) const { return static_cast<std::uint64_t>(j) * f_.spt0 + 2; }
-  std::uint64_t dst(int j, int k) {
-    const std::uint64_t start = static_cast<std::uint64_t>(j + k) * f_.spt0;
-    const double lead = (in_.tau(f_.spt0) + f_.result.dead_time_ms + threshold_) / in_.prober.period() + 0.1;
-    const double want = in_.prober.phase(src(j)) + lead + 1.0 / f_.spt0;
+  // From near the start of the track k before d (the drive's read-ahead after it must
+  // not carry the head over into the next track before the move), to the sector of
+  // track d that comes round a tenth of a turn after the move from the track before
+  // could reach it.
+  std::uint64_t src(int d, int k) const { return static_cast<std::uint64_t>(d - k) * f_.spt0 + 2; }
+  std::uint64_t dst(int d) {
+    const std::uint64_t start = static_cast<std::uint64_t>(d) * f_.spt0;
+    const double lead = (base() + 0.4 * in_.prober.period()) / in_.prober.period() + 0.1;
+    const double want = in_.prober.phase(src(d, 1)) + lead + 1.0 / f_.spt0;
     const double off = wrap_unit(want - in_.prober.phase(start));
     return start + std::min<std::uint64_t>(f_.spt0 - 1, static_cast<std::uint64_t>(off * f_.spt0));
   }
-  bool fits(int j, int k) const { return static_cast<std::uint64_t>(j + k + 2) * f_.spt0 < in_.target.sectors(); }
-  Millis move(int j, int k, Millis guess) {
-    return in_.move_time(src(j), dst(j, k), f_.spt0, guess, f_.result.dead_time_ms);
+  bool fits(int d) const { return static_cast<std::uint64_t>(d + 2) * f_.spt0 < in_.target.sectors(); }
+  Millis base() const { return in_.tau(f_.spt0) + f_.result.dead_time_ms; }
+
+  // The pair as measured (turned round where dst is in src's read-ahead) and its dst's
+  // phase, measured once a dst.
+  struct Probe {
+    Instrument::Move m;
+    double phase;
+  };
+  Probe probe(int d, int k) {
+    if (!dst_.contains(d)) dst_[d] = dst(d);
+    const Instrument::Move m = in_.oriented({src(d, k), dst_[d]});
+    auto it = phase_.find(m.dst);
+    if (it == phase_.end()) it = phase_.emplace(m.dst, in_.prober.phase(m.dst, std::max(9, in_.prober.repeats()))).first;
+    return {m, it->second};
   }
-  // Is the move from track j to track j + k longer than the threshold? A hit proves it
-  // is not (a late host only delays); a miss is believed after several in a row.
-  bool longer(int j, int k) {
-    const Instrument::Move m = in_.oriented({src(j), dst(j, k)});
-    const double ph = in_.prober.phase(m.dst);
-    const Millis slack = in_.tau(f_.spt0) + f_.result.dead_time_ms + threshold_;
-    const int tries = in_.prober.noisy() ? 12 : std::max(2, in_.votes);
-    for (int t = 0; t < tries; ++t)
-      if (in_.prober.reach(m.src, m.dst, ph, slack).hit) return false;
-    return true;
-  }
-  // Track 0's step, by moves of 1, 2, 4, ... tracks then bisection, and the threshold
-  // halfway between the one- and two-cylinder moves; 0 when no move is longer by more
-  // than the noise.
-  int first_step() {
-    threshold_ = 0.4 * in_.prober.period();  // (a first guess for dst's place)
-    const Millis one = move(0, 1, 0.0);
-    // (A step under the host's completion jitter is not told from it: then no heads here.)
-    const Millis gap = std::max(1.5 * in_.options.resolution_ms, 2.0 * f_.result.period.jitter_ms);
-    int lo = 1, hi = 0;
-    for (int k = 2; k <= 2 * kMaxHeads && fits(0, k); k *= 2) {
-      if (move(0, k, one) > one + gap) {
-        hi = k;
-        break;
-      }
-      lo = k;
-    }
-    if (hi == 0) return 0;
-    Millis two = 0;
-    while (hi - lo > 1) {
-      const int mid = (lo + hi) / 2;
-      const Millis t = move(0, mid, one);
-      if (t > one + gap) hi = mid, two = t;
-      else lo = mid;
-    }
-    if (two == 0) two = move(0, hi, one);
-    threshold_ = 0.5 * (one + two);
-    return hi;
-  }
+
+  // A coarse difference this far from the pivot: no late host's drift or bias explains it.
+  static constexpr Millis kClearMs = 0.2;
+  Millis excess(int d, int k, Millis pivot);
+  Millis excess_beyond(int d, int k, Millis pivot, Millis band);
+  bool longer(int d, int k);
+  int first_step(int d);
 
   Instrument& in_;
   const Findings& f_;
-  Millis threshold_ = 0;
+  std::map<int, std::uint64_t> dst_;
+  std::map<std::uint64_t, double> phase_;
+  // The two-cylinder seek's excess over a one-track move (a longer move's may be more).
+  Millis step_ = 0;
 };
+
+// How much longer the move from track d - k to track d is than from the track before
+// d (ms). A late host only delays the dst read's issue, never hastens it: a hit proves
+// the slack enough, a miss proves nothing. So behind a noisy host a threshold is the
+// least slack that ever hit, pressed down by probes in ever narrower windows below it
+// (the noise is one-sided: a median would sit a mean delay above the move). The two
+// moves are probed in turn, so that the frame's drift as it is refitted (as much as the
+// step over a few seconds) shifts both alike.
+Millis SeekSteps::excess(int d, int k, Millis pivot) {
+  const Probe p[2] = {probe(d, 1), probe(d, k)};
+  // (Without noise a threshold is bisected to a fifth of the resolution: the step may
+  // be twice the resolution only.)
+  const Millis b = base(), res = in_.options.resolution_ms / (in_.prober.noisy() ? 1.0 : 5.0);
+  Millis hi[2];
+  for (int i = 0; i < 2; ++i)
+    hi[i] = in_.prober.reach_threshold(p[i].m.src, p[i].m.dst, p[i].phase, b - 0.3, b + 1.0, res, in_.votes) + res;
+  // (A difference far from the pivot is told without pressing down: the laptop drive's
+  // 1.9 ms step, a seek of several cylinders.)
+  if (!in_.prober.noisy() || std::abs(hi[1] - hi[0] - pivot) > kClearMs) return hi[1] - hi[0];
+  for (const Millis window : {0.08, 0.04, 0.02, 0.01, 0.005})
+    for (int t = 0; t < 20; ++t)
+      for (int i = 0; i < 2; ++i) {
+        const Millis slack = hi[i] - window * static_cast<double>(1 + in_.rand_below(1000)) / 1000.0;
+        if (in_.prober.reach(p[i].m.src, p[i].m.dst, p[i].phase, slack).hit) hi[i] = slack;
+      }
+  return hi[1] - hi[0];
+}
+
+// Is the move from track d - k to track d longer than from the track before by more
+// than half the step? (Measured against d's own one-track move: another dst's phase
+// may be off by more than the step.) An excess near the half is measured again (see
+// excess_beyond).
+bool SeekSteps::longer(int d, int k) { return excess_beyond(d, k, 0.5 * step_, 0.4 * step_) > 0.5 * step_; }
+
+// The excess of the move from track d - k, measured up to three times while the median
+// lies within `band` of `pivot` (the frame's drift as it is refitted can spoil one).
+Millis SeekSteps::excess_beyond(int d, int k, Millis pivot, Millis band) {
+  std::vector<double> e;
+  do e.push_back(excess(d, k, pivot));
+  while (e.size() < 3 && std::abs(median(e) - pivot) < band);
+  return median(e);
+}
+
+// Track d's step, by moves of 1, 2, 4, ... tracks then bisection, and the threshold
+// halfway between the one- and two-cylinder moves; 0 when no move is longer than the
+// one-track move by more than the resolution of a threshold.
+int SeekSteps::first_step(int d) {
+  if (!fits(d)) return 0;
+  const Millis gap = in_.options.resolution_ms;
+  int lo = 1, hi = 0;
+  Millis step = 0;
+  for (int k = 2; k <= 2 * kMaxHeads; k *= 2) {
+    const Millis t = excess_beyond(d, k, gap, gap);
+    if (t > gap) {
+      hi = k, step = t;
+      break;
+    }
+    lo = k;
+  }
+  if (hi == 0) return 0;
+  while (hi - lo > 1) {
+    const int mid = (lo + hi) / 2;
+    const Millis t = excess_beyond(d, mid, gap, gap);
+    if (t > gap) hi = mid, step = t;
+    else lo = mid;
+  }
+  step_ = step;
+  in_.note(fmt::format("heads: into track {}, a move of {} tracks or more is a two-cylinder seek ({:.4f} ms longer "
+                       "than a track's)",
+                       d, hi, step));
+  return hi;
+}
 
 // Zone 0's heads and first skews when the skews did not tell the heads (c: what they
 // said); LBA 0's head.
@@ -230,7 +290,7 @@ std::int32_t zone0_by_switch_times(Instrument& in, Findings& f, BoundaryClasses&
   int heads = heads_by_switch_times(in, f, c, moves);
   if (heads == 0 && (heads = SeekSteps(in, f).find(c)) > 0)
     in.note(fmt::format("switch times alike too ({}); {} heads from where a move of k tracks becomes a "
-                        "two-cylinder seek (k = 2 heads - the head of the track it starts on)",
+                        "two-cylinder seek (k = heads + 1 + the head of the track it ends on)",
                         c.why, heads));
   if (heads == 0) {
     const std::string why = fmt::format("the track switches in the first {} tracks give no number of heads ({})",

@@ -122,6 +122,7 @@ void zone_skews(Instrument& in, Findings& f, std::size_t zi, Millis share) {
 
 void measure_skews(Instrument& in, Findings& f, double budget_share) {
   in.step("skews");
+  if (f.skews_sampled) return;  // measured with the zones (zones_sampled.cpp)
   Layout& L = f.result.layout;
   const Millis skews_left = in.left();
   for (std::size_t zi = 0; zi < L.zones.size(); ++zi) {
