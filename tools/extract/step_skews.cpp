@@ -81,7 +81,15 @@ void zone_skews(Instrument& in, Findings& f, std::size_t zi, Millis share) {
   // Sample until the standard error is under a tenth of a sector (at least 5
   // boundaries of each kind, at most 25, less when the budget is short).
   const Millis zone_start = in.elapsed();
-  const std::int64_t sampled = f.sampled_cylinders(z);
+  // A zone the zones step entered just before its time ran out (confirmed over one
+  // cylinder, taken to run on) has no switch inside the measured layout: read its skews
+  // from its first few cylinders, which the layout assumes, rather than leave them 0.
+  std::int64_t sampled = f.sampled_cylinders(z);
+  if (sampled < 2 && z.cylinders >= 2) {
+    sampled = std::min<std::int64_t>(z.cylinders, 4);
+    in.note(fmt::format("zone {}: skews read from its first {} cylinders, past where its layout was "
+                        "measured", zi, sampled));
+  }
   for (int i = 0; i < 25 && sampled >= 2; ++i) {
     const bool done = i >= 5 && circ.sem(cyl) < 0.1 && (L.heads == 1 || circ.sem(track) < 0.1);
     if (done || (i >= 5 && in.elapsed() - zone_start > share)) break;
