@@ -119,8 +119,8 @@ class DiskModel final : public DeviceModel {
   const Zone& zone_of_cylinder(std::int64_t c) const { return zones_[layout_.zone_of_cylinder(c)]; }
   // track_angle and sector_angle for a caller that has the track's zone (inline: the
   // hot path, where both maps are usually empty).
-  double track_angle_in(const Zone& z, std::int64_t c, std::int32_t h,
-                        const TrackAngles* learnt) const {
+  [[gnu::always_inline]] double track_angle_in(const Zone& z, std::int64_t c, std::int32_t h,
+                                               const TrackAngles* learnt) const {
     if (learnt != nullptr && !learnt->empty()) [[unlikely]] {
       auto it = learnt->find(c * profile_.heads + h);
       if (it != learnt->end()) return it->second;
@@ -183,6 +183,7 @@ class DiskModel final : public DeviceModel {
   std::int64_t cylinders_ = 0;
   std::uint64_t lbas_ = 0;
   std::uint64_t per_physical_ = 1;
+  int sector_shift_ = -1;    // log2 of the sector size when it is a power of two (all of today's)
   TrackAngles track_phase_;  // the profile's measured ones: c * heads + h -> angle
   Spin spin_;                // the profile's
 };

@@ -1,6 +1,7 @@
 #include "emulator/device/virtual_device.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <new>
 #include <random>
@@ -18,6 +19,7 @@ VirtualDevice::VirtualDevice(const DeviceModel& model, DeviceOptions options)
     : model_(&model),
       capacity_bytes_(model.capacity_bytes()),
       sector_bytes_(model.sector_bytes()),
+      sector_pow2_(std::has_single_bit(sector_bytes_)),
       options_(options),
       jitter_(options.jitter, options.jitter_seed),
       head_(model_->initial_state()),

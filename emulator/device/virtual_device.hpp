@@ -143,9 +143,13 @@ class VirtualDevice {
     s.arrival_ms = arrival_ms;
     const std::uint64_t sb = sector_bytes_;
     if (length == 0) return {offset, 0};
-    const std::uint64_t begin = offset - offset % sb;
-    const std::uint64_t end = offset + length, tail = end % sb;
+    const std::uint64_t begin = offset - in_sector(offset);
+    const std::uint64_t end = offset + length, tail = in_sector(end);
     return {begin, (tail == 0 ? end : end + (sb - tail)) - begin};
+  }
+  // x % sector_bytes_: a mask for a power of two (every profile's), not a division.
+  std::uint64_t in_sector(std::uint64_t x) const {
+    return sector_pow2_ ? x & (sector_bytes_ - 1) : x % sector_bytes_;
   }
   // ... and last: it completes after the host-side jitter, and the head stays where the
   // command left it unless the command was served from the buffer (the mechanism then
@@ -209,6 +213,7 @@ class VirtualDevice {
   // The model's (immutable) size, kept: two virtual calls fewer per request.
   std::uint64_t capacity_bytes_ = 0;
   std::uint64_t sector_bytes_ = 0;
+  bool sector_pow2_ = false;
   DeviceOptions options_;
   Jitter jitter_;
   std::optional<DriveCache> drive_;

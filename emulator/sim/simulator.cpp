@@ -40,6 +40,7 @@ struct Simulator::Impl {
   BusyTime busy;  // in the measurement window
   std::vector<std::uint64_t> dispatched;  // scratch for the core
   std::vector<unsigned char> placed;      // measured records in place, by seq - warmup
+  std::vector<MeasuredSample>* samples = nullptr;  // collect()'s, by seq - warmup
   std::uint64_t measured_target = 0;  // 0: until the source ends
   std::uint64_t arrival_limit = 0;    // stop pulling arrivals after this many (0: none)
   bool window_open = false;
@@ -86,6 +87,12 @@ struct Simulator::Impl {
       placed.assign(cfg.measured, 0);
     } else {
       result.measured.clear();
+    }
+    if (samples != nullptr) {
+      if (cfg.measured == 0)
+        throw std::invalid_argument("simulator: collect() needs a number of measured requests");
+      samples->resize(cfg.measured);
+      placed.assign(cfg.measured, 0);
     }
   }
 
@@ -160,12 +167,26 @@ struct Simulator::Impl {
           result.measured.push_back(rec);
         }
       }
+      if (samples != nullptr) {
+        (*samples)[rec.seq - cfg.warmup] = sample_of(rec);
+        placed[rec.seq - cfg.warmup] = 1;
+      }
     }
     if (observer) observer(rec);
     return rec;
   }
 
   Millis next_completion() const { return drive.next_completion_ms(); }
+
+  // A saturated run: only the measured requests done, in seq order.
+  template <typename T>
+  void pack_placed(std::vector<T>& v) const {
+    if (result.measured_completed >= cfg.measured) return;
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < placed.size(); ++i)
+      if (placed[i]) v[n++] = v[i];
+    v.resize(n);
+  }
 
   void finish(Millis now) {
     result.end_ms = now;
@@ -176,13 +197,9 @@ struct Simulator::Impl {
       result.saturated = true;
       result.saturation = "the workload ended before every measured request arrived";
     }
+    if (samples != nullptr) pack_placed(*samples);
     if (cfg.keep_records && cfg.measured > 0) {
-      if (result.measured_completed < cfg.measured) {  // a saturated run: only those done
-        std::size_t n = 0;
-        for (std::size_t i = 0; i < placed.size(); ++i)
-          if (placed[i]) result.measured[n++] = result.measured[i];
-        result.measured.resize(n);
-      }
+      pack_placed(result.measured);
     } else {
       std::sort(result.measured.begin(), result.measured.end(),
                 [](const RequestRecord& a, const RequestRecord& b) { return a.seq < b.seq; });
@@ -202,6 +219,8 @@ void Simulator::on_complete(std::function<void(const RequestRecord&)> f) {
 void Simulator::reuse(std::vector<RequestRecord>&& measured) {
   impl_->result.measured = std::move(measured);
 }
+
+void Simulator::collect(std::vector<MeasuredSample>& samples) { impl_->samples = &samples; }
 
 SimResult Simulator::run(ArrivalStream& arrivals) {
   Impl& s = *impl_;

@@ -35,6 +35,7 @@
 #include "emulator/device/drive_queue.hpp"
 #include "emulator/device/virtual_device.hpp"
 #include "emulator/sim/arrivals.hpp"
+#include "emulator/sim/measured_sample.hpp"
 #include "predictor/device_model.hpp"
 #include "schedulers/dispatch/request_record.hpp"
 #include "schedulers/scheduler.hpp"
@@ -106,6 +107,12 @@ class Simulator {
   // Storage for the measured records: a previous run's SimResult::measured, reused so
   // that a run of many replications neither allocates nor clears it for each one.
   void reuse(std::vector<RequestRecord>&& measured);
+
+  // Each measured request's sample (what the summary reads of it) into `samples`, by
+  // seq - warmup, as it completes; a saturated run's are then packed to those done.
+  // Needs SimConfig::measured > 0. `samples` must outlive run(); its storage is reused.
+  // (What a run that keeps no records wants: no call per completion, no whole record.)
+  void collect(std::vector<MeasuredSample>& samples);
 
   // Runs an open workload (one run per Simulator).
   SimResult run(ArrivalStream& arrivals);

@@ -148,21 +148,6 @@ RunSummary summarize_with(const SimResult& r, std::size_t n_requests, At at) {
 
 }  // namespace
 
-MeasuredSample sample_of(const RequestRecord& x) {
-  MeasuredSample m;
-  m.response_ms = x.response_ms();
-  m.wait_ms = x.wait_ms();
-  m.delay_ms = x.dispatch_ms - x.arrival_ms;
-  m.service_ms = x.service_ms();
-  m.queue_len = x.queue_len;
-  m.seek_ms = x.seek_ms;
-  m.rotation_ms = x.rotation_ms;
-  m.transfer_ms = x.transfer_ms;
-  m.travel_ms = x.travel_ms;
-  m.overhead_ms = x.overhead_ms + x.report_ms;
-  return m;
-}
-
 RunSummary summarize(const SimResult& r) {
   return summarize_with(r, r.measured.size(), [&](std::size_t i) { return sample_of(r.measured[i]); });
 }

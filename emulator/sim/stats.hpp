@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "emulator/sim/measured_sample.hpp"
 #include "emulator/sim/simulator.hpp"
 
 namespace disksched {
@@ -58,15 +59,6 @@ struct RunSummary {
 };
 
 RunSummary summarize(const SimResult& r);
-
-// What summarize() reads of one measured request, computed as it computes it: a run
-// that keeps no records (SimConfig::keep_records false) collects these instead of the
-// whole records (80 bytes a request instead of a record's ~330).
-struct MeasuredSample {
-  double response_ms = 0.0, wait_ms = 0.0, delay_ms = 0.0, service_ms = 0.0, queue_len = 0.0,
-         seek_ms = 0.0, rotation_ms = 0.0, transfer_ms = 0.0, travel_ms = 0.0, overhead_ms = 0.0;
-};
-MeasuredSample sample_of(const RequestRecord& x);
 
 // summarize(r) from the measured requests' samples in seq order instead of r.measured:
 // the same summary, bit for bit, as from the records they were taken from.

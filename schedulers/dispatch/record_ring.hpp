@@ -20,7 +20,9 @@ namespace disksched {
 
 class RecordRing {
  public:
-  RecordRing() : own_(64), at_(64, nullptr) {}
+  // Small to start (it grows as the span of unfinished ids needs): a light load's
+  // records then stay in the first-level cache beside the queue's.
+  RecordRing() : own_(16), at_(16, nullptr) {}
 
   // The next id's record (ids come in order: `seq` == end()), a copy of `arrival` in
   // the ring's storage.

@@ -27,28 +27,14 @@ RunSummary run_once(const DeviceModel& model, const Workload& workload, const st
                     double rate, std::uint64_t seed, const SimConfig& cfg, SimResult* out) {
   if (out == nullptr && cfg.keep_records && cfg.measured > 0) {
     // Only the summary is wanted: each measured request's few values go to its place
-    // by seq as it completes (as the simulator places records), not its whole record.
-    // The storage serves every run of this thread.
+    // by seq as it completes, not its whole record. The storage serves every run of
+    // this thread.
     thread_local std::vector<MeasuredSample> samples;
-    thread_local std::vector<unsigned char> placed;
-    samples.resize(cfg.measured);
-    placed.assign(cfg.measured, 0);
     SimConfig c = cfg;
     c.keep_records = false;
     Simulator sim(model, make_scheduler(sched, model), c);
-    const std::uint64_t first = cfg.warmup;
-    sim.on_complete([&](const RequestRecord& x) {
-      if (x.phase != Phase::Measured) return;
-      samples[x.seq - first] = sample_of(x);
-      placed[x.seq - first] = 1;
-    });
+    sim.collect(samples);
     const SimResult r = run_stream(sim, model, workload, rate, seed);
-    if (r.measured_completed < cfg.measured) {  // a saturated run: only those done
-      std::size_t n = 0;
-      for (std::size_t i = 0; i < placed.size(); ++i)
-        if (placed[i]) samples[n++] = samples[i];
-      samples.resize(n);
-    }
     return summarize(r, samples);
   }
   Simulator sim(model, make_scheduler(sched, model), cfg);
