@@ -26,12 +26,13 @@ struct PlannedStep {
   double share;
   bool after_profile = false;
 };
-// (The zones step: a quarter of the budget before its crossings are cut short; the skews
-// step: a tenth, the switch step 0.15, each at most half of what is left.)
+// (The heads step: at most 0.45 of the budget; the zones step: a quarter of the budget
+// before its crossings are cut short; the skews step: a tenth, the switch step 0.15,
+// each at most half of what is left.)
 const std::array<PlannedStep, 12> kPlan{{
     {"period", measure_period, 0.0},
     {"tracks", first_tracks, 0.0},
-    {"heads", find_heads, 0.0},
+    {"heads", find_heads, 0.45},
     {"zones", find_zones_planned, 0.25},
     {"skews", measure_skews, 0.1},
     {"switch", measure_switches, 0.15},

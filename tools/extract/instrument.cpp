@@ -1,6 +1,9 @@
 #include "tools/extract/instrument.hpp"
 
+#include <algorithm>
 #include <utility>
+
+#include <fmt/format.h>
 
 namespace disksched::extract {
 
@@ -14,7 +17,20 @@ Instrument::Instrument(ProbeTarget& t, const ExtractOptions& o, const CacheFindi
       defeat(d),
       rng_(o.seed),
       progress_(o.progress, std::move(steps)),
-      start_(started) {}
+      start_(started) {
+  // A hard stop well past the budget: behind a cache defeat of many segments and a noisy
+  // host a step's probes cost 128 evicting reads each, and a run went on for 86 minutes
+  // of the drive's time against a 9.5-minute budget.
+  const Millis limit = std::max(2.0 * o.budget_ms, o.budget_ms + 600'000.0);
+  prober.stop_at(started + limit,
+                 fmt::format("the extraction reached its hard limit, {:.0f} s of the drive's time for a {:.0f} s "
+                             "budget, before it could finish{}; a quieter host, --heads N, or a longer --budget "
+                             "would help",
+                             limit / 1000.0, o.budget_ms / 1000.0,
+                             d ? " (behind the drive's read cache: turning it off, sdparm --set=RCD or hdparm -A0, "
+                                 "saves the reads that push probed sectors out of it)"
+                               : ""));
+}
 
 Millis Instrument::reach(std::uint64_t src, std::uint64_t dst, Millis lo, Millis hi, Op op,
                          std::optional<Millis> resolution) {

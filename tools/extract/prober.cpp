@@ -30,7 +30,12 @@ Prober::Prober(ProbeTarget& target, ProberOptions options) : target_(target), op
                                             opt_.reference_lba, target_.sectors()));
 }
 
+void Prober::check_stop() const {
+  if (target_.now_ms() > stop_at_) throw TimingNoiseError(stop_why_);
+}
+
 ProbeResult Prober::read_raw(std::uint64_t lba, Op op) {
+  check_stop();
   if (lba + 1 > target_.sectors())
     throw std::logic_error(fmt::format("probe of sector {} beyond the device ({} sectors)", lba, target_.sectors()));
   ++probes_;
@@ -43,6 +48,7 @@ ProbeResult Prober::read_clean(std::uint64_t lba, std::uint32_t count, Op op) {
                                        lba + count, target_.sectors()));
   ProbeResult r;
   for (int i = 0; i < kMaxRetries; ++i) {
+    check_stop();
     r = op == Op::Write ? target_.write(lba, count) : target_.read(lba, count);
     ++probes_;
     if (!r.disturbed || !flags_trusted_) break;

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <map>
 #include <stdexcept>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,8 @@ class Prober {
   Prober(ProbeTarget& target, ProberOptions options);
 
   ProbeTarget& target() { return target_; }
+  // No probe is issued past `at` (the target's clock): TimingNoiseError names `why`.
+  void stop_at(Millis at, std::string why) { stop_at_ = at, stop_why_ = std::move(why); }
   std::uint64_t reference_lba() const { return opt_.reference_lba; }
 
   // Back-to-back reads of the reference sector: first estimate of the rotation
@@ -149,6 +152,9 @@ class Prober {
   bool decide(std::uint64_t src, std::uint64_t dst, double dst_phase, Millis slack, int votes,
               Op op, std::vector<double>& slack_errors);
 
+  Millis stop_at_ = std::numeric_limits<Millis>::infinity();
+  std::string stop_why_;
+  void check_stop() const;
   ProbeTarget& target_;
   ProberOptions opt_;
   Millis period_ = 0.0;

@@ -133,7 +133,9 @@ class SeekSteps {
   static constexpr int kMaxHeads = 32;
   // The first dst track: every source track, up to 2 kMaxHeads before, exists.
   static constexpr int kFirstDst = 2 * kMaxHeads + 1;
-  SeekSteps(Instrument& in, const Findings& f) : in_(in), f_(f) {}
+  // Probes stop at `deadline` (the drive's elapsed time): the step then finds no heads.
+  SeekSteps(Instrument& in, const Findings& f, Millis deadline) : in_(in), f_(f), deadline_(deadline) {}
+  bool out_of_time() const { return in_.elapsed() > deadline_; }
 
   // The number of heads and LBA 0's head (into c), or 0.
   int find(BoundaryClasses& c) {
@@ -147,6 +149,7 @@ class SeekSteps {
     int lo = d0, hi = d0 + kMaxHeads;
     if (!fits(hi) || !dropped(hi)) return 0;
     while (hi - lo > 1) {
+      if (out_of_time()) return 0;
       const int mid = (lo + hi) / 2;
       (dropped(mid) ? hi : lo) = mid;
     }
@@ -154,7 +157,7 @@ class SeekSteps {
     const int twice = s0 + (hi - d0) - 1;
     if (twice % 2 != 0) return 0;
     const int heads = twice / 2;
-    if (!longer(hi, heads + 1) || (heads > 1 && longer(hi, heads))) return 0;
+    if (out_of_time() || !longer(hi, heads + 1) || (heads > 1 && longer(hi, heads))) return 0;
     c.heads = heads;
     c.first_head = ((heads - hi) % heads + heads) % heads;
     return heads;
@@ -203,6 +206,7 @@ class SeekSteps {
   std::map<std::uint64_t, double> phase_;
   // The two-cylinder seek's excess over a one-track move (a longer move's may be more).
   Millis step_ = 0;
+  Millis deadline_;
 };
 
 // How much longer the move from track d - k to track d is than from the track before
@@ -225,7 +229,7 @@ Millis SeekSteps::excess(int d, int k, Millis pivot) {
   if (!in_.prober.noisy() || std::abs(hi[1] - hi[0] - pivot) > kClearMs) return hi[1] - hi[0];
   for (const Millis window : {0.08, 0.04, 0.02, 0.01, 0.005})
     for (int t = 0; t < 20; ++t)
-      for (int i = 0; i < 2; ++i) {
+      for (int i = 0; i < 2 && !out_of_time(); ++i) {
         const Millis slack = hi[i] - window * static_cast<double>(1 + in_.rand_below(1000)) / 1000.0;
         if (in_.prober.reach(p[i].m.src, p[i].m.dst, p[i].phase, slack).hit) hi[i] = slack;
       }
@@ -255,7 +259,7 @@ int SeekSteps::first_step(int d) {
   const Millis gap = in_.options.resolution_ms;
   int lo = 1, hi = 0;
   Millis step = 0;
-  for (int k = 2; k <= 2 * kMaxHeads; k *= 2) {
+  for (int k = 2; k <= 2 * kMaxHeads && !out_of_time(); k *= 2) {
     const Millis t = excess_beyond(d, k, gap, gap);
     if (t > gap) {
       hi = k, step = t;
@@ -265,6 +269,7 @@ int SeekSteps::first_step(int d) {
   }
   if (hi == 0) return 0;
   while (hi - lo > 1) {
+    if (out_of_time()) return 0;
     const int mid = (lo + hi) / 2;
     const Millis t = excess_beyond(d, mid, gap, gap);
     if (t > gap) hi = mid, step = t;
@@ -279,7 +284,8 @@ int SeekSteps::first_step(int d) {
 
 // Zone 0's heads and first skews when the skews did not tell the heads (c: what they
 // said); LBA 0's head.
-std::int32_t zone0_by_switch_times(Instrument& in, Findings& f, BoundaryClasses& c, const std::vector<Boundary>& walk) {
+std::int32_t zone0_by_switch_times(Instrument& in, Findings& f, BoundaryClasses& c, const std::vector<Boundary>& walk,
+                                   Millis deadline) {
   Layout& L = f.result.layout;
   std::int32_t first_head = 0;
   if (f.boundaries_visible)
@@ -288,13 +294,18 @@ std::int32_t zone0_by_switch_times(Instrument& in, Findings& f, BoundaryClasses&
                         c.why));
   std::vector<double> moves;
   int heads = heads_by_switch_times(in, f, c, moves);
-  if (heads == 0 && (heads = SeekSteps(in, f).find(c)) > 0)
+  SeekSteps seek_steps(in, f, deadline);
+  if (heads == 0 && (heads = seek_steps.find(c)) > 0)
     in.note(fmt::format("switch times alike too ({}); {} heads from where a move of k tracks becomes a "
                         "two-cylinder seek (k = heads + 1 + the head of the track it ends on)",
                         c.why, heads));
   if (heads == 0) {
-    const std::string why = fmt::format("the track switches in the first {} tracks give no number of heads ({})",
-                                        moves.size(), c.why);
+    const std::string why = fmt::format("the track switches in the first {} tracks give no number of heads ({}){}",
+                                        moves.size(), c.why,
+                                        seek_steps.out_of_time()
+                                            ? std::string(", and the moves of k tracks were not told within the "
+                                                          "heads step's share of the budget")
+                                            : std::string());
     if (in.options.heads) {
       heads = *in.options.heads;
       f.heads_how = "given (--heads): " + why;
@@ -350,8 +361,11 @@ void shift_for_empty_front(Instrument& in, Findings& f, std::int32_t first_head)
 
 }  // namespace
 
-void find_heads(Instrument& in, Findings& f, double /*share*/) {
+void find_heads(Instrument& in, Findings& f, double share) {
   in.step("heads");
+  // Behind a cache defeat and a noisy host the moves of k tracks cost 128 evicting reads
+  // a probe: without a limit the step ran 72 minutes of a 9.5-minute budget.
+  const Millis deadline = in.elapsed() + share * in.options.budget_ms;
   SlipSearch slips(in, f);
   Layout& L = f.result.layout;
   L.sectors = in.target.sectors();
@@ -374,7 +388,7 @@ void find_heads(Instrument& in, Findings& f, double /*share*/) {
     z.cylinder_skew = in.first_skew(c.cylinder_value);
     L.zones.push_back(z);
   } else {
-    first_head = zone0_by_switch_times(in, f, c, walk);
+    first_head = zone0_by_switch_times(in, f, c, walk, deadline);
   }
   if (first_head > 0) shift_for_empty_front(in, f, first_head);
   if (in.options.seeds.heads && *in.options.seeds.heads != L.heads)

@@ -126,3 +126,24 @@ TEST_CASE("sata7200-8tb through its 128-segment cache ends near the default budg
   CHECK(r.elapsed_ms < 1.2 * o.budget_ms);
   CHECK(r.layout.zones.size() >= 8);
 }
+
+TEST_CASE("behind a busy host the 8 TB drive's cache ends the run at its hard limit, naming the cache",
+          "[extract][cache]") {
+  // Before: 5157 s of the drive's time for a 570 s budget (the heads step alone 72
+  // minutes, each probe paying up to 128 evicting reads).
+  VirtualTarget t(load_model("sata7200-8tb"), *noise_preset("busy", 1));
+  ExtractOptions o;
+  o.budget_ms = 570'000.0;
+  o.seed = 1;
+  try {
+    extract_geometry(t, o);
+    FAIL("the extraction finished");
+  } catch (const TimingNoiseError& e) {
+    const std::string what = e.what();
+    INFO(what);
+    CHECK(what.find("hard limit, 1170 s") != std::string::npos);
+    CHECK(what.find("sdparm --set=RCD") != std::string::npos);
+  }
+  // Stopped before the probe that would pass the limit; one probe's evicting reads at most past it.
+  CHECK(t.now_ms() < 1170'000.0 + 5'000.0);
+}
