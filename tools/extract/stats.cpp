@@ -56,6 +56,15 @@ double wrap_unit(double x) { return x - std::floor(x); }
 
 double mid_phase(double a, double b) { return wrap_unit(a + 0.5 * wrap_half(b - a)); }
 
+double circular_median_sectors(const std::vector<double>& sectors, double spt) {
+  const double step = 1.0 / spt;
+  std::vector<double> a;
+  for (double x : sectors) a.push_back(x * step);
+  double m = circular_median(a) / step;
+  if (m > spt - 0.5) m -= spt;
+  return m;
+}
+
 double circular_median(const std::vector<double>& angles) {
   if (angles.empty()) throw std::invalid_argument("circular median of an empty sample");
   double s = 0, c = 0;

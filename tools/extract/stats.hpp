@@ -26,6 +26,8 @@ double mid_phase(double a, double b);
 // The median of angles (rotations), taken around their circular mean so that values
 // near 0 and near 1 average correctly. Result in [0, 1).
 double circular_median(const std::vector<double>& angles);
+// The circular median of skews (sectors) on a track of `spt` sectors, in (-0.5, spt - 0.5].
+double circular_median_sectors(const std::vector<double>& sectors, double spt);
 // The median of the largest cluster of angles (rotations) that fits in a window `width`
 // wide; ties go to the earliest cluster. Completions seen late (a preempted host, a server
 // that woke late) scatter after the true phase and seldom cluster, so this rejects them

@@ -20,13 +20,7 @@ namespace {
 struct CircularSkews {
   const ZoneLayout& z;
   double step;
-  double median_of(const std::vector<double>& v) const {
-    std::vector<double> a;
-    for (double x : v) a.push_back(x * step);
-    double m = circular_median(a) / step;
-    if (m > z.spt - 0.5) m -= z.spt;
-    return m;
-  }
+  double median_of(const std::vector<double>& v) const { return circular_median_sectors(v, z.spt); }
   // Standard error of a circular median, in sectors.
   double sem(const std::vector<double>& v) const {
     if (v.size() < 3) return 1e9;

@@ -398,13 +398,7 @@ void SampledZones::zone_skews(std::size_t zi) {
     }
   }
   in_.prober.set_repeats(r);
-  auto circular = [&](const std::vector<double>& v) {
-    std::vector<double> a;
-    for (double x : v) a.push_back(x * step);
-    double m = circular_median(a) / step;
-    if (m > z.spt - 0.5) m -= z.spt;
-    return std::round(m) + 0.0;
-  };
+  auto circular = [&](const std::vector<double>& v) { return std::round(circular_median_sectors(v, z.spt)) + 0.0; };
   if (!placed) cyl = track;
   if (cyl.empty()) return;
   z.cylinder_skew = circular(cyl);
